@@ -1,0 +1,73 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Db } from '../src/db';
+import type { Tenant } from '../src/api/context';
+import { endorsementsFor, type KycStatus } from '../src/domain/kyc';
+import { recordEvent } from '../src/domain/events';
+import { serializeCustomer } from '../src/resources/customers/repository';
+
+export interface RecordKycStatusInput {
+  customerId: string;
+  kycStatus: KycStatus;
+  incompleteReasons?: string[];
+  rejectionReasons?: string[];
+  riskRating?: 'low' | 'medium' | 'high';
+  customerStatus?: 'active';
+  grantEndorsements?: boolean;
+}
+
+/** Attempts before a customer that never became visible counts as rolled back (~1 minute of retries). */
+const CUSTOMER_VISIBILITY_ATTEMPTS = 12;
+
+/** Activities that write the KYC read model in PostgreSQL, with their outbox events. */
+export function createKycDatabaseActivities(db: Db) {
+  return {
+    /**
+     * Moves kyc_status and writes `customer.kyc_status_changed` (plus `customer.kyc_approved`) in one
+     * transaction. Idempotent: a retry after success finds the status already set and writes nothing.
+     */
+    async recordKycStatus(input: RecordKycStatusInput): Promise<{ changed: boolean; customerDeleted: boolean }> {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('customers').selectAll().where('id', '=', input.customerId).forUpdate().executeTakeFirst();
+        if (!row) {
+          const attempt = Context.current().info.attempt;
+          if (attempt >= CUSTOMER_VISIBILITY_ATTEMPTS) {
+            throw ApplicationFailure.nonRetryable(`customer ${input.customerId} does not exist`, 'CustomerNotFound');
+          }
+          throw ApplicationFailure.retryable(`customer ${input.customerId} not visible yet`, 'CustomerNotVisible');
+        }
+        if (row.status === 'deleted') return { changed: false, customerDeleted: true };
+        if (row.kyc_status === input.kycStatus) return { changed: false, customerDeleted: false };
+
+        const tenant: Tenant = { developerId: row.developer_id, environment: row.environment };
+        const now = new Date();
+        const updated = await trx
+          .updateTable('customers')
+          .set({
+            kyc_status: input.kycStatus,
+            incomplete_reasons: input.incompleteReasons ? JSON.stringify(input.incompleteReasons) : null,
+            rejection_reasons: input.rejectionReasons ? JSON.stringify(input.rejectionReasons) : null,
+            ...(input.riskRating ? { risk_rating: input.riskRating } : {}),
+            ...(input.customerStatus ? { status: input.customerStatus } : {}),
+            ...(input.grantEndorsements ? { endorsements: endorsementsFor(row.address?.country) } : {}),
+            updated_at: now,
+          })
+          .where('id', '=', row.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const customer = serializeCustomer(updated);
+        const previous: Record<string, unknown> = { kyc_status: row.kyc_status };
+        if (input.customerStatus) previous.status = row.status;
+        if (input.grantEndorsements) previous.endorsements = row.endorsements;
+        await recordEvent(trx, tenant, {
+          type: 'customer.kyc_status_changed', objectId: row.id, data: customer, previousAttributes: previous,
+        }, now);
+        if (input.kycStatus === 'approved') {
+          await recordEvent(trx, tenant, { type: 'customer.kyc_approved', objectId: row.id, data: customer }, now);
+        }
+        return { changed: true, customerDeleted: false };
+      });
+    },
+  };
+}
+
+export type KycActivities = ReturnType<typeof createKycDatabaseActivities>;

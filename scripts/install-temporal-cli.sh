@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the pinned Temporal CLI (dev server + Web UI) into a cache outside the clone, so every
+# checkout and every CI run on this machine reuses it. Prints the binary's path on the last line.
+#   TEMPORAL_CLI_PATH   use this binary instead (nothing is installed)
+#   TEMPORAL_CLI_CACHE  cache folder (default: ${XDG_CACHE_HOME:-$HOME/.cache}/financial-platform)
+# Needs Go (go install through the Go module proxy). Without Go, `npm start` falls back to the
+# Temporal SDK's own download of the CLI, which needs the internet.
+set -euo pipefail
+VERSION=v1.5.1
+FALLBACK=v1.4.1   # later tags carry a `replace` directive that `go install` rejects
+
+if [ -n "${TEMPORAL_CLI_PATH:-}" ]; then echo "$TEMPORAL_CLI_PATH"; exit 0; fi
+cache="${TEMPORAL_CLI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/financial-platform}"
+for v in "$VERSION" "$FALLBACK"; do
+  if [ -x "$cache/temporal-$v/temporal" ]; then echo "$cache/temporal-$v/temporal"; exit 0; fi
+done
+if ! command -v go >/dev/null 2>&1; then
+  echo "install-temporal-cli: Go is not installed; install Go or set TEMPORAL_CLI_PATH" >&2
+  exit 3
+fi
+for v in "$VERSION" "$FALLBACK"; do
+  dir="$cache/temporal-$v"
+  mkdir -p "$dir"
+  echo "install-temporal-cli: building temporal $v with go install (a few minutes, once)…" >&2
+  if GOBIN="$dir" GOFLAGS=-mod=mod go install "github.com/temporalio/cli/cmd/temporal@$v" >&2; then
+    echo "$dir/temporal"
+    exit 0
+  fi
+  echo "install-temporal-cli: go install of $v failed" >&2
+done
+exit 1

@@ -1,0 +1,67 @@
+import type { Db } from '../db';
+import type { Environment } from '../db/schema';
+import { PERMISSIONS, type Permission } from '../api/context';
+import { sha256Hex } from '../crypto';
+import { newId, randomBase62 } from '../ids';
+
+export async function createDeveloper(db: Db, input: { name: string; rateLimitPerSecond?: number; dailyQuota?: number }) {
+  const id = newId('developer');
+  await db
+    .insertInto('developers')
+    .values({
+      id,
+      name: input.name,
+      rate_limit_per_second: input.rateLimitPerSecond ?? null,
+      daily_quota: input.dailyQuota ?? null,
+      created_at: new Date(),
+    })
+    .execute();
+  return { id, name: input.name };
+}
+
+export interface CreateKeyInput {
+  developerId: string;
+  environment: Environment;
+  kind: 'secret' | 'publishable';
+  permissions?: Permission[];
+  plan?: 'sandbox' | 'production' | 'enterprise';
+}
+
+/** Creates an API key and returns it in full: the only time it is ever shown. Only its hash is stored. */
+export async function createApiKey(db: Db, input: CreateKeyInput) {
+  const developer = await db.selectFrom('developers').select('id').where('id', '=', input.developerId).executeTakeFirst();
+  if (!developer) throw new Error(`unknown developer ${input.developerId}`);
+  for (const p of input.permissions ?? []) {
+    if (!PERMISSIONS.includes(p)) throw new Error(`unknown permission '${p}' (one of ${PERMISSIONS.join(', ')})`);
+  }
+  if (input.kind === 'publishable' && input.permissions) throw new Error('publishable keys take no permission list');
+  const key = `${input.kind === 'secret' ? 'sk' : 'pk'}_${input.environment === 'production' ? 'live' : 'test'}_${randomBase62(40)}`;
+  const id = newId('apiKey');
+  const plan = input.plan ?? (input.environment === 'production' ? 'production' : 'sandbox');
+  await db
+    .insertInto('api_keys')
+    .values({
+      id,
+      developer_id: input.developerId,
+      environment: input.environment,
+      kind: input.kind,
+      plan,
+      permissions: input.permissions && input.permissions.length > 0 ? input.permissions : null,
+      key_hash: sha256Hex(key),
+      key_hint: key.slice(0, 12),
+      created_at: new Date(),
+      revoked_at: null,
+    })
+    .execute();
+  return { id, key, plan, environment: input.environment, kind: input.kind };
+}
+
+export async function revokeApiKey(db: Db, keyId: string) {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw new Error(`no active key ${keyId}`);
+}

@@ -1,0 +1,169 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { ApiKeyAuthenticator } from './auth';
+import type { AppDeps } from './context';
+import { ApiError } from './errors';
+import { IdempotencyStore } from './idempotency';
+import { buildOpenApiDocument } from './openapi';
+import { routeHandler, type RouteDef } from './route';
+import { newId } from '../ids';
+import { allRoutes } from '../resources';
+import { hostedKycRouter } from '../resources/kyc/hosted-page';
+import { isDependencyDown } from './dependency-errors';
+
+const LARGE_BODY_PATHS = [/^\/v0\/customers\/[^/]+\/kyc$/, /^\/kyc\/[^/]+\/submit$/];
+
+function toExpressPath(template: string) {
+  return template.replace(/\{(\w+)\}/g, ':$1');
+}
+
+function templateRegex(template: string) {
+  return new RegExp('^' + template.replace(/\{\w+\}/g, '[^/]+') + '/?$');
+}
+
+export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', false);
+  const authenticator = new ApiKeyAuthenticator(deps.db);
+  const idempotency = new IdempotencyStore(deps.db, {
+    retentionHours: deps.config.IDEMPOTENCY_RETENTION_HOURS,
+    lockSeconds: deps.config.IDEMPOTENCY_LOCK_SECONDS,
+  });
+  const openapi = buildOpenApiDocument(routes, deps.config.publicBaseUrl);
+
+  // Request-Id on every response and every log line; access log without bodies or query strings.
+  app.use((req, res, next) => {
+    const requestId = newId('request');
+    res.locals.requestId = requestId;
+    res.setHeader('Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const path = req.path.startsWith('/kyc/') ? '/kyc/:token' : req.path;
+      deps.log.info(
+        {
+          request_id: requestId,
+          method: req.method,
+          path,
+          status: res.statusCode,
+          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+          developer_id: res.locals.auth?.developerId,
+          key_id: res.locals.auth?.keyId,
+        },
+        'request',
+      );
+    });
+    next();
+  });
+
+  // JSON bodies only: 415 for other media types, 413 over the limit.
+  const smallJson = express.json({ limit: '1mb', type: () => true });
+  const largeJson = express.json({ limit: '12mb', type: () => true });
+  app.use((req, res, next) => {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (!hasBody) return next();
+    if (!req.is('application/json')) {
+      return next(new ApiError('unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json)', {
+        location: 'header',
+        key: 'Content-Type',
+      }));
+    }
+    return (LARGE_BODY_PATHS.some((r) => r.test(req.path)) ? largeJson : smallJson)(req, res, next);
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks = await readiness(deps);
+    res.status(checks.database === 'ok' && checks.temporal === 'ok' ? 200 : 503).json({ status: checks });
+  });
+  app.get('/v0/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+  app.use('/kyc', hostedKycRouter(deps));
+
+  // Everything else under /v0 needs an API key, then passes the per-key rate limit.
+  app.use('/v0', async (req, res, next) => {
+    try {
+      const auth = await authenticator.authenticate(req.header('Api-Key'));
+      res.locals.auth = auth;
+      const decision = await deps.rateLimiter.hit(auth.keyId, auth.limits);
+      res.setHeader('RateLimit-Limit', String(decision.limit));
+      res.setHeader('RateLimit-Remaining', String(decision.remaining));
+      res.setHeader('RateLimit-Reset', String(decision.reset));
+      if (!decision.allowed) {
+        const message =
+          decision.code === 'daily_quota_exceeded'
+            ? `Daily request quota of ${auth.limits.perDay} exceeded`
+            : `Rate limit of ${auth.limits.perSecond} requests per second exceeded`;
+        throw new ApiError(decision.code!, message, undefined, { 'Retry-After': String(decision.retryAfter) });
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  for (const route of routes) {
+    const handle = routeHandler(route, deps, idempotency);
+    app[route.method](toExpressPath(route.path), (req: Request, res: Response, next: NextFunction) => {
+      handle(req, res).catch(next);
+    });
+  }
+
+  // Unknown path → 404; known path, other method → 405 with Allow.
+  const matchers = routes.map((r) => ({ regex: templateRegex(r.path), method: r.method.toUpperCase() }));
+  app.use((req, _res, next) => {
+    const allowed = matchers.filter((m) => m.regex.test(req.path)).map((m) => m.method);
+    if (allowed.length > 0) {
+      return next(new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}`, undefined, {
+        Allow: [...new Set(allowed)].join(', '),
+      }));
+    }
+    next(new ApiError('not_found', `Unknown route ${req.method} ${req.path}`));
+  });
+
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const apiError = toApiError(err);
+    if (apiError.status >= 500) {
+      deps.log.error({ request_id: res.locals.requestId, err: describe(err) }, 'request failed');
+    }
+    for (const [k, v] of Object.entries(apiError.headers)) res.setHeader(k, v);
+    res.status(apiError.status).json(apiError.toBody());
+  });
+
+  return app;
+}
+
+function describe(err: unknown) {
+  return err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : { message: String(err) };
+}
+
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { type?: string; status?: number };
+  if (e?.type === 'entity.too.large') return new ApiError('payload_too_large', 'Request body is over the size limit');
+  if (e?.type === 'entity.parse.failed') {
+    return new ApiError('invalid_request', 'Malformed JSON body', { location: 'body', key: '' });
+  }
+  if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
+    return new ApiError('unsupported_media_type', 'Unsupported body encoding');
+  }
+  if (isDependencyDown(err)) {
+    return new ApiError('service_unavailable', 'A dependency is unavailable; nothing was done. Retry later.', undefined, {
+      'Retry-After': '1',
+    });
+  }
+  return new ApiError('internal_error', 'Internal error; nothing was half-done. It is safe to retry with the same Idempotency-Key.');
+}
+
+async function readiness(deps: AppDeps) {
+  const timeout = <T>(p: Promise<T>) =>
+    Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
+  const [database, temporal] = await Promise.all([
+    timeout(deps.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()).then(() => 'ok', () => 'unavailable'),
+    timeout(deps.temporal.workflowService.getSystemInfo({})).then(() => 'ok', () => 'unavailable'),
+  ]);
+  return { database, temporal };
+}

@@ -1,0 +1,17 @@
+/** True for errors that mean PostgreSQL, Temporal or Redis cannot be reached right now. */
+export function isDependencyDown(err: unknown): boolean {
+  const e = err as { code?: string | number; name?: string; message?: string; cause?: unknown };
+  if (!e) return false;
+  const pgConnectionCodes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300'];
+  if (typeof e.code === 'string' && (pgConnectionCodes.includes(e.code) || e.code.startsWith('08'))) return true;
+  if (e.message && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(e.message)) {
+    return true;
+  }
+  // Temporal client: gRPC UNAVAILABLE (14) and DEADLINE_EXCEEDED (4), or a connection error.
+  if (e.name === 'ServiceError' || e.name === 'ConnectionError') {
+    const grpc = (e.cause as { code?: number } | undefined)?.code;
+    return grpc === undefined || grpc === 14 || grpc === 4;
+  }
+  if (typeof e.code === 'number' && (e.code === 14 || e.code === 4)) return true;
+  return e.cause ? isDependencyDown(e.cause) : false;
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'invalid_state'
+  | 'idempotency_key_in_use'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'idempotency_key_mismatch'
+  | 'rate_limited'
+  | 'daily_quota_exceeded'
+  | 'internal_error'
+  | 'service_unavailable';
+
+export type SourceLocation = 'body' | 'query' | 'path' | 'header';
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_state: 409,
+  idempotency_key_in_use: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_mismatch: 422,
+  rate_limited: 429,
+  daily_quota_exceeded: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+};
+
+/** The one error type handlers throw; the error middleware turns it into the shared envelope. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly source?: { location: SourceLocation; key: string },
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = STATUS[code];
+  }
+
+  toBody() {
+    return { error: { code: this.code, message: this.message, ...(this.source ? { source: this.source } : {}) } };
+  }
+}
+
+export const notFound = (what: string, id?: string) =>
+  new ApiError('not_found', id ? `No such ${what}: '${id}'` : `No such ${what}`);
+
+export const invalidState = (message: string) => new ApiError('invalid_state', message);
+
+export const invalidField = (location: SourceLocation, key: string, message: string) =>
+  new ApiError('invalid_request', message, { location, key });
+
+/** Turns the first zod issue into a field-level 400. Unknown keys are named one by one. */
+export function fromZodError(error: z.ZodError, location: SourceLocation): ApiError {
+  const issue = error.issues[0];
+  const base = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') {
+    const key = [...base, issue.keys[0]].join('.');
+    const what = location === 'query' ? 'query parameter' : 'field';
+    return invalidField(location, key, `Unknown ${what} '${key}'`);
+  }
+  const key = base.join('.');
+  const missing = issue.code === 'custom' && (issue.params as { missing?: boolean } | undefined)?.missing;
+  if (missing) return invalidField(location, key, `Missing required field '${key}': ${issue.message}`);
+  if (issue.code === 'invalid_type' && issue.input === undefined) {
+    return invalidField(location, key, `Missing required ${location === 'query' ? 'parameter' : 'field'} '${key}'`);
+  }
+  return invalidField(location, key, key ? `Invalid '${key}': ${issue.message}` : issue.message);
+}
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      source: z
+        .object({ location: z.enum(['body', 'query', 'path', 'header']), key: z.string() })
+        .optional(),
+    }),
+  })
+  .meta({ id: 'Error' });

@@ -1,0 +1,70 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { z } from 'zod';
+import { invalidField } from './errors';
+
+/** Query parameters every list endpoint takes. */
+export const listParams = {
+  limit: z.coerce.number().int().min(1).max(100).default(10),
+  cursor: z.string().optional(),
+  created_after: z.iso.datetime({ offset: true }).optional(),
+  created_before: z.iso.datetime({ offset: true }).optional(),
+};
+
+export function listSchema<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      object: z.literal('list'),
+      data: z.array(item),
+      has_more: z.boolean(),
+      cursor: z.string().startsWith('cur_').optional(),
+    })
+    .meta({ id: `${name}List` });
+}
+
+interface Position {
+  t: string;
+  id: string;
+}
+
+function encodeCursor(p: Position): string {
+  return 'cur_' + Buffer.from(JSON.stringify([p.t, p.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): Position {
+  try {
+    if (!cursor.startsWith('cur_')) throw new Error();
+    const [t, id] = JSON.parse(Buffer.from(cursor.slice(4), 'base64url').toString('utf8'));
+    if (typeof t !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(t))) throw new Error();
+    return { t, id };
+  } catch {
+    throw invalidField('query', 'cursor', "Invalid 'cursor': use the cursor value of the previous page");
+  }
+}
+
+/**
+ * Keyset pagination, newest first by (created_at, id). A page starts strictly after the last row
+ * of the previous one, so rows inserted while a client pages never duplicate or shift items.
+ */
+export async function paginate<DB, TB extends keyof DB, O extends { id: string; created_at: Date }>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  params: { limit: number; cursor?: string; created_after?: string; created_before?: string },
+  serialize: (row: O) => unknown,
+) {
+  let q: SelectQueryBuilder<any, any, O> = query as any;
+  if (params.created_after) q = q.where('created_at', '>', new Date(params.created_after));
+  if (params.created_before) q = q.where('created_at', '<', new Date(params.created_before));
+  if (params.cursor) {
+    const pos = decodeCursor(params.cursor);
+    q = q.where(sql<boolean>`(created_at, id) < (${new Date(pos.t)}, ${pos.id})`);
+  }
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(params.limit + 1).execute();
+  const hasMore = rows.length > params.limit;
+  const page = rows.slice(0, params.limit);
+  const last = page[page.length - 1];
+  return {
+    object: 'list' as const,
+    data: page.map(serialize),
+    has_more: hasMore,
+    ...(hasMore && last ? { cursor: encodeCursor({ t: last.created_at.toISOString(), id: last.id }) } : {}),
+  };
+}

@@ -1,0 +1,139 @@
+import type { Request, Response } from 'express';
+import type { Transaction } from 'kysely';
+import { z } from 'zod';
+import { sha256Hex } from '../crypto';
+import type { Database } from '../db/schema';
+import type { AppDeps, AuthContext, Permission, Tenant } from './context';
+import { ApiError, fromZodError } from './errors';
+import { hasPermission } from './auth';
+import { type IdempotencyStore, type IdempotentRequest, validateIdempotencyKey } from './idempotency';
+
+export interface Reply<B = unknown> {
+  status: number;
+  body: B;
+}
+
+type AnyObject = z.ZodType<Record<string, unknown>>;
+
+export interface HandlerContext<P, Q, B> {
+  deps: AppDeps;
+  auth: AuthContext;
+  tenant: Tenant;
+  params: P;
+  query: Q;
+  body: B;
+  requestId: string;
+  /**
+   * Runs `fn` in one database transaction. When the request carries an Idempotency-Key, the reply
+   * is stored in that same transaction: the change and its reply commit together or not at all.
+   */
+  write<R extends Reply>(fn: (trx: Transaction<Database>) => Promise<R>): Promise<R>;
+}
+
+export interface RouteDef<P extends AnyObject = AnyObject, Q extends AnyObject = AnyObject, B extends z.ZodType = z.ZodType> {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI-style template: /v0/customers/{customer_id} */
+  path: string;
+  summary: string;
+  tag: string;
+  /** 'unrestricted' needs a secret key without a permission list. */
+  permission: Permission | 'unrestricted';
+  /** Publishable keys may call this route (only KYC submission). */
+  publishable?: boolean;
+  /** Answers 404 to production keys. */
+  sandboxOnly?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, z.ZodType>;
+  handler: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<Reply>;
+}
+
+export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends z.ZodType>(def: RouteDef<P, Q, B>) {
+  return def as unknown as RouteDef;
+}
+
+function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, location: 'body' | 'query' | 'path'): any {
+  if (!schema) return value ?? {};
+  const result = schema.safeParse(value ?? (location === 'body' ? undefined : {}));
+  if (!result.success) throw fromZodError(result.error, location);
+  return result.data;
+}
+
+/** Express handler for one route: permission, validation, idempotency, reply. */
+export function routeHandler(route: RouteDef, deps: AppDeps, idempotency: IdempotencyStore) {
+  return async (req: Request, res: Response) => {
+    const auth = res.locals.auth as AuthContext;
+    if (route.sandboxOnly && auth.environment !== 'sandbox') throw new ApiError('not_found', `Unknown route ${req.method} ${req.path}`);
+    if (auth.kind === 'publishable' && !route.publishable) {
+      throw new ApiError('forbidden', 'Publishable keys may only submit KYC documents; use a secret key');
+    }
+    if (auth.kind === 'secret' && !hasPermission(auth, route.permission)) {
+      throw new ApiError(
+        'forbidden',
+        route.permission === 'unrestricted'
+          ? 'This route needs an unrestricted secret key'
+          : `This API key lacks the '${route.permission}' permission`,
+      );
+    }
+    const params = parse(route.params, req.params, 'path');
+    const query = parse(route.query, req.query, 'query');
+    const body = route.body ? parse(route.body, req.body, 'body') : undefined;
+    if (!route.body && req.body !== undefined && Object.keys(req.body ?? {}).length > 0) {
+      throw new ApiError('invalid_request', 'This route takes no request body', { location: 'body', key: '' });
+    }
+
+    const tenant: Tenant = { developerId: auth.developerId, environment: auth.environment };
+    const key = route.method === 'post' ? validateIdempotencyKey(req.header('Idempotency-Key')) : undefined;
+    const idem: IdempotentRequest | undefined = key
+      ? { tenant, key, method: req.method, path: req.path, bodyHash: sha256Hex(JSON.stringify(req.body ?? null)) }
+      : undefined;
+
+    if (idem) {
+      const claim = await idempotency.claim(idem);
+      if (claim.kind === 'replay') {
+        res.setHeader('Idempotent-Replayed', 'true');
+        res.status(claim.status).json(claim.body);
+        return;
+      }
+    }
+
+    let stored = false;
+    const ctx: HandlerContext<unknown, unknown, unknown> = {
+      deps,
+      auth,
+      tenant,
+      params,
+      query,
+      body,
+      requestId: res.locals.requestId,
+      write: (fn) =>
+        deps.db.transaction().execute(async (trx) => {
+          const reply = await fn(trx);
+          if (idem) {
+            await idempotency.complete(trx, idem, reply.status, reply.body);
+            stored = true;
+          }
+          return reply;
+        }),
+    };
+
+    let reply: Reply;
+    try {
+      reply = await route.handler(ctx as HandlerContext<any, any, any>);
+    } catch (err) {
+      if (idem && !stored) {
+        // A 4xx that the handler decided (404, 409) is part of the request's outcome and is kept;
+        // a fault (5xx, unexpected error) changed nothing, so the key is freed for a retry.
+        if (err instanceof ApiError && err.status < 500 && ![400, 401, 403, 429].includes(err.status)) {
+          await idempotency.complete(deps.db, idem, err.status, err.toBody());
+        } else {
+          await idempotency.release(idem).catch(() => undefined);
+        }
+      }
+      throw err;
+    }
+    if (idem && !stored) await idempotency.complete(deps.db, idem, reply.status, reply.body);
+    res.status(reply.status).json(reply.body);
+  };
+}

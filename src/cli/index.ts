@@ -1,0 +1,106 @@
+// Admin CLI: `npm run cli -- <command>`. Talks to DATABASE_URL (or the embedded database of `npm start`,
+// which must be running) and, for KYC decisions, to Temporal.
+import { parseArgs } from 'node:util';
+import { createApiKey, createDeveloper, revokeApiKey } from '../admin/accounts';
+import type { Permission } from '../api/context';
+import { loadConfig } from '../config';
+import { createDb, migrateToLatest } from '../db';
+import { connectTemporalClient } from '../temporal/client';
+import { decideKyc } from '../resources/kyc/workflow-client';
+
+const USAGE = `Usage: npm run cli -- <command>
+  developers create --name NAME [--rate-limit N --daily-quota N]
+  keys create --developer dev_… --environment sandbox|production --kind secret|publishable
+              [--permissions customers:read,…] [--plan sandbox|production|enterprise]
+  keys revoke key_…
+  kyc decide cus_… --decision approve|reject [--reason TEXT] [--operator NAME]
+  migrate`;
+
+function databaseUrl(config: ReturnType<typeof loadConfig>) {
+  return config.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${config.PGLITE_PORT}/postgres`;
+}
+
+async function main(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      developer: { type: 'string' },
+      environment: { type: 'string' },
+      kind: { type: 'string' },
+      permissions: { type: 'string' },
+      plan: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      'daily-quota': { type: 'string' },
+      decision: { type: 'string' },
+      reason: { type: 'string', multiple: true },
+      operator: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, action, target] = positionals;
+  if (values.help || !group) {
+    console.log(USAGE);
+    return;
+  }
+  const config = loadConfig();
+  const db = createDb(databaseUrl(config), 2);
+  try {
+    if (group === 'migrate') {
+      await migrateToLatest(db);
+      console.log('migrations applied');
+    } else if (group === 'developers' && action === 'create') {
+      if (!values.name) throw new Error('--name is required');
+      const dev = await createDeveloper(db, {
+        name: values.name,
+        rateLimitPerSecond: values['rate-limit'] ? Number(values['rate-limit']) : undefined,
+        dailyQuota: values['daily-quota'] ? Number(values['daily-quota']) : undefined,
+      });
+      console.log(dev.id);
+    } else if (group === 'keys' && action === 'create') {
+      if (!values.developer) throw new Error('--developer is required');
+      if (values.environment !== 'sandbox' && values.environment !== 'production') throw new Error('--environment must be sandbox or production');
+      if (values.kind !== 'secret' && values.kind !== 'publishable') throw new Error('--kind must be secret or publishable');
+      if (values.plan && !['sandbox', 'production', 'enterprise'].includes(values.plan)) throw new Error('--plan must be sandbox, production or enterprise');
+      const created = await createApiKey(db, {
+        developerId: values.developer,
+        environment: values.environment,
+        kind: values.kind,
+        permissions: values.permissions ? (values.permissions.split(',').map((p) => p.trim()) as Permission[]) : undefined,
+        plan: values.plan as 'sandbox' | 'production' | 'enterprise' | undefined,
+      });
+      console.log(`key id: ${created.id} (${created.kind}, ${created.environment}, plan ${created.plan})`);
+      console.log('The key is shown once; store it now:');
+      console.log(created.key);
+    } else if (group === 'keys' && action === 'revoke') {
+      if (!target) throw new Error('keys revoke needs a key id (key_…)');
+      await revokeApiKey(db, target);
+      console.log(`revoked ${target}`);
+    } else if (group === 'kyc' && action === 'decide') {
+      if (!target) throw new Error('kyc decide needs a customer id (cus_…)');
+      if (values.decision !== 'approve' && values.decision !== 'reject') throw new Error('--decision must be approve or reject');
+      const address = config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`;
+      const temporal = await connectTemporalClient(config, address);
+      try {
+        const state = await decideKyc({ temporal }, target, {
+          decision: values.decision,
+          reasons: values.reason,
+          operator: values.operator ?? process.env.USER ?? 'operator',
+        });
+        console.log(`${target}: kyc_status ${state.kyc_status}`);
+      } finally {
+        await temporal.connection.close();
+      }
+    } else {
+      throw new Error(`unknown command '${positionals.join(' ')}'\n${USAGE}`);
+    }
+  } finally {
+    await db.destroy();
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  console.error(`error: ${err?.message ?? err}`);
+  process.exit(1);
+});

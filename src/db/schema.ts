@@ -1,0 +1,118 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** Table types for kysely. Timestamps are written by the application (millisecond precision). */
+export type Environment = 'sandbox' | 'production';
+
+export interface DevelopersTable {
+  id: string;
+  name: string;
+  /** Custom limits for keys on the enterprise plan. */
+  rate_limit_per_second: number | null;
+  daily_quota: number | null;
+  created_at: Date;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  kind: 'secret' | 'publishable';
+  plan: 'sandbox' | 'production' | 'enterprise';
+  /** null: unrestricted. */
+  permissions: string[] | null;
+  key_hash: string;
+  /** First characters of the key, to recognise it in listings; never enough to use it. */
+  key_hint: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface Address {
+  line1: string;
+  line2?: string;
+  city: string;
+  state?: string;
+  postal_code?: string;
+  country: string;
+}
+
+export interface CustomersTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  type: 'individual' | 'business';
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  business_name: string | null;
+  phone: string | null;
+  date_of_birth: string | null;
+  address: ColumnType<Address | null, string | null, string | null>;
+  tax_id_encrypted: string | null;
+  status: 'pending' | 'active' | 'suspended' | 'deleted';
+  kyc_status: string;
+  risk_rating: 'low' | 'medium' | 'high' | null;
+  endorsements: string[];
+  rejection_reasons: ColumnType<string[] | null, string | null, string | null>;
+  incomplete_reasons: ColumnType<string[] | null, string | null, string | null>;
+  kyc_link_token_hash: string | null;
+  kyc_link_expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export interface KycSubmissionsTable {
+  id: string;
+  customer_id: string;
+  developer_id: string;
+  environment: Environment;
+  document_type: string | null;
+  document_front_encrypted: string | null;
+  selfie_encrypted: string | null;
+  beneficial_owners_encrypted: string | null;
+  beneficial_owner_count: number;
+  channel: 'api' | 'hosted_page';
+  created_at: Date;
+}
+
+export interface EventsTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  type: string;
+  object_id: string;
+  data: ColumnType<Record<string, unknown>, string, string>;
+  previous_attributes: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  created_at: Date;
+}
+
+export interface IdempotencyKeysTable {
+  developer_id: string;
+  environment: Environment;
+  key: string;
+  method: string;
+  path: string;
+  body_hash: string;
+  state: 'in_progress' | 'completed';
+  response_status: number | null;
+  response_body: ColumnType<unknown, string | null, string | null>;
+  locked_at: Date;
+  created_at: Date;
+  seq: Generated<number>;
+}
+
+export interface Database {
+  developers: DevelopersTable;
+  api_keys: ApiKeysTable;
+  customers: CustomersTable;
+  kyc_submissions: KycSubmissionsTable;
+  events: EventsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
+
+export type CustomerRow = Selectable<CustomersTable>;
+export type NewCustomer = Insertable<CustomersTable>;
+export type CustomerUpdate = Updateable<CustomersTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type EventRow = Selectable<EventsTable>;

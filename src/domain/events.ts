@@ -1,0 +1,39 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Tenant } from '../api/context';
+import type { Database } from '../db/schema';
+import { newId } from '../ids';
+
+/**
+ * The outbox: every state change writes its event in the same transaction as the change, so an
+ * event exists exactly when the change committed. Webhook delivery reads from this table.
+ */
+export async function recordEvent(
+  trx: Kysely<Database> | Transaction<Database>,
+  tenant: Tenant,
+  e: { type: string; objectId: string; data: object; previousAttributes?: Record<string, unknown> },
+  at = new Date(),
+) {
+  await trx
+    .insertInto('events')
+    .values({
+      id: newId('event', at.getTime()),
+      developer_id: tenant.developerId,
+      environment: tenant.environment,
+      type: e.type,
+      object_id: e.objectId,
+      data: JSON.stringify(e.data),
+      previous_attributes: e.previousAttributes ? JSON.stringify(e.previousAttributes) : null,
+      created_at: at,
+    })
+    .execute();
+}
+
+/** The attributes of `before` that differ from `after`, with their old values. */
+export function changedAttributes(before: Record<string, unknown>, after: Record<string, unknown>) {
+  const previous: Record<string, unknown> = {};
+  for (const key of Object.keys(after)) {
+    if (key === 'updated_at') continue;
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) previous[key] = before[key] ?? null;
+  }
+  return previous;
+}

@@ -1,0 +1,41 @@
+/**
+ * Runs a long-lived process: starts it, and on SIGINT/SIGTERM stops it cleanly once (a second
+ * signal forces the exit). Start-up errors print one clear line and exit 1.
+ */
+export function runMain(name: string, start: () => Promise<{ stop: () => Promise<void>; done?: Promise<unknown> }>) {
+  let stopping = false;
+  start()
+    .then(({ stop, done }) => {
+      const shutdown = (signal: string) => {
+        if (stopping) {
+          process.stderr.write(`${name}: forced exit on second ${signal}\n`);
+          process.exit(130);
+        }
+        stopping = true;
+        process.stderr.write(`${name}: ${signal} received, shutting down…\n`);
+        stop().then(
+          () => process.exit(0),
+          (err) => {
+            process.stderr.write(`${name}: error during shutdown: ${err?.stack ?? err}\n`);
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGINT', () => shutdown('SIGINT'));
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
+      done?.then(
+        () => {
+          if (!stopping) shutdown('exit');
+        },
+        (err) => {
+          process.stderr.write(`${name}: stopped with an error: ${err?.stack ?? err}\n`);
+          process.exit(1);
+        },
+      );
+    })
+    .catch((err) => {
+      process.stderr.write(`${name}: failed to start: ${err?.message ?? err}\n`);
+      if (process.env.LOG_LEVEL === 'debug') process.stderr.write(`${err?.stack}\n`);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,223 @@
+import { z } from 'zod';
+import { invalidState } from '../../api/errors';
+import { paginate } from '../../api/pagination';
+import { defineRoute, type HandlerContext } from '../../api/route';
+import { changedAttributes, recordEvent } from '../../domain/events';
+import type { CustomerRow } from '../../db/schema';
+import { newId, randomBase62 } from '../../ids';
+import { sha256Hex } from '../../crypto';
+import { startKycWorkflow, closeKycWorkflow } from '../kyc/workflow-client';
+import { findCustomer, serializeCustomer } from './repository';
+import {
+  CustomerCreate, CustomerIdParams, CustomerListQuery, CustomerListSchema, CustomerPatch, CustomerSchema, IDENTITY_FIELDS,
+} from './schemas';
+
+const TAG = 'Customers';
+
+export const createCustomer = defineRoute({
+  method: 'post',
+  path: '/v0/customers',
+  summary: 'Create a customer and start its KYC',
+  tag: TAG,
+  permission: 'customers:write',
+  body: CustomerCreate,
+  responses: { 201: CustomerSchema },
+  handler: async ({ deps, tenant, body, write }) => {
+    const now = new Date();
+    const id = newId('customer', now.getTime());
+    // The link token is shown once; only its hash is kept, so a database leak reveals no link.
+    const token = randomBase62(43);
+    const linkExpiresAt = new Date(now.getTime() + deps.config.KYC_LINK_TTL_HOURS * 3600_000);
+    return write(async (trx) => {
+      const row = await trx
+        .insertInto('customers')
+        .values({
+          id,
+          developer_id: tenant.developerId,
+          environment: tenant.environment,
+          type: body.type,
+          email: body.email.toLowerCase(),
+          first_name: body.first_name ?? null,
+          last_name: body.last_name ?? null,
+          business_name: body.business_name ?? null,
+          phone: body.phone ?? null,
+          date_of_birth: body.date_of_birth ?? null,
+          address: body.address ? JSON.stringify(body.address) : null,
+          tax_id_encrypted: body.tax_id ? deps.cipher.encrypt(body.tax_id) : null,
+          status: 'pending',
+          kyc_status: 'not_started',
+          risk_rating: null,
+          endorsements: [],
+          rejection_reasons: null,
+          incomplete_reasons: null,
+          kyc_link_token_hash: sha256Hex(token),
+          kyc_link_expires_at: linkExpiresAt,
+          created_at: now,
+          updated_at: now,
+          deleted_at: null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const customer = serializeCustomer(row);
+      await recordEvent(trx, tenant, { type: 'customer.created', objectId: id, data: customer }, now);
+      // Started inside the transaction: if Temporal is down the customer is not created (503, nothing done).
+      await startKycWorkflow(deps, { customerId: id, customerType: body.type });
+      return {
+        status: 201,
+        body: {
+          ...customer,
+          kyc_link: `${deps.config.publicBaseUrl}/kyc/${token}`,
+          kyc_link_expires_at: linkExpiresAt.toISOString(),
+        },
+      };
+    });
+  },
+});
+
+export const listCustomers = defineRoute({
+  method: 'get',
+  path: '/v0/customers',
+  summary: 'List customers, newest first',
+  tag: TAG,
+  permission: 'customers:read',
+  query: CustomerListQuery,
+  responses: { 200: CustomerListSchema },
+  handler: async ({ deps, tenant, query }) => {
+    let q = deps.db
+      .selectFrom('customers')
+      .selectAll()
+      .where('developer_id', '=', tenant.developerId)
+      .where('environment', '=', tenant.environment);
+    // Deleted customers stay readable by id but leave lists unless asked for.
+    q = query.status ? q.where('status', '=', query.status) : q.where('status', '<>', 'deleted');
+    if (query.kyc_status) q = q.where('kyc_status', '=', query.kyc_status);
+    if (query.type) q = q.where('type', '=', query.type);
+    if (query.email) q = q.where('email', '=', query.email);
+    return { status: 200, body: await paginate(q, query, (row) => serializeCustomer(row)) };
+  },
+});
+
+export const getCustomer = defineRoute({
+  method: 'get',
+  path: '/v0/customers/{customer_id}',
+  summary: 'Retrieve a customer',
+  tag: TAG,
+  permission: 'customers:read',
+  params: CustomerIdParams,
+  responses: { 200: CustomerSchema },
+  handler: async ({ deps, tenant, params }) => ({
+    status: 200,
+    body: serializeCustomer(await findCustomer(deps.db, tenant, params.customer_id)),
+  }),
+});
+
+function assertNotDeleted(row: CustomerRow) {
+  if (row.status === 'deleted') throw invalidState(`Customer ${row.id} is deleted and can no longer change`);
+}
+
+export const updateCustomer = defineRoute({
+  method: 'patch',
+  path: '/v0/customers/{customer_id}',
+  summary: 'Update contact details, address, and identity fields before KYC approval',
+  tag: TAG,
+  permission: 'customers:write',
+  params: CustomerIdParams,
+  body: CustomerPatch,
+  responses: { 200: CustomerSchema },
+  handler: async ({ deps, tenant, params, body, write }) =>
+    write(async (trx) => {
+      const row = await findCustomer(trx, tenant, params.customer_id, { forUpdate: true });
+      assertNotDeleted(row);
+      const identityChange = IDENTITY_FIELDS.filter((f) => body[f] !== undefined);
+      if (identityChange.length > 0 && row.kyc_status === 'approved') {
+        throw invalidState(`'${identityChange[0]}' cannot change after KYC approval; contact support to correct identity data`);
+      }
+      if (row.type === 'individual' && body.business_name !== undefined) {
+        throw invalidState("'business_name' applies to business customers only");
+      }
+      if (row.type === 'business' && body.date_of_birth !== undefined) {
+        throw invalidState("'date_of_birth' applies to individual customers only");
+      }
+      const before = serializeCustomer(row);
+      const now = new Date();
+      const updated = await trx
+        .updateTable('customers')
+        .set({
+          ...(body.email !== undefined ? { email: body.email.toLowerCase() } : {}),
+          ...(body.phone !== undefined ? { phone: body.phone } : {}),
+          ...(body.address !== undefined ? { address: JSON.stringify(body.address) } : {}),
+          ...(body.first_name !== undefined ? { first_name: body.first_name } : {}),
+          ...(body.last_name !== undefined ? { last_name: body.last_name } : {}),
+          ...(body.business_name !== undefined ? { business_name: body.business_name } : {}),
+          ...(body.date_of_birth !== undefined ? { date_of_birth: body.date_of_birth } : {}),
+          ...(body.tax_id !== undefined ? { tax_id_encrypted: deps.cipher.encrypt(body.tax_id) } : {}),
+          updated_at: now,
+        })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const after = serializeCustomer(updated);
+      const previous = changedAttributes(before, after);
+      if (body.tax_id !== undefined) previous.tax_id_provided = before.tax_id_provided;
+      await recordEvent(trx, tenant, { type: 'customer.updated', objectId: row.id, data: after, previousAttributes: previous }, now);
+      return { status: 200, body: after };
+    }),
+});
+
+export const deleteCustomer = defineRoute({
+  method: 'delete',
+  path: '/v0/customers/{customer_id}',
+  summary: 'Soft-delete a customer: still readable by id, no further changes',
+  tag: TAG,
+  permission: 'customers:write',
+  params: CustomerIdParams,
+  responses: { 200: CustomerSchema },
+  handler: async ({ deps, tenant, params, write }) =>
+    write(async (trx) => {
+      const row = await findCustomer(trx, tenant, params.customer_id, { forUpdate: true });
+      assertNotDeleted(row);
+      const now = new Date();
+      const updated = await trx
+        .updateTable('customers')
+        .set({ status: 'deleted', deleted_at: now, updated_at: now, kyc_link_token_hash: null })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const after = serializeCustomer(updated);
+      await recordEvent(trx, tenant, {
+        type: 'customer.deleted', objectId: row.id, data: after, previousAttributes: { status: row.status },
+      }, now);
+      await closeKycWorkflow(deps, row.id);
+      return { status: 200, body: after };
+    }),
+});
+
+const emptyList = z.object({ object: z.literal('list'), data: z.array(z.never()), has_more: z.boolean() });
+
+function subList(path: string, summary: string) {
+  return defineRoute({
+    method: 'get',
+    path,
+    summary,
+    tag: TAG,
+    permission: 'accounts:read',
+    params: CustomerIdParams,
+    query: z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(10), cursor: z.string().optional() }),
+    responses: { 200: emptyList },
+    handler: async (ctx: HandlerContext<{ customer_id: string }, unknown, unknown>) => {
+      await findCustomer(ctx.deps.db, ctx.tenant, ctx.params.customer_id);
+      // Wallets and external accounts arrive with their own resources; until then the lists are empty.
+      return { status: 200, body: { object: 'list', data: [], has_more: false } };
+    },
+  });
+}
+
+export const customerRoutes = [
+  createCustomer,
+  listCustomers,
+  getCustomer,
+  updateCustomer,
+  deleteCustomer,
+  subList('/v0/customers/{customer_id}/wallets', "List the customer's wallets"),
+  subList('/v0/customers/{customer_id}/external-accounts', "List the customer's external accounts"),
+];

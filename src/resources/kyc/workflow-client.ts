@@ -1,0 +1,83 @@
+import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { AppDeps } from '../../api/context';
+import { invalidState } from '../../api/errors';
+import { CustomerIdAttr, KycStatusAttr } from '../../temporal/search-attributes';
+import {
+  closeKyc, decideManualReview, submitKycDocuments, type KycState, type KycSubmission, type KycWorkflowInput,
+  type OperatorDecision, type kycWorkflow,
+} from '../../../workflows/kyc';
+
+export const kycWorkflowId = (customerId: string) => `kyc:${customerId}`;
+
+function startOptions(deps: Pick<AppDeps, 'config'>, input: KycWorkflowInput) {
+  return {
+    workflowId: kycWorkflowId(input.customerId),
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [input] as [KycWorkflowInput],
+    typedSearchAttributes: [
+      { key: CustomerIdAttr, value: input.customerId },
+      { key: KycStatusAttr, value: 'not_started' },
+    ],
+    staticSummary: `KYC of customer ${input.customerId} (${input.customerType})`,
+  };
+}
+
+/** Idempotent: a second start for the same customer attaches to the running workflow. */
+export async function startKycWorkflow(deps: Pick<AppDeps, 'config' | 'temporal'>, input: KycWorkflowInput) {
+  await deps.temporal.workflow.start<typeof kycWorkflow>('kycWorkflow', {
+    ...startOptions(deps, input),
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+}
+
+export async function closeKycWorkflow(deps: Pick<AppDeps, 'temporal'>, customerId: string) {
+  try {
+    await deps.temporal.workflow.getHandle(kycWorkflowId(customerId)).signal(closeKyc);
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err; // KYC already finished
+  }
+}
+
+/**
+ * Hands a stored submission to the workflow. Update-with-start also covers a customer whose
+ * workflow never started; the update id makes a retried call a no-op.
+ */
+export async function submitToKycWorkflow(
+  deps: Pick<AppDeps, 'config' | 'temporal'>,
+  input: KycWorkflowInput,
+  submission: KycSubmission,
+): Promise<KycState> {
+  try {
+    return await deps.temporal.workflow.executeUpdateWithStart(submitKycDocuments, {
+      args: [submission],
+      updateId: submission.submissionId,
+      startWorkflowOperation: new WithStartWorkflowOperation<typeof kycWorkflow>('kycWorkflow', {
+        ...startOptions(deps, input),
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    });
+  } catch (err) {
+    throw asInvalidState(err);
+  }
+}
+
+export async function decideKyc(deps: Pick<AppDeps, 'temporal'>, customerId: string, decision: OperatorDecision) {
+  try {
+    return await deps.temporal.workflow.getHandle(kycWorkflowId(customerId)).executeUpdate(decideManualReview, { args: [decision] });
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw invalidState('KYC is not waiting for a manual review decision');
+    throw asInvalidState(err);
+  }
+}
+
+/** A rejected update (validator) or an update on a finished workflow is a 409 for the caller. */
+function asInvalidState(err: unknown): unknown {
+  if (err instanceof WorkflowUpdateFailedError) {
+    return invalidState((err.cause as Error | undefined)?.message ?? err.message);
+  }
+  const e = err as { name?: string; message?: string };
+  if (e?.name === 'WorkflowNotFoundError' || /workflow execution already completed/i.test(e?.message ?? '')) {
+    return invalidState('KYC for this customer is already finished');
+  }
+  return err;
+}

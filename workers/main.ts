@@ -1,0 +1,33 @@
+// Production worker process: `npm run start:worker`. Needs DATABASE_URL, TEMPORAL_ADDRESS and DATA_ENCRYPTION_KEY.
+import { loadConfig } from '../src/config';
+import { DataCipher, resolveEncryptionKey } from '../src/crypto';
+import { createDb } from '../src/db';
+import { createLogger } from '../src/logger';
+import { createWorker } from './create-worker';
+import { runMain } from '../src/main/run';
+
+runMain('worker', async () => {
+  const config = loadConfig();
+  const log = createLogger(config.LOG_LEVEL, 'worker');
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the worker (npm start runs the embedded stack)');
+  if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for the worker');
+  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const cipher = new DataCipher(resolveEncryptionKey({ envKey: config.DATA_ENCRYPTION_KEY, dataDir: config.dataDir, allowGenerated: false }));
+  const { worker, connection } = await createWorker({
+    address: config.TEMPORAL_ADDRESS,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    activityDeps: { db, cipher, idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS },
+  });
+  log.info({ task_queue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
+  const running = worker.run();
+  return {
+    done: running,
+    stop: async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await db.destroy();
+    },
+  };
+});

@@ -1,0 +1,3 @@
+// Every workflow the worker registers. One file per workflow.
+export { kycWorkflow } from './kyc';
+export { reapIdempotencyKeysWorkflow } from './maintenance';

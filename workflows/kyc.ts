@@ -1,0 +1,167 @@
+import {
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  ActivityFailure,
+} from '@temporalio/workflow';
+import type { KycActivities } from '../activities/kyc-database';
+import type { IdentityVerificationActivities } from '../activities/identity-verification';
+import { ACCEPTS_SUBMISSION, type KycStatus } from '../src/domain/kyc';
+import { KycStatusAttr } from '../src/temporal/search-attributes';
+
+export interface KycWorkflowInput {
+  customerId: string;
+  customerType: 'individual' | 'business';
+}
+
+export interface KycSubmission {
+  submissionId: string;
+  beneficialOwnerCount: number;
+}
+
+export interface OperatorDecision {
+  decision: 'approve' | 'reject';
+  reasons?: string[];
+  operator: string;
+}
+
+export interface KycState {
+  kyc_status: KycStatus;
+  step: string;
+}
+
+/** Documents arrive through an Update so the API can answer with the outcome of the hand-over. */
+export const submitKycDocuments = defineUpdate<KycState, [KycSubmission]>('submitKycDocuments');
+/** A compliance operator's decision on a case in manual_review. */
+export const decideManualReview = defineUpdate<KycState, [OperatorDecision]>('decideManualReview');
+/** The customer was deleted: stop waiting. */
+export const closeKyc = defineSignal('closeKyc');
+export const kycState = defineQuery<KycState>('kycState');
+
+const { recordKycStatus } = proxyActivities<KycActivities>({
+  startToCloseTimeout: '30 seconds',
+  // The first write can race the API transaction that creates the customer: retry until it is visible.
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
+const { verifyIdentity } = proxyActivities<IdentityVerificationActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+const STEP: Record<KycStatus, string> = {
+  not_started: 'Starting KYC',
+  pending: 'Waiting for identity documents',
+  incomplete: 'Waiting for additional documents',
+  under_review: 'Verifying identity documents',
+  manual_review: 'Waiting for a compliance operator decision',
+  awaiting_ubo: 'Waiting for beneficial owner information',
+  approved: 'KYC approved',
+  rejected: 'KYC rejected',
+};
+
+/**
+ * KYC for one customer, `kyc:{customer_id}`. PostgreSQL holds the read model; this workflow is the
+ * only writer of kyc_status after creation, moving it through the states of spec 3.2:
+ * not_started → pending → under_review → approved | rejected | manual_review | incomplete | awaiting_ubo,
+ * where incomplete and awaiting_ubo go back to under_review on the next submission.
+ */
+export async function kycWorkflow(input: KycWorkflowInput): Promise<KycStatus | 'closed'> {
+  let status: KycStatus = 'not_started';
+  let ready = false;
+  let reviewing = false;
+  let closed = false;
+  let decision: OperatorDecision | undefined;
+  const queue: KycSubmission[] = [];
+
+  const moveTo = async (next: KycStatus, extra: Omit<Parameters<KycActivities['recordKycStatus']>[0], 'customerId' | 'kycStatus'> = {}) => {
+    setCurrentDetails(`${STEP[next]} (recording)`);
+    const result = await recordKycStatus({ customerId: input.customerId, kycStatus: next, ...extra });
+    if (result.customerDeleted) closed = true;
+    status = next;
+    upsertSearchAttributes([{ key: KycStatusAttr, value: next }]);
+    setCurrentDetails(STEP[next]);
+  };
+
+  setHandler(kycState, () => ({ kyc_status: status, step: STEP[status] }));
+  setHandler(closeKyc, () => {
+    closed = true;
+  });
+  setHandler(
+    submitKycDocuments,
+    async (submission) => {
+      reviewing = true;
+      await condition(() => ready);
+      queue.push(submission);
+      await moveTo('under_review');
+      return { kyc_status: status, step: STEP[status] };
+    },
+    {
+      validator: (_submission: KycSubmission) => {
+        if (closed) throw new Error('The customer is deleted');
+        if (reviewing || !ACCEPTS_SUBMISSION.includes(status)) {
+          throw new Error(`KYC is ${reviewing ? 'under_review' : status}; documents cannot be submitted now`);
+        }
+      },
+    },
+  );
+  setHandler(
+    decideManualReview,
+    async (d) => {
+      decision = d;
+      await condition(() => status !== 'manual_review');
+      return { kyc_status: status, step: STEP[status] };
+    },
+    {
+      validator: (_decision: OperatorDecision) => {
+        if (status !== 'manual_review' || decision) throw new Error(`KYC is ${status}, not waiting for a manual review decision`);
+      },
+    },
+  );
+
+  try {
+    await moveTo('pending');
+  } catch (err) {
+    // The customer row never became visible (its creating transaction rolled back): nothing to verify.
+    if (err instanceof ActivityFailure) {
+      log.warn('customer not found; ending KYC', { customerId: input.customerId });
+      return 'closed';
+    }
+    throw err;
+  }
+  ready = true;
+
+  for (;;) {
+    await condition(() => closed || (queue.length > 0 && status === 'under_review'));
+    if (closed) return 'closed';
+    const submission = queue.shift()!;
+    setCurrentDetails(`${STEP.under_review}: submission ${submission.submissionId}`);
+    const verdict = await verifyIdentity({ customerId: input.customerId, submissionId: submission.submissionId });
+
+    if (verdict.outcome === 'incomplete' || verdict.outcome === 'awaiting_ubo') {
+      await moveTo(verdict.outcome, { incompleteReasons: verdict.reasons });
+      reviewing = false;
+      continue;
+    }
+    if (verdict.outcome === 'manual_review') {
+      await moveTo('manual_review');
+      await condition(() => closed || decision !== undefined);
+      if (closed) return 'closed';
+      verdict.outcome = decision!.decision === 'approve' ? 'approved' : 'rejected';
+      verdict.reasons = decision!.reasons ?? ['rejected_by_compliance'];
+      verdict.riskRating = decision!.decision === 'approve' ? 'medium' : 'high';
+    }
+    if (verdict.outcome === 'approved') {
+      await moveTo('approved', { grantEndorsements: true, riskRating: verdict.riskRating, customerStatus: 'active' });
+      return 'approved';
+    }
+    await moveTo('rejected', { rejectionReasons: verdict.reasons, riskRating: verdict.riskRating ?? 'high' });
+    return 'rejected';
+  }
+}
