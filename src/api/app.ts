@@ -88,7 +88,12 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes) {
     try {
       const auth = await authenticator.authenticate(req.header('Api-Key'));
       res.locals.auth = auth;
-      const decision = await deps.rateLimiter.hit(auth.keyId, auth.limits);
+      const decision = await deps.rateLimiter.hit(auth.keyId, auth.limits).catch((err) => {
+        // The limiter's store (Redis) being down must not take payments down with it: fail open, loudly.
+        deps.log.warn({ err: String(err) }, 'rate limiter unavailable; request allowed');
+        return undefined;
+      });
+      if (!decision) return next();
       res.setHeader('RateLimit-Limit', String(decision.limit));
       res.setHeader('RateLimit-Remaining', String(decision.remaining));
       res.setHeader('RateLimit-Reset', String(decision.reset));

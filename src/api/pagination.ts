@@ -16,7 +16,7 @@ export function listSchema<T extends z.ZodType>(item: T, name: string) {
       object: z.literal('list'),
       data: z.array(item),
       has_more: z.boolean(),
-      cursor: z.string().startsWith('cur_').optional(),
+      cursor: z.string().regex(/^cur_[0-9A-Za-z_-]+$/).optional(),
     })
     .meta({ id: `${name}List` });
 }

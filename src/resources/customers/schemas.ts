@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { objectId } from '../../api/common-schemas';
 import { listParams, listSchema } from '../../api/pagination';
 import { countryCode, e164Phone, pastDate } from '../../domain/validation';
 import { ENDORSEMENTS, KYC_STATUSES } from '../../domain/kyc';
@@ -96,7 +97,7 @@ export const AddressSchema = z
 
 export const CustomerSchema = z
   .object({
-    id: z.string().startsWith('cus_'),
+    id: objectId('cus'),
     object: z.literal('customer'),
     type: z.enum(['individual', 'business']),
     email: z.string(),

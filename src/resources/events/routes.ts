@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { objectId } from '../../api/common-schemas';
 import { notFound } from '../../api/errors';
 import { listParams, listSchema, paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
@@ -6,7 +7,7 @@ import type { EventRow } from '../../db/schema';
 
 export const EventSchema = z
   .object({
-    id: z.string().startsWith('evt_'),
+    id: objectId('evt'),
     object: z.literal('event'),
     event: z.string(),
     api_version: z.literal('v0'),

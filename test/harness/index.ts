@@ -1,0 +1,254 @@
+import zlib from 'node:zlib';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { Client, Connection } from '@temporalio/client';
+import { createApiKey, createDeveloper } from '../../src/admin/accounts';
+import type { Permission } from '../../src/api/context';
+import { createDb, type Db } from '../../src/db';
+import { STACK_ENV, type StackInfo } from './stack-file';
+
+export function stack(): StackInfo {
+  const raw = process.env[STACK_ENV];
+  if (!raw) throw new Error('the test stack is not running (jest globalSetup)');
+  return JSON.parse(raw);
+}
+
+let sharedDb: Db | undefined;
+/** Direct database access for setup (developer accounts, keys) and for checking what is stored. */
+export function testDb(): Db {
+  sharedDb ??= createDb(stack().databaseUrl, 4);
+  return sharedDb;
+}
+
+let sharedTemporal: Client | undefined;
+export async function temporalClient(): Promise<Client> {
+  if (!sharedTemporal) {
+    const connection = await Connection.connect({ address: stack().temporalAddress });
+    sharedTemporal = new Client({ connection, namespace: stack().namespace });
+  }
+  return sharedTemporal;
+}
+
+afterAll(async () => {
+  await sharedDb?.destroy();
+  sharedDb = undefined;
+  await sharedTemporal?.connection.close();
+  sharedTemporal = undefined;
+});
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** Checks every /v0 response against the OpenAPI document the API publishes. */
+class OpenApiChecker {
+  private ajv = new Ajv2020({ strict: false, allErrors: true });
+  private routes: { method: string; regex: RegExp; template: string; op: any }[] = [];
+  private compiled = new Map<string, ValidateFunction>();
+
+  constructor(doc: any) {
+    addFormats(this.ajv);
+    const rewrite = (o: unknown) => JSON.parse(JSON.stringify(o).replaceAll('"#/components/schemas/', '"components#/$defs/'));
+    this.ajv.addSchema({ $id: 'components', $defs: rewrite(doc.components.schemas) });
+    for (const [template, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        this.routes.push({
+          method: method.toUpperCase(),
+          template,
+          regex: new RegExp('^' + template.replace(/\{\w+\}/g, '[^/]+') + '$'),
+          op: rewrite(op),
+        });
+      }
+    }
+  }
+
+  check(method: string, path: string, status: number, body: unknown) {
+    const route = this.routes.find((r) => r.method === method && r.regex.test(path));
+    const key = route ? `${route.method} ${route.template} ${status}` : `error ${status}`;
+    let validate = this.compiled.get(key);
+    if (!validate) {
+      const response = route?.op.responses[String(status)] ?? route?.op.responses.default;
+      const schema = response?.content['application/json'].schema ?? { $ref: 'components#/$defs/Error' };
+      validate = this.ajv.compile(schema);
+      this.compiled.set(key, validate);
+    }
+    if (!validate(body)) {
+      throw new Error(
+        `${method} ${path} → ${status}: response does not match the OpenAPI document: ${this.ajv.errorsText(validate.errors)}\n` +
+          JSON.stringify(body).slice(0, 2000),
+      );
+    }
+  }
+}
+
+let checker: Promise<OpenApiChecker> | undefined;
+function openApi() {
+  checker ??= fetch(`${stack().apiUrl}/v0/openapi.json`).then(async (r) => new OpenApiChecker(await r.json()));
+  return checker;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+}
+
+/** An HTTP client for one API key. Every /v0 response is checked against the OpenAPI document. */
+export function apiClient(key?: string) {
+  const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
+    const headers: Record<string, string> = { ...(key ? { 'Api-Key': key } : {}), ...opts.headers };
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
+    const res = await fetch(`${stack().apiUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    const parsed = text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+    const pathname = path.split('?')[0];
+    if (pathname.startsWith('/v0/') && pathname !== '/v0/openapi.json') {
+      expect(res.headers.get('request-id')).toMatch(/^req_[0-9A-Za-z]{20,}$/);
+      (await openApi()).check(method, pathname, res.status, parsed);
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  };
+  return {
+    request,
+    get: <T = any>(path: string, opts?: RequestOptions) => request<T>('GET', path, opts),
+    post: <T = any>(path: string, body?: unknown, opts: RequestOptions = {}) => request<T>('POST', path, { ...opts, body }),
+    patch: <T = any>(path: string, body?: unknown, opts: RequestOptions = {}) => request<T>('PATCH', path, { ...opts, body }),
+    delete: <T = any>(path: string, opts?: RequestOptions) => request<T>('DELETE', path, opts),
+  };
+}
+export type ApiClient = ReturnType<typeof apiClient>;
+
+export interface Tenant {
+  developerId: string;
+  /** Unrestricted sandbox secret key with a high rate limit, so tests do not trip it by accident. */
+  secret: string;
+  api: ApiClient;
+  liveSecret: string;
+  publishable: string;
+  key(opts: { environment?: 'sandbox' | 'production'; kind?: 'secret' | 'publishable'; permissions?: Permission[]; plan?: 'sandbox' | 'production' | 'enterprise' }): Promise<{ id: string; key: string }>;
+}
+
+export async function createTenant(opts: { rateLimitPerSecond?: number; dailyQuota?: number } = {}): Promise<Tenant> {
+  const db = testDb();
+  const dev = await createDeveloper(db, {
+    name: `test ${expect.getState().currentTestName ?? ''}`.slice(0, 100),
+    rateLimitPerSecond: opts.rateLimitPerSecond ?? 100_000,
+    dailyQuota: opts.dailyQuota ?? 100_000_000,
+  });
+  const key = (o: Parameters<Tenant['key']>[0]) =>
+    createApiKey(db, {
+      developerId: dev.id,
+      environment: o.environment ?? 'sandbox',
+      kind: o.kind ?? 'secret',
+      permissions: o.permissions,
+      plan: o.plan ?? 'enterprise',
+    });
+  const secret = (await key({})).key;
+  return {
+    developerId: dev.id,
+    secret,
+    api: apiClient(secret),
+    liveSecret: (await key({ environment: 'production' })).key,
+    publishable: (await key({ kind: 'publishable' })).key,
+    key,
+  };
+}
+
+export async function waitFor<T>(fn: () => Promise<T | undefined | false>, opts: { timeoutMs?: number; what?: string } = {}): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await fn();
+      if (value) return value;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${String(last)}` : ''}`);
+}
+
+/** Waits until the customer's kyc_status is `status` and returns the customer. */
+export function waitForKycStatus(api: ApiClient, customerId: string, status: string, timeoutMs = 30_000) {
+  return waitFor(async () => {
+    const res = await api.get(`/v0/customers/${customerId}`);
+    return res.body.kyc_status === status ? res.body : undefined;
+  }, { timeoutMs, what: `${customerId} kyc_status ${status}` });
+}
+
+/** A real PNG (solid colour), as bytes. */
+export function pngBytes(width = 16, height = 16, rgb: [number, number, number] = [40, 90, 200]): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc(td));
+    return Buffer.concat([len, td, c]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // truecolour
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgb).flat())]);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+export const pngDataUri = (bytes = pngBytes()) => `data:image/png;base64,${bytes.toString('base64')}`;
+
+export const documents = () => ({ document_type: 'passport', document_front: pngDataUri(), selfie: pngDataUri(pngBytes(12, 12, [200, 150, 120])) });
+
+let emailCounter = 0;
+export function individual(overrides: Record<string, unknown> = {}) {
+  emailCounter++;
+  return {
+    type: 'individual',
+    email: `jane.doe.${Date.now()}.${emailCounter}@example.com`,
+    first_name: 'Jane',
+    last_name: 'Doe',
+    phone: '+14155550123',
+    date_of_birth: '1990-04-12',
+    address: { line1: '1 Market St', city: 'San Francisco', state: 'CA', postal_code: '94105', country: 'US' },
+    ...overrides,
+  };
+}
+
+export function business(overrides: Record<string, unknown> = {}) {
+  emailCounter++;
+  return {
+    type: 'business',
+    email: `ops.${Date.now()}.${emailCounter}@acme.example`,
+    business_name: 'Acme Payments GmbH',
+    phone: '+4930123456789',
+    address: { line1: 'Unter den Linden 1', city: 'Berlin', postal_code: '10117', country: 'DE' },
+    tax_id: 'DE123456789',
+    ...overrides,
+  };
+}
