@@ -9,4 +9,5 @@ module.exports = {
   globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
   testTimeout: 90_000,
   watchman: false,
+  reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
 };

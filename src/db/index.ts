@@ -10,8 +10,10 @@ export type Db = Kysely<Database>;
 
 export function createDb(databaseUrl: string, poolSize = 20): Db {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, idleTimeoutMillis: 30_000 });
-  // An idle client losing its connection (database restart) must not crash the process.
+  // A connection dropped by the server (restart, failover, network) must fail the query using it,
+  // never crash the process: every client gets an error listener, idle or checked out.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

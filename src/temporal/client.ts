@@ -1,8 +1,15 @@
-import { Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import {
+  Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy, defaultGrpcRetryOptions, makeGrpcRetryInterceptor,
+} from '@temporalio/client';
 import type { Config } from '../config';
 
 export async function connectTemporalClient(config: Pick<Config, 'TEMPORAL_NAMESPACE'>, address: string): Promise<Client> {
-  const connection = await Connection.connect({ address, connectTimeout: '10s' });
+  // An API request must fail fast (503) when Temporal is unreachable, not retry for ~20 s (the SDK default).
+  const connection = await Connection.connect({
+    address,
+    connectTimeout: '10s',
+    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4 }))],
+  });
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 }
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs before `npm test`: makes sure what the suite drives for real is on the machine.
+#   - the pinned Temporal CLI (dev server), built once into a cache outside the clone
+#   - Chromium for the hosted KYC page test (Debian's package; installed when running as root)
+#   - PostgreSQL and Redis answering on 127.0.0.1 (TEST_DATABASE_ADMIN_URL / TEST_REDIS_URL to change)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-temporal-cli.sh >/dev/null
+
+if [ -z "${CHROMIUM_PATH:-}" ] && ! [ -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "test-prerequisites: installing chromium (Debian package)…" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "test-prerequisites: Chromium not found: install Debian's chromium or set CHROMIUM_PATH" >&2
+    exit 1
+  fi
+fi
+
+if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; then
+  if command -v pg_ctlcluster >/dev/null; then
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
+  fi
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+fi
+
+if command -v redis-cli >/dev/null && ! redis-cli -h 127.0.0.1 ping >/dev/null 2>&1; then
+  if command -v redis-server >/dev/null; then
+    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null
+  fi
+  for _ in $(seq 1 10); do redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 && break; sleep 1; done
+fi

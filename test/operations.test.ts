@@ -1,0 +1,139 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { apiClient, createTenant, documents, individual, stack, testDb, waitFor, waitForKycStatus } from './harness';
+import { TcpProxy } from './harness/tcp-proxy';
+import { freePort, startProcess, waitUntilReady } from './harness/global-setup';
+
+const root = path.join(__dirname, '..');
+
+function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/index.ts'), ...args], {
+      env: { ...stack().processEnv },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+describe('admin CLI', () => {
+  test('creates a developer and a key that works; revokes it', async () => {
+    const dev = await runCli(['developers', 'create', '--name', 'CLI test']);
+    expect(dev.code).toBe(0);
+    const developerId = dev.stdout.trim();
+    expect(developerId).toMatch(/^dev_/);
+    const created = await runCli(['keys', 'create', '--developer', developerId, '--environment', 'sandbox', '--kind', 'secret', '--permissions', 'customers:read']);
+    expect(created.code).toBe(0);
+    const lines = created.stdout.trim().split('\n');
+    const key = lines[lines.length - 1];
+    expect(key).toMatch(/^sk_test_[0-9A-Za-z]{40}$/);
+    const keyId = /key id: (key_\w+)/.exec(created.stdout)![1];
+    const api = apiClient(key);
+    expect((await api.get('/v0/customers')).status).toBe(200);
+    expect((await api.post('/v0/customers', individual())).status).toBe(403);
+    expect((await runCli(['keys', 'revoke', keyId])).code).toBe(0);
+    await waitFor(async () => (await api.get('/v0/customers')).status === 401, { timeoutMs: 10_000, what: 'revocation' });
+  });
+
+  test('refuses bad arguments with a clear message', async () => {
+    const bad = await runCli(['keys', 'create', '--developer', 'dev_x', '--environment', 'staging', '--kind', 'secret']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--environment must be sandbox or production');
+    const perm = await runCli(['keys', 'create', '--developer', 'dev_x', '--environment', 'sandbox', '--kind', 'secret', '--permissions', 'everything']);
+    expect(perm.stderr).toMatch(/unknown developer|unknown permission/);
+  });
+
+  test('the production operator path decides a manual review', async () => {
+    const t = await createTenant();
+    const c = (await t.api.post('/v0/customers', individual({ email: `kyc_manual.cli.${Date.now()}@example.com` }))).body;
+    await waitForKycStatus(t.api, c.id, 'pending');
+    await t.api.post(`/v0/customers/${c.id}/kyc`, documents());
+    await waitForKycStatus(t.api, c.id, 'manual_review');
+    const decided = await runCli(['kyc', 'decide', c.id, '--decision', 'approve', '--operator', 'alice']);
+    expect(decided.stderr).toBe('');
+    expect(decided.stdout).toContain(`${c.id}: kyc_status approved`);
+    await waitForKycStatus(t.api, c.id, 'approved');
+  });
+});
+
+describe('dependencies down', () => {
+  let api: ChildProcess;
+  let pgProxy: TcpProxy;
+  let temporalProxy: TcpProxy;
+  let url: string;
+
+  beforeAll(async () => {
+    const s = stack();
+    const db = new URL(s.databaseUrl);
+    pgProxy = new TcpProxy({ host: db.hostname, port: Number(db.port || 5432) });
+    await pgProxy.start();
+    const [tHost, tPort] = s.temporalAddress.split(':');
+    temporalProxy = new TcpProxy({ host: tHost, port: Number(tPort) });
+    await temporalProxy.start();
+    db.port = String(pgProxy.port);
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    api = startProcess('api-dependencies', path.join(root, 'src/main/api.ts'), {
+      ...s.processEnv, PORT: String(port), DATABASE_URL: db.toString(), TEMPORAL_ADDRESS: `127.0.0.1:${temporalProxy.port}`,
+    }, s.logDir);
+    await waitUntilReady(`${url}/readyz`, api, 60_000);
+  });
+
+  afterAll(async () => {
+    api?.kill('SIGTERM');
+    await pgProxy?.cut();
+    await temporalProxy?.cut();
+  });
+
+  const post = (key: string, body: unknown) =>
+    fetch(`${url}/v0/customers`, { method: 'POST', headers: { 'Api-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+  test('Temporal down: readiness 503, and a create answers 503 having done nothing', async () => {
+    const t = await createTenant();
+    expect((await post(t.secret, individual())).status).toBe(201);
+    await temporalProxy.cut();
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: { database: 'ok', temporal: 'unavailable' } });
+    const body = individual();
+    const res = await post(t.secret, body);
+    expect(res.status).toBe(503);
+    expect((await res.json()).error.code).toBe('service_unavailable');
+    expect(await testDb().selectFrom('customers').select('id').where('email', '=', body.email).execute()).toEqual([]);
+    await temporalProxy.restore();
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, { timeoutMs: 30_000, what: 'Temporal back' });
+    await waitFor(async () => (await post(t.secret, individual())).status === 201, { timeoutMs: 30_000, what: 'create after recovery' });
+  });
+
+  test('PostgreSQL down: readiness 503 and requests 503', async () => {
+    const t = await createTenant();
+    await pgProxy.cut();
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect((await ready.json()).status.database).toBe('unavailable');
+    const res = await fetch(`${url}/v0/customers`, { headers: { 'Api-Key': t.secret } });
+    expect(res.status).toBe(503);
+    expect((await res.json()).error.code).toBe('service_unavailable');
+    await pgProxy.restore();
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, { timeoutMs: 30_000, what: 'PostgreSQL back' });
+  });
+
+  test('rate limits hold across API processes (shared Redis)', async () => {
+    const t = await createTenant();
+    const { key } = await t.key({ plan: 'sandbox' });
+    // Start at the beginning of a one-second window so the burst lands in one window.
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
+    const hit = (base: string) => fetch(`${base}/v0/customers?limit=1`, { headers: { 'Api-Key': key } });
+    const replies = await Promise.all([
+      ...Array.from({ length: 12 }, () => hit(stack().apiUrl)),
+      ...Array.from({ length: 12 }, () => hit(url)),
+    ]);
+    const ok = replies.filter((r) => r.status === 200).length;
+    // Separate in-process limits would let 20 through (10 per process).
+    expect(ok).toBeGreaterThanOrEqual(10);
+    expect(ok).toBeLessThanOrEqual(12);
+  });
+});
