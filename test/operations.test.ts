@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { apiClient, createTenant, documents, individual, stack, testDb, waitFor, waitForKycStatus } from './harness';
 import { TcpProxy } from './harness/tcp-proxy';
-import { freePort, startProcess, waitUntilReady } from './harness/global-setup';
+import { freePort, startProcess, waitUntilReady } from './harness/stack';
 
 const root = path.join(__dirname, '..');
 

@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+import { temporal } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { resolveTemporalCli } from '../../src/embedded/temporal-cli';
+import { ALL_SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
+import type { StackInfo } from './stack-file';
+
+const root = path.join(__dirname, '../..');
+const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * The real parts, as production runs them: the Temporal CLI dev server (pinned version), a fresh
+ * PostgreSQL database, and the production API and worker processes (`src/main/api.ts`,
+ * `workers/main.ts`). Used by the test suite and the benchmarks.
+ */
+export async function startStack(opts: { name: string; logDir: string; extraEnv?: Record<string, string> }) {
+  fs.mkdirSync(opts.logDir, { recursive: true });
+  const cli = resolveTemporalCli();
+  if (!cli) throw new Error('Temporal CLI not found: run `npm run temporal:install` (needs Go) or set TEMPORAL_CLI_PATH');
+  const temporalPort = await freePort();
+  const temporalEnv = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: cli },
+      ip: '127.0.0.1',
+      port: temporalPort,
+      namespace: 'default',
+      searchAttributes: ALL_SEARCH_ATTRIBUTES,
+      extraArgs: ['--log-level', 'error'],
+    },
+  });
+
+  const dbName = `fp_${opts.name}_${process.pid}`;
+  await adminQuery(`drop database if exists ${dbName} with (force)`);
+  await adminQuery(`create database ${dbName}`);
+  const databaseUrl = adminUrl().replace(/\/[^/]*$/, `/${dbName}`);
+
+  const apiPort = await freePort();
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_TASK_QUEUE: `${opts.name}-${process.pid}`,
+    DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+    LOG_LEVEL: 'info',
+    DATA_DIR: path.join(opts.logDir, 'data'),
+    ...opts.extraEnv,
+  };
+  const worker = startProcess('worker', path.join(root, 'workers/main.ts'), env, opts.logDir);
+  const api = startProcess('api', path.join(root, 'src/main/api.ts'), { ...env, PORT: String(apiPort) }, opts.logDir);
+  await waitUntilReady(`http://127.0.0.1:${apiPort}/readyz`, api, 60_000);
+  await waitForPoller(temporalEnv, env.TEMPORAL_TASK_QUEUE, worker, 60_000);
+
+  const info: StackInfo = {
+    apiUrl: `http://127.0.0.1:${apiPort}`,
+    databaseUrl,
+    temporalAddress: `127.0.0.1:${temporalPort}`,
+    namespace: 'default',
+    taskQueue: env.TEMPORAL_TASK_QUEUE,
+    encryptionKey: env.DATA_ENCRYPTION_KEY,
+    redisUrl: env.REDIS_URL,
+    processEnv: env,
+    logDir: opts.logDir,
+  };
+  const stop = async (keepDatabase = false) => {
+    await Promise.all([api, worker].map(stopProcess));
+    await temporalEnv.teardown();
+    if (!keepDatabase) await adminQuery(`drop database if exists ${dbName} with (force)`);
+  };
+  return { info, stop, processes: { api, worker } };
+}
+
+async function adminQuery(sql: string) {
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+export function stopProcess(p: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (p.exitCode !== null || p.signalCode !== null) return resolve();
+    p.once('exit', () => resolve());
+    p.kill('SIGTERM');
+    setTimeout(() => p.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+export function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, logDir: string): ChildProcess {
+  const out = fs.openSync(path.join(logDir, `${name}.log`), 'w');
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], { env, stdio: ['ignore', out, out] });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal === null) process.stderr.write(`stack: ${name} exited with ${code}; see ${logDir}/${name}.log\n`);
+  });
+  return child;
+}
+
+export async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`process exited (${child.exitCode}) before ${url} was ready`);
+    try {
+      const res = await fetch(url);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms`);
+}
+
+/** The worker is ready when Temporal sees it polling its task queue. */
+export async function waitForPoller(env: TestWorkflowEnvironment, taskQueue: string, child: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`worker exited (${child.exitCode})`);
+    const res = await env.client.workflowService.describeTaskQueue({
+      namespace: env.namespace ?? 'default',
+      taskQueue: { name: taskQueue },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    if ((res.pollers ?? []).length > 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no worker polled ${taskQueue} within ${timeoutMs} ms`);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
