@@ -223,6 +223,47 @@ describe('idempotency', () => {
     expect(res.body.error.code).toBe('idempotency_key_in_use');
   });
 
+  test('a claim left in progress by a crashed process is taken over after the lock expires', async () => {
+    const body = individual();
+    const stale = new Date(Date.now() - 120_000);
+    const { sha256Hex } = await import('../src/crypto');
+    await testDb()
+      .insertInto('idempotency_keys')
+      .values({
+        developer_id: t.developerId, environment: 'sandbox', key: 'crashed', method: 'POST', path: '/v0/customers',
+        body_hash: sha256Hex(JSON.stringify(body)), state: 'in_progress', response_status: null, response_body: null,
+        locked_at: stale, created_at: stale,
+      })
+      .execute();
+    const res = await t.api.post('/v0/customers', body, { idempotencyKey: 'crashed' });
+    expect(res.status).toBe(201);
+    const replay = await t.api.post('/v0/customers', body, { idempotencyKey: 'crashed' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.id).toBe(res.body.id);
+  });
+
+  test('a fault answers 500 with nothing half-done, and the same key can be retried', async () => {
+    const body = individual();
+    // Fault injection in the real database: the insert of this one customer fails.
+    await sql`create or replace function fail_customer_insert() returns trigger language plpgsql as $$
+      begin if new.email = ${sql.lit(body.email)} then raise exception 'injected fault'; end if; return new; end $$`.execute(testDb());
+    await sql`create trigger fail_customer_insert before insert on customers for each row execute function fail_customer_insert()`.execute(testDb());
+    try {
+      const res = await t.api.post('/v0/customers', body, { idempotencyKey: 'fault-1' });
+      expect(res.status).toBe(500);
+      expect(res.body.error.code).toBe('internal_error');
+      expect(res.body.error.message).toMatch(/safe to retry/);
+      expect(res.body.error.message).not.toMatch(/injected/);
+      expect(await testDb().selectFrom('customers').select('id').where('email', '=', body.email).execute()).toEqual([]);
+    } finally {
+      await sql`drop trigger fail_customer_insert on customers`.execute(testDb());
+      await sql`drop function fail_customer_insert()`.execute(testDb());
+    }
+    const retry = await t.api.post('/v0/customers', body, { idempotencyKey: 'fault-1' });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   test('50 concurrent duplicates create exactly one customer', async () => {
     const body = individual();
     const replies = await Promise.all(
