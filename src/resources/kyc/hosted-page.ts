@@ -77,7 +77,7 @@ function page(nonce: string, body: string, script: string) {
 <title>Identity verification</title>
 <style nonce="${nonce}">
 body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1a1a2e}
-label{display:block;margin:1rem 0 .3rem;font-weight:600}select,input,button{font-size:1rem}
+label{display:block;margin:1rem 0 .3rem;font-weight:600}select,input,button{font-size:1rem;display:block}
 button{margin-top:1.5rem;padding:.6rem 1.4rem;background:#2d3a8c;color:#fff;border:0;border-radius:.4rem;cursor:pointer}
 button[disabled]{opacity:.5}#error{color:#b00020;margin-top:1rem}#status{margin-top:1.5rem;font-size:1.1rem}
 .hidden{display:none}
