@@ -51,11 +51,16 @@ const envSchema = z.object({
   IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(24),
   /** An idempotency key left "in progress" by a crashed process may be taken over after this long. */
   IDEMPOTENCY_LOCK_SECONDS: z.coerce.number().positive().default(60),
+  /** Where the sanctions list files are (as `lists sync` writes them); default DATA_DIR/sanctions. */
+  SANCTIONS_DATA_DIR: z.string().optional(),
+  /** Score from which a screening reports a potential match (docs/SANCTIONS.md explains the scale). */
+  SANCTIONS_MATCH_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.8),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export type Config = z.infer<typeof envSchema> & {
   dataDir: string;
+  sanctionsDataDir: string;
   publicBaseUrl: string;
 };
 
@@ -71,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     ...c,
     dataDir: path.resolve(c.DATA_DIR),
+    sanctionsDataDir: path.resolve(c.SANCTIONS_DATA_DIR || path.join(c.DATA_DIR, 'sanctions')),
     publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, ''),
   };
 }

@@ -5,6 +5,7 @@ import type { Db } from '../db';
 import type { Environment } from '../db/schema';
 import type { Logger } from '../logger';
 import type { RateLimiter } from './rate-limit';
+import type { SanctionsScreener } from '../sanctions/screener';
 
 /** Everything a request handler may touch, built once per process. */
 export interface AppDeps {
@@ -14,6 +15,7 @@ export interface AppDeps {
   cipher: DataCipher;
   log: Logger;
   rateLimiter: RateLimiter;
+  sanctions: SanctionsScreener;
 }
 
 export const PERMISSIONS = [

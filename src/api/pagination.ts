@@ -45,10 +45,10 @@ function decodeCursor(cursor: string): Position {
  * Keyset pagination, newest first by (created_at, id). A page starts strictly after the last row
  * of the previous one, so rows inserted while a client pages never duplicate or shift items.
  */
-export async function paginate<DB, TB extends keyof DB, O extends { id: string; created_at: Date }>(
+export async function paginate<DB, TB extends keyof DB, O extends { id: string; created_at: Date }, T>(
   query: SelectQueryBuilder<DB, TB, O>,
   params: { limit: number; cursor?: string; created_after?: string; created_before?: string },
-  serialize: (row: O) => unknown,
+  serialize: (row: O) => T,
 ) {
   let q: SelectQueryBuilder<any, any, O> = query as any;
   if (params.created_after) q = q.where('created_at', '>', new Date(params.created_after));

@@ -6,9 +6,10 @@ import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { createApp } from './app';
 import { InProcessRateLimiter, RedisRateLimiter } from './rate-limit';
+import type { SanctionsScreener } from '../sanctions/screener';
 
 /** Starts the HTTP API; `stop` lets in-flight requests finish before closing. */
-export async function startApiServer(opts: { config: Config; db: Db; temporal: Client; cipher: DataCipher; log: Logger }) {
+export async function startApiServer(opts: { config: Config; db: Db; temporal: Client; cipher: DataCipher; log: Logger; sanctions: SanctionsScreener }) {
   const rateLimiter = opts.config.REDIS_URL ? new RedisRateLimiter(opts.config.REDIS_URL) : new InProcessRateLimiter();
   const app = createApp({ ...opts, rateLimiter });
   const server = http.createServer(app);

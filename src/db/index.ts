@@ -2,6 +2,7 @@ import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationProvid
 import pg from 'pg';
 import type { Database } from './schema';
 import * as m0001 from './migrations/0001_foundation';
+import * as m0002 from './migrations/0002_sanctions';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -20,6 +21,7 @@ export function createDb(databaseUrl: string, poolSize = 20): Db {
 /** Migrations are compiled into the code (not read from disk) so every entry point runs the same set. */
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_sanctions': m0002,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

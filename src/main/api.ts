@@ -4,6 +4,7 @@ import { loadConfig } from '../config';
 import { DataCipher, resolveEncryptionKey } from '../crypto';
 import { createDb, migrateToLatest } from '../db';
 import { createLogger } from '../logger';
+import { SanctionsScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
 import { runMain } from './run';
 
@@ -17,7 +18,9 @@ runMain('api', async () => {
   await migrateToLatest(db);
   const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS);
   await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE);
-  const api = await startApiServer({ config, db, temporal, cipher, log });
+  const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
+  await sanctions.load();
+  const api = await startApiServer({ config, db, temporal, cipher, log, sanctions });
   log.info({ port: api.port }, 'api listening');
   return {
     stop: async () => {

@@ -10,6 +10,7 @@ import { createDb, migrateToLatest } from '../db';
 import { startEmbeddedPostgres } from '../embedded/pglite';
 import { startTemporalDevServer } from '../embedded/temporal-dev-server';
 import { createLogger } from '../logger';
+import { SanctionsScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
 import { createWorker } from '../../workers/create-worker';
 import { runMain } from './run';
@@ -64,7 +65,9 @@ runMain('platform', async () => {
       await connection.close();
     });
 
-    const api = await startApiServer({ config, db, temporal, cipher, log });
+    const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
+  await sanctions.load();
+  const api = await startApiServer({ config, db, temporal, cipher, log, sanctions });
     stops.push(api.stop);
 
     const sandboxKey = await ensureDefaultSandboxKey(db, config.dataDir);

@@ -39,6 +39,9 @@ interface IndexedName {
   transliterated: boolean;
 }
 
+/** The share of the score a name alone can reach. */
+const NAME_WEIGHT = 0.95;
+
 /** Longer tokens (glued pairs of long names) are looked up exactly; their parts are fuzzy already. */
 const MAX_FUZZY_TOKEN = 16;
 /** How many candidate names are scored in full. */
@@ -105,6 +108,8 @@ export function osaDistance(a: string, b: string, limit = Infinity): number {
   return prev[n];
 }
 
+const HAS_DIGIT = /\d/;
+
 interface TokenMatch {
   sim: number;
   phonetic: boolean;
@@ -112,6 +117,8 @@ interface TokenMatch {
 
 function tokenSimilarity(q: string, c: string, qPhon: string[], cPhon: string[]): TokenMatch {
   if (q === c) return { sim: 1, phonetic: false };
+  // Numbers identify (the 72nd plant is not the 71st): tokens with digits match exactly or not at all.
+  if (HAS_DIGIT.test(q) || HAS_DIGIT.test(c)) return { sim: 0, phonetic: false };
   // An initial stands for a name ("J Smith").
   if (q.length === 1 || c.length === 1) return { sim: q[0] === c[0] ? 0.75 : 0, phonetic: false };
   const longest = Math.max(q.length, c.length);
@@ -268,11 +275,13 @@ export class SanctionsMatcher {
       const entity = this.entities[n.entity];
       if (!typeAllowed(query.type, entity.entityType)) continue;
       const scored = this.scoreName(qTokens, qPhon, qCompact, n, memo);
-      if (scored.score < this.options.threshold - 0.2) continue;
+      if (NAME_WEIGHT * scored.score < this.options.threshold - 0.2) continue;
       let nameScore = scored.score;
       if (n.weak) nameScore *= 0.95;
       const adjustments = adjust(query, entity);
-      const score = clamp(nameScore + (adjustments.dateOfBirth ?? 0) + (adjustments.country ?? 0));
+      // A name alone reaches at most 0.95; corroborating facts fill the rest, so an identical name
+      // with the right birth date outranks the same name without one.
+      const score = clamp(NAME_WEIGHT * nameScore + (adjustments.dateOfBirth ?? 0) + (adjustments.country ?? 0));
       const matchType: MatchType =
         norm.transliterated || n.kind === 'original_script' ? 'transliterated'
         : scored.exact ? (n.kind === 'alias' ? 'alias' : 'name_exact')
@@ -379,7 +388,7 @@ function adjust(query: ScreeningQuery, entity: ListedEntity) {
     for (const d of entity.birthDates) {
       const year = Number(d.slice(0, 4));
       let delta: number;
-      if (d === query.dateOfBirth) delta = 0.06;
+      if (d === query.dateOfBirth) delta = 0.05;
       else if (year === qYear) delta = d.length === 4 ? 0.03 : query.dateOfBirth.startsWith(d) ? 0.04 : 0.01;
       else if (Math.abs(year - qYear) === 1) delta = -0.06;
       else delta = -0.2;

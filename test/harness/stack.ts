@@ -9,6 +9,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { resolveTemporalCli } from '../../src/embedded/temporal-cli';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import type { StackInfo } from './stack-file';
+import { writeSharedManifest } from '../../bench/shared-lists';
 
 const root = path.join(__dirname, '../..');
 const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -51,6 +52,8 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
     PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
     LOG_LEVEL: 'info',
     DATA_DIR: path.join(opts.logDir, 'data'),
+    // The real lists from ../shared/sanctions-data, read in place.
+    SANCTIONS_DATA_DIR: writeSharedManifest(path.join(opts.logDir, 'sanctions')),
     ...opts.extraEnv,
   };
   const worker = startProcess('worker', path.join(root, 'workers/main.ts'), env, opts.logDir);

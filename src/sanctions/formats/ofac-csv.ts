@@ -20,6 +20,12 @@ export function parseOfacCsv(source: string, files: { primary: Buffer; alt?: Buf
     if (!clean(num) || !clean(name)) continue;
     const remarks = [clean(r[11]), overflow.get(num)].filter(Boolean).join('');
     const t = clean(type)?.toLowerCase();
+    const existing = entities.get(num);
+    if (existing) {
+      // The same ent_num twice (it happens in real files): one listing with both names.
+      existing.names.push({ value: t === 'individual' ? naturalOrder(name) : name, kind: 'alias' });
+      continue;
+    }
     entities.set(num, {
       id: `${source}:${num}`,
       source,

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { objectId } from '../../api/common-schemas';
+import { listParams, listSchema } from '../../api/pagination';
+import { countryCode, pastDate } from '../../domain/validation';
+
+export const ScreenInput = z.strictObject({
+  name: z.string().trim().min(1, 'must not be empty').max(300),
+  date_of_birth: pastDate.optional(),
+  country: countryCode.optional(),
+  type: z.enum(['individual', 'business']).optional().describe('Screen against listed people or organisations only'),
+  customer_id: z.string().optional().describe('Links the screening to a customer'),
+});
+export type ScreenInputType = z.output<typeof ScreenInput>;
+
+export const MatchSchema = z
+  .object({
+    score: z.number().min(0).max(1),
+    source: z.string(),
+    source_name: z.string(),
+    matched_name: z.string(),
+    match_type: z.enum(['name_exact', 'name_fuzzy', 'name_phonetic', 'alias', 'transliterated']),
+    entity_type: z.string(),
+    sanctions_programs: z.array(z.string()),
+    listed_on: z.iso.date().nullable(),
+    remarks: z.string().nullable(),
+    listing_id: z.string().describe('The listing in its source list'),
+    score_details: z.object({
+      name: z.number(),
+      date_of_birth: z.number().nullable().describe('How the birth date moved the score'),
+      country: z.number().nullable().describe('How the country moved the score'),
+    }),
+  })
+  .meta({ id: 'ScreeningMatch' });
+
+export const ListVersionSchema = z
+  .object({ source: z.string(), published_on: z.string().nullable(), sha256: z.string(), entity_count: z.number().int() })
+  .meta({ id: 'SanctionsListVersion' });
+
+export const ScreeningSchema = z
+  .object({
+    id: objectId('scr'),
+    object: z.literal('screening'),
+    status: z.enum(['clear', 'potential_match']),
+    match_count: z.number().int(),
+    matches: z.array(MatchSchema),
+    screened_at: z.iso.datetime(),
+    data_sources_checked: z.number().int(),
+    customer_id: z.string().nullable(),
+    batch_id: z.string().nullable(),
+    list_versions: z.array(ListVersionSchema).describe('The list versions this screening used'),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Screening' });
+
+export const ScreeningListQuery = z.strictObject({
+  ...listParams,
+  status: z.enum(['clear', 'potential_match']).optional(),
+  customer_id: z.string().optional(),
+  batch_id: z.string().optional(),
+});
+
+export const ScreeningListSchema = listSchema(ScreeningSchema, 'Screening');

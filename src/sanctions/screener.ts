@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import type { Db } from '../db';
+import type { Logger } from '../logger';
+import { SanctionsMatcher, type Match, type ScreeningQuery } from './matcher';
+import { SOURCES, parseSource, sourceById, type SourceDefinition } from './sources';
+import type { ListedEntity } from './types';
+
+export interface ListVersion {
+  id: number;
+  source: string;
+  sha256: string;
+  publishedOn: string | null;
+  entityCount: number;
+}
+
+export interface ScreeningOutcome {
+  status: 'clear' | 'potential_match';
+  matches: MatchEntry[];
+  dataSourcesChecked: number;
+  listVersionIds: number[];
+}
+
+/** A match as the API shows it (spec 2.6), plus the listing's id and how the score was reached. */
+export interface MatchEntry {
+  score: number;
+  source: string;
+  source_name: string;
+  matched_name: string;
+  match_type: Match['matchType'];
+  entity_type: string;
+  sanctions_programs: string[];
+  listed_on: string | null;
+  remarks: string | null;
+  listing_id: string;
+  score_details: { name: number; date_of_birth: number | null; country: number | null };
+}
+
+interface LoadedLists {
+  entities: ListedEntity[];
+  loaded: { def: SourceDefinition; files: Record<string, Buffer>; entityCount: number; publishedOn?: string; sha256: string }[];
+}
+
+/**
+ * Reads every source present in `dir`: `{dir}/{source id}/{file}` as `lists sync` writes them, or the
+ * files a `{dir}/manifest.json` names ({"sources": {"us_ofac_sdn": {"sdn.csv": "path", …}}}).
+ */
+export async function readListsFromDirectory(dir: string): Promise<LoadedLists> {
+  const manifestPath = path.join(dir, 'manifest.json');
+  const manifest: Record<string, Record<string, string>> | undefined = fs.existsSync(manifestPath)
+    ? JSON.parse(fs.readFileSync(manifestPath, 'utf8')).sources
+    : undefined;
+  const out: LoadedLists = { entities: [], loaded: [] };
+  for (const def of SOURCES) {
+    const files: Record<string, Buffer> = {};
+    let complete = true;
+    for (const file of def.files) {
+      const rel = manifest ? manifest[def.id]?.[file.name] : path.join(def.id, file.name);
+      const full = rel ? path.resolve(dir, rel) : undefined;
+      if (full && fs.existsSync(full)) files[file.name] = fs.readFileSync(full);
+      else if (!file.optional) complete = false;
+    }
+    if (!complete) continue;
+    const parsed = await parseSource(def, files);
+    const hash = createHash('sha256');
+    for (const name of Object.keys(files).sort()) hash.update(name).update(files[name]);
+    out.entities.push(...parsed.entities);
+    out.loaded.push({ def, files, entityCount: parsed.entities.length, publishedOn: parsed.publishedOn, sha256: hash.digest('hex') });
+  }
+  return out;
+}
+
+/**
+ * The screening engine of one process: the lists, their recorded versions, and the matcher.
+ * `load` builds a complete new state and swaps it in with one assignment, so screenings running
+ * during a reload use the old lists or the new ones, never a mix.
+ */
+export class SanctionsScreener {
+  private state?: { matcher: SanctionsMatcher; versions: ListVersion[] };
+
+  constructor(private readonly opts: { db: Db; dataDir: string; threshold: number; log?: Logger }) {}
+
+  get ready() {
+    return this.state !== undefined && this.state.versions.length > 0;
+  }
+
+  get versions(): ListVersion[] {
+    return this.state?.versions ?? [];
+  }
+
+  async load(): Promise<ListVersion[]> {
+    const started = Date.now();
+    const lists = fs.existsSync(this.opts.dataDir) ? await readListsFromDirectory(this.opts.dataDir) : { entities: [], loaded: [] };
+    const versions: ListVersion[] = [];
+    for (const l of lists.loaded) versions.push(await this.recordVersion(l.def.id, l.sha256, l.publishedOn ?? null, l.entityCount));
+    const matcher = new SanctionsMatcher(lists.entities, { threshold: this.opts.threshold, maxMatches: 10 });
+    this.state = { matcher, versions };
+    this.opts.log?.info(
+      { sources: versions.length, entities: lists.entities.length, names: matcher.nameCount, ms: Date.now() - started },
+      versions.length ? 'sanctions lists loaded' : `no sanctions lists found in ${this.opts.dataDir}`,
+    );
+    return versions;
+  }
+
+  private async recordVersion(source: string, sha256: string, publishedOn: string | null, entityCount: number): Promise<ListVersion> {
+    const row = await sql<{ id: number; published_on: string | null }>`
+      insert into sanctions_list_versions (source, sha256, published_on, entity_count, first_loaded_at)
+      values (${source}, ${sha256}, ${publishedOn}, ${entityCount}, ${new Date()})
+      on conflict (source, sha256) do update set entity_count = excluded.entity_count
+      returning id, published_on`.execute(this.opts.db);
+    return { id: row.rows[0].id, source, sha256, publishedOn, entityCount };
+  }
+
+  screen(query: ScreeningQuery): ScreeningOutcome {
+    const state = this.state;
+    if (!state || state.versions.length === 0) throw new NoListsLoadedError();
+    const matches = state.matcher.screen(query).map(toEntry);
+    return {
+      status: matches.length > 0 ? 'potential_match' : 'clear',
+      matches,
+      dataSourcesChecked: state.versions.length,
+      listVersionIds: state.versions.map((v) => v.id),
+    };
+  }
+}
+
+export class NoListsLoadedError extends Error {
+  constructor() {
+    super('No sanctions lists are loaded: run `npm run cli -- lists sync` or point SANCTIONS_DATA_DIR at the list files');
+  }
+}
+
+function toEntry(m: Match): MatchEntry {
+  return {
+    score: m.score,
+    source: m.entity.source,
+    source_name: sourceById.get(m.entity.source)?.name ?? m.entity.source,
+    matched_name: m.matchedName,
+    match_type: m.matchType,
+    entity_type: m.entity.entityType,
+    sanctions_programs: m.entity.programs,
+    listed_on: m.entity.listedOn && /^\d{4}-\d{2}-\d{2}$/.test(m.entity.listedOn) ? m.entity.listedOn : null,
+    remarks: m.entity.remarks ?? null,
+    listing_id: m.entity.id,
+    score_details: { name: m.nameScore, date_of_birth: m.adjustments.dateOfBirth ?? null, country: m.adjustments.country ?? null },
+  };
+}
