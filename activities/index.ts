@@ -4,12 +4,15 @@ import { SandboxIdentityProvider, type IdentityVerificationProvider } from '../s
 import { createIdentityVerificationActivities } from './identity-verification';
 import { createKycDatabaseActivities } from './kyc-database';
 import { createMaintenanceActivities } from './maintenance';
+import { createSanctionsActivities } from './sanctions';
+import type { SanctionsScreener } from '../src/sanctions/screener';
 
 export interface ActivityDeps {
   db: Db;
   cipher: DataCipher;
   identityProvider?: IdentityVerificationProvider;
   idempotencyRetentionHours: number;
+  sanctions: SanctionsScreener;
 }
 
 /** All activities, grouped by the outside system they touch. */
@@ -22,5 +25,6 @@ export function createActivities(deps: ActivityDeps) {
       provider: deps.identityProvider ?? new SandboxIdentityProvider(),
     }),
     ...createMaintenanceActivities(deps.db, deps.idempotencyRetentionHours),
+    ...createSanctionsActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
   };
 }

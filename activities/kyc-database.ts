@@ -9,6 +9,7 @@ export interface RecordKycStatusInput {
   customerId: string;
   kycStatus: KycStatus;
   incompleteReasons?: string[];
+  reviewReasons?: string[];
   rejectionReasons?: string[];
   riskRating?: 'low' | 'medium' | 'high';
   customerStatus?: 'active';
@@ -45,6 +46,7 @@ export function createKycDatabaseActivities(db: Db) {
           .set({
             kyc_status: input.kycStatus,
             incomplete_reasons: input.incompleteReasons ? JSON.stringify(input.incompleteReasons) : null,
+            review_reasons: input.reviewReasons ? JSON.stringify(input.reviewReasons) : null,
             rejection_reasons: input.rejectionReasons ? JSON.stringify(input.rejectionReasons) : null,
             ...(input.riskRating ? { risk_rating: input.riskRating } : {}),
             ...(input.customerStatus ? { status: input.customerStatus } : {}),

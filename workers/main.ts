@@ -3,6 +3,7 @@ import { loadConfig } from '../src/config';
 import { DataCipher, resolveEncryptionKey } from '../src/crypto';
 import { createDb } from '../src/db';
 import { createLogger } from '../src/logger';
+import { SanctionsScreener } from '../src/sanctions/screener';
 import { createWorker } from './create-worker';
 import { runMain } from '../src/main/run';
 
@@ -13,11 +14,14 @@ runMain('worker', async () => {
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for the worker');
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const cipher = new DataCipher(resolveEncryptionKey({ envKey: config.DATA_ENCRYPTION_KEY, dataDir: config.dataDir, allowGenerated: false }));
+  // Batch and KYC screening run here, against lists held in this process's memory.
+  const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
+  await sanctions.load();
   const { worker, connection } = await createWorker({
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { db, cipher, idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS },
+    activityDeps: { db, cipher, sanctions, idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS },
   });
   log.info({ task_queue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
   const running = worker.run();

@@ -1,3 +1,4 @@
 // Every workflow the worker registers. One file per workflow.
 export { kycWorkflow } from './kyc';
 export { reapIdempotencyKeysWorkflow } from './maintenance';
+export { screeningBatchWorkflow } from './screening-batch';

@@ -55,6 +55,7 @@ export interface CustomersTable {
   endorsements: string[];
   rejection_reasons: ColumnType<string[] | null, string | null, string | null>;
   incomplete_reasons: ColumnType<string[] | null, string | null, string | null>;
+  review_reasons: ColumnType<string[] | null, string | null, string | null>;
   kyc_link_token_hash: string | null;
   kyc_link_expires_at: Date | null;
   created_at: Date;

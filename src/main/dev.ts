@@ -52,11 +52,14 @@ runMain('platform', async () => {
     stops.push(() => temporal.connection.close());
     await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE);
 
+    // One in-memory copy of the lists serves the API and the worker of this process.
+    const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
+    await sanctions.load();
     const { worker, connection } = await createWorker({
       address: temporalAddress,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      activityDeps: { db, cipher, idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS },
+      activityDeps: { db, cipher, sanctions, idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS },
     });
     const running = worker.run();
     stops.push(async () => {
@@ -65,9 +68,7 @@ runMain('platform', async () => {
       await connection.close();
     });
 
-    const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
-  await sanctions.load();
-  const api = await startApiServer({ config, db, temporal, cipher, log, sanctions });
+    const api = await startApiServer({ config, db, temporal, cipher, log, sanctions });
     stops.push(api.stop);
 
     const sandboxKey = await ensureDefaultSandboxKey(db, config.dataDir);

@@ -46,9 +46,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create index screenings_tenant_order on screenings (developer_id, environment, created_at desc, id desc);
     create index screenings_customer on screenings (customer_id, created_at desc);
     create unique index screenings_batch_item on screenings (batch_id, batch_index);
+
+    -- Why a KYC case waits for an operator (e.g. a potential sanctions match).
+    alter table customers add column review_reasons jsonb;
   `.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`alter table customers drop column review_reasons`.execute(db);
   await sql`drop table screenings, screening_batches, sanctions_list_versions`.execute(db);
 }

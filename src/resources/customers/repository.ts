@@ -39,6 +39,7 @@ export function serializeCustomer(row: CustomerRow, extra: Partial<Customer> = {
     endorsements: row.endorsements as Customer['endorsements'],
     ...(row.kyc_status === 'rejected' ? { rejection_reasons: row.rejection_reasons ?? [] } : {}),
     ...(row.kyc_status === 'incomplete' ? { incomplete_reasons: row.incomplete_reasons ?? [] } : {}),
+    ...(row.kyc_status === 'manual_review' ? { review_reasons: row.review_reasons ?? [] } : {}),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     ...extra,

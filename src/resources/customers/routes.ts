@@ -50,6 +50,7 @@ export const createCustomer = defineRoute({
           endorsements: [],
           rejection_reasons: null,
           incomplete_reasons: null,
+          review_reasons: null,
           kyc_link_token_hash: sha256Hex(token),
           kyc_link_expires_at: linkExpiresAt,
           created_at: now,

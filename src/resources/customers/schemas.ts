@@ -114,6 +114,7 @@ export const CustomerSchema = z
     endorsements: z.array(z.enum(ENDORSEMENTS)),
     rejection_reasons: z.array(z.string()).optional().describe('Present when kyc_status is rejected'),
     incomplete_reasons: z.array(z.string()).optional().describe('Present when kyc_status is incomplete'),
+    review_reasons: z.array(z.string()).optional().describe('Present when kyc_status is manual_review (e.g. sanctions_potential_match)'),
     kyc_link: z.string().optional().describe('Returned when the customer is created: the hosted KYC page'),
     kyc_link_expires_at: timestamp.optional(),
     created_at: timestamp,

@@ -60,3 +60,31 @@ export const ScreeningListQuery = z.strictObject({
 });
 
 export const ScreeningListSchema = listSchema(ScreeningSchema, 'Screening');
+
+export const BatchEntityInput = z.strictObject({
+  name: z.string().trim().min(1, 'must not be empty').max(300),
+  type: z.enum(['individual', 'business']).optional(),
+  country: countryCode.optional(),
+  date_of_birth: pastDate.optional(),
+});
+
+export const MAX_BATCH = 10_000;
+
+export const BatchInput = z.strictObject({
+  entities: z.array(BatchEntityInput).min(1, 'must hold at least one entity').max(MAX_BATCH, `at most ${MAX_BATCH} entities per batch`),
+});
+
+export const ScreeningBatchSchema = z
+  .object({
+    id: objectId('sbat'),
+    object: z.literal('screening_batch'),
+    status: z.enum(['processing', 'completed', 'failed']),
+    total: z.number().int(),
+    processed: z.number().int(),
+    potential_matches: z.number().int(),
+    progress: z.number().min(0).max(1),
+    created_at: z.iso.datetime(),
+    completed_at: z.iso.datetime().nullable(),
+    screenings: ScreeningListSchema.optional().describe('When completed: a page of the screenings, in batch order (limit, cursor)'),
+  })
+  .meta({ id: 'ScreeningBatch' });
