@@ -200,3 +200,32 @@ describe('KYC workflow', () => {
     expect(result).toBe('closed');
   });
 });
+
+describe('KYC sanctions screening', () => {
+  test('a customer whose name is listed goes to manual review with the screening attached; the operator decides', async () => {
+    const c = await newCustomer(individual({
+      first_name: 'Ayman', last_name: 'al-Zawahiri', date_of_birth: '1951-06-19',
+      address: { line1: '1 Nile St', city: 'Giza', country: 'EG' }, phone: '+20223456789',
+    }));
+    await t.api.post(`/v0/customers/${c.id}/kyc`, documents());
+    const review = await waitForKycStatus(t.api, c.id, 'manual_review');
+    expect(review.review_reasons).toEqual(['sanctions_potential_match']);
+    const screenings = await t.api.get(`/v0/sanctions/screenings?customer_id=${c.id}`);
+    expect(screenings.body.data).toHaveLength(1);
+    expect(screenings.body.data[0]).toMatchObject({ status: 'potential_match', customer_id: c.id });
+    expect(screenings.body.data[0].matches[0].matched_name).toMatch(/ZAWAHIRI/i);
+    const client = await temporalClient();
+    const description = await client.workflow.getHandle(`kyc:${c.id}`).describe();
+    expect(description.searchAttributes.KycStatus).toEqual(['manual_review']);
+    const rejected = await t.api.post(`/v0/sandbox/customers/${c.id}/kyc_decision`, { decision: 'reject', reasons: ['sanctions_confirmed'] });
+    expect(rejected.body).toMatchObject({ kyc_status: 'rejected', rejection_reasons: ['sanctions_confirmed'] });
+  });
+
+  test('every approved customer was screened clear', async () => {
+    const c = await newCustomer(individual());
+    await t.api.post(`/v0/customers/${c.id}/kyc`, documents());
+    await waitForKycStatus(t.api, c.id, 'approved');
+    const screenings = await t.api.get(`/v0/sanctions/screenings?customer_id=${c.id}`);
+    expect(screenings.body.data.map((s: any) => s.status)).toEqual(['clear']);
+  });
+});

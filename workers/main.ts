@@ -17,6 +17,7 @@ runMain('worker', async () => {
   // Batch and KYC screening run here, against lists held in this process's memory.
   const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
   await sanctions.load();
+  const stopWatching = await sanctions.watchForUpdates(config.DATABASE_URL);
   const { worker, connection } = await createWorker({
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -30,6 +31,7 @@ runMain('worker', async () => {
     stop: async () => {
       worker.shutdown();
       await running;
+      await stopWatching();
       await connection.close();
       await db.destroy();
     },

@@ -13,6 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { KycActivities } from '../activities/kyc-database';
 import type { IdentityVerificationActivities } from '../activities/identity-verification';
+import type { SanctionsActivities } from '../activities/sanctions';
 import { ACCEPTS_SUBMISSION, type KycStatus } from '../src/domain/kyc';
 import { KycStatusAttr } from '../src/temporal/search-attributes';
 
@@ -58,6 +59,11 @@ const { verifyIdentity } = proxyActivities<IdentityVerificationActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+const { screenCustomerForKyc } = proxyActivities<SanctionsActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
 const STEP: Record<KycStatus, string> = {
   not_started: 'Starting KYC',
   pending: 'Waiting for identity documents',
@@ -82,6 +88,7 @@ export async function kycWorkflow(input: KycWorkflowInput): Promise<KycStatus | 
   let closed = false;
   let decision: OperatorDecision | undefined;
   const queue: KycSubmission[] = [];
+  let screeningNote = '';
 
   const moveTo = async (next: KycStatus, extra: Omit<Parameters<KycActivities['recordKycStatus']>[0], 'customerId' | 'kycStatus'> = {}) => {
     setCurrentDetails(`${STEP[next]} (recording)`);
@@ -152,8 +159,25 @@ export async function kycWorkflow(input: KycWorkflowInput): Promise<KycStatus | 
       reviewing = false;
       continue;
     }
+    let reviewReasons: string[] = verdict.outcome === 'manual_review' ? (verdict.reasons ?? []) : [];
+    if (verdict.outcome === 'approved' || verdict.outcome === 'manual_review') {
+      // Nobody is approved without a sanctions screening; a potential match goes to a human.
+      setCurrentDetails('Screening against sanctions lists');
+      const screening = await screenCustomerForKyc({ customerId: input.customerId });
+      if (screening.status === 'potential_match') {
+        reviewReasons = ['sanctions_potential_match', ...reviewReasons];
+        screeningNote = `potential sanctions match in ${screening.screeningId}: ${screening.summary}`;
+      } else if (screening.status === 'unavailable' && screening.environment === 'production') {
+        reviewReasons = ['sanctions_screening_unavailable', ...reviewReasons];
+        screeningNote = 'sanctions lists unavailable';
+      } else {
+        screeningNote = screening.status === 'clear' ? `sanctions screening ${screening.screeningId}: clear` : 'sanctions screening skipped: no lists loaded (sandbox)';
+      }
+      if (reviewReasons.length > 0) verdict.outcome = 'manual_review';
+    }
     if (verdict.outcome === 'manual_review') {
-      await moveTo('manual_review');
+      await moveTo('manual_review', { reviewReasons });
+      setCurrentDetails(`${STEP.manual_review}: ${reviewReasons.join(', ')}${screeningNote ? ` (${screeningNote})` : ''}`);
       await condition(() => closed || decision !== undefined);
       if (closed) return 'closed';
       verdict.outcome = decision!.decision === 'approve' ? 'approved' : 'rejected';

@@ -7,6 +7,9 @@ import { loadConfig } from '../config';
 import { createDb, migrateToLatest } from '../db';
 import { connectTemporalClient } from '../temporal/client';
 import { decideKyc } from '../resources/kyc/workflow-client';
+import { SOURCES } from '../sanctions/sources';
+import { syncLists } from '../sanctions/sync';
+import { sql } from 'kysely';
 
 const USAGE = `Usage: npm run cli -- <command>
   developers create --name NAME [--rate-limit N --daily-quota N]
@@ -14,6 +17,8 @@ const USAGE = `Usage: npm run cli -- <command>
               [--permissions customers:read,…] [--plan sandbox|production|enterprise]
   keys revoke key_…
   kyc decide cus_… --decision approve|reject [--reason TEXT] [--operator NAME]
+  lists sync [--source ID …]     download the official sanctions lists into SANCTIONS_DATA_DIR
+  lists sources                  the sources screened against
   migrate`;
 
 function databaseUrl(config: ReturnType<typeof loadConfig>) {
@@ -36,6 +41,7 @@ async function main(argv: string[]) {
       decision: { type: 'string' },
       reason: { type: 'string', multiple: true },
       operator: { type: 'string' },
+      source: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -91,6 +97,20 @@ async function main(argv: string[]) {
         console.log(`${target}: kyc_status ${state.kyc_status}`);
       } finally {
         await temporal.connection.close();
+      }
+    } else if (group === 'lists' && action === 'sources') {
+      for (const src of SOURCES) console.log(`${src.id.padEnd(24)} ${src.region.padEnd(16)} ${src.format.padEnd(16)} ${src.name}`);
+    } else if (group === 'lists' && action === 'sync') {
+      const result = await syncLists({ dir: config.sanctionsDataDir, sources: values.source, onProgress: (line) => console.log(line) });
+      // Running API and worker processes reload on this notification.
+      if (result.synced.length > 0) await sql`notify sanctions_lists_updated`.execute(db);
+      console.log(`${result.synced.length} of ${result.synced.length + result.failed.length} sources synced into ${config.sanctionsDataDir}`);
+      if (result.failed.length > 0) {
+        throw new Error(
+          result.synced.length === 0
+            ? 'no list could be downloaded: is this machine offline? Lists already on disk are kept.'
+            : `${result.failed.length} source(s) failed; their previous files are kept`,
+        );
       }
     } else {
       throw new Error(`unknown command '${positionals.join(' ')}'\n${USAGE}`);

@@ -20,11 +20,13 @@ runMain('api', async () => {
   await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE);
   const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
   await sanctions.load();
+  const stopWatching = await sanctions.watchForUpdates(config.DATABASE_URL);
   const api = await startApiServer({ config, db, temporal, cipher, log, sanctions });
   log.info({ port: api.port }, 'api listening');
   return {
     stop: async () => {
       await api.stop();
+      await stopWatching();
       await temporal.connection.close();
       await db.destroy();
     },

@@ -55,6 +55,7 @@ runMain('platform', async () => {
     // One in-memory copy of the lists serves the API and the worker of this process.
     const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
     await sanctions.load();
+    stops.push(await sanctions.watchForUpdates(databaseUrl));
     const { worker, connection } = await createWorker({
       address: temporalAddress,
       namespace: config.TEMPORAL_NAMESPACE,
@@ -82,6 +83,7 @@ runMain('platform', async () => {
         `  Temporal UI:  ${temporalUi}`,
         `  Data:         ${config.dataDir}`,
         `  Sandbox key:  ${sandboxKey}`,
+        `  Sanctions:    ${sanctions.ready ? `${sanctions.versions.length} lists loaded` : 'no lists loaded (npm run cli -- lists sync, or SANCTIONS_DATA_DIR)'}`,
         '',
         `  curl -H "Api-Key: ${sandboxKey}" ${base}/v0/customers`,
         '',

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
+import pg from 'pg';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { SanctionsMatcher, type Match, type ScreeningQuery } from './matcher';
@@ -111,6 +112,30 @@ export class SanctionsScreener {
       on conflict (source, sha256) do update set entity_count = excluded.entity_count
       returning id, published_on`.execute(this.opts.db);
     return { id: row.rows[0].id, source, sha256, publishedOn, entityCount };
+  }
+
+  /**
+   * Reloads when `lists sync` announces new files (PostgreSQL NOTIFY on `sanctions_lists_updated`)
+   * and on SIGHUP. Returns a function that stops listening.
+   */
+  async watchForUpdates(databaseUrl: string): Promise<() => Promise<void>> {
+    const reload = () => {
+      this.load().catch((err) => this.opts.log?.error({ err: String(err) }, 'sanctions list reload failed; previous lists kept'));
+    };
+    process.on('SIGHUP', reload);
+    const client = new pg.Client({ connectionString: databaseUrl });
+    try {
+      await client.connect();
+      client.on('error', () => undefined);
+      client.on('notification', reload);
+      await client.query('listen sanctions_lists_updated');
+    } catch (err) {
+      this.opts.log?.warn({ err: String(err) }, 'cannot LISTEN for list updates; reload with SIGHUP');
+    }
+    return async () => {
+      process.off('SIGHUP', reload);
+      await client.end().catch(() => undefined);
+    };
   }
 
   screen(query: ScreeningQuery): ScreeningOutcome {
