@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { readListsFromDirectory } from '../src/sanctions/screener';
 import type { ListedEntity } from '../src/sanctions/types';
 
@@ -52,9 +53,6 @@ export async function loadSharedEntities(): Promise<ListedEntity[]> {
 }
 
 export function loadNegatives(): { name: string; dateOfBirth: string; nationality: string }[] {
-  const lines = fs.readFileSync(path.join(SHARED_DATA, 'eval/synthetic_people_negatives.csv'), 'utf8').trim().split('\n').slice(1);
-  return lines.map((l) => {
-    const c = l.split(',');
-    return { name: c[0], dateOfBirth: c[5], nationality: c[7] };
-  });
+  const rows = parse(fs.readFileSync(path.join(SHARED_DATA, 'eval/synthetic_people_negatives.csv')), { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+  return rows.map((r) => ({ name: r.full_name, dateOfBirth: r.date_of_birth, nationality: r.nationality }));
 }
