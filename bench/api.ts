@@ -4,9 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { createApiKey, createDeveloper } from '../src/admin/accounts';
-import { createDb } from '../src/db';
-import { startStack } from '../test/harness/stack';
+import { createUnlimitedKey, startStack } from '../test/harness/stack';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 
@@ -38,10 +36,7 @@ async function run(name: string, connections: number, opts: autocannon.Options):
 async function main() {
   const stack = await startStack({ name: 'bench', logDir: path.join(__dirname, '../test-logs/bench'), extraEnv: { LOG_LEVEL: 'warn' } });
   try {
-    const db = createDb(stack.info.databaseUrl, 2);
-    const dev = await createDeveloper(db, { name: 'bench', rateLimitPerSecond: 1_000_000, dailyQuota: 1_000_000_000 });
-    const { key } = await createApiKey(db, { developerId: dev.id, environment: 'sandbox', kind: 'secret', plan: 'enterprise' });
-    await db.destroy();
+    const key = await createUnlimitedKey(stack.info.databaseUrl);
     const headers = { 'Api-Key': key, 'Content-Type': 'application/json' };
     const body = JSON.stringify({
       type: 'individual', email: 'bench@example.com', first_name: 'Bench', last_name: 'Mark', phone: '+14155550123',

@@ -5,12 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createApiKey, createDeveloper } from '../src/admin/accounts';
 import { loadConfig } from '../src/config';
-import { createDb } from '../src/db';
 import { SanctionsMatcher } from '../src/sanctions/matcher';
 import { pastDate } from '../src/domain/validation';
-import { startStack } from '../test/harness/stack';
+import { createUnlimitedKey, startStack } from '../test/harness/stack';
 import { DISTORTIONS, buildPositives, negativeQueries } from './screening-eval';
 import { loadNegatives, loadSharedEntities } from './shared-lists';
 
@@ -88,10 +86,7 @@ function rssMb(pid: number | undefined) {
 async function throughStack() {
   const stack = await startStack({ name: 'benchscr', logDir: path.join(__dirname, '../test-logs/bench-screening'), extraEnv: { LOG_LEVEL: 'warn' } });
   try {
-    const db = createDb(stack.info.databaseUrl, 2);
-    const dev = await createDeveloper(db, { name: 'bench', rateLimitPerSecond: 1_000_000, dailyQuota: 1_000_000_000 });
-    const { key } = await createApiKey(db, { developerId: dev.id, environment: 'sandbox', kind: 'secret', plan: 'enterprise' });
-    await db.destroy();
+    const key = await createUnlimitedKey(stack.info.databaseUrl);
     const headers = { 'Api-Key': key, 'Content-Type': 'application/json' };
     const negatives = loadNegatives();
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { apiClient, createTenant, individual, stack, testDb, waitFor, type Tenant } from './harness';
 import { revokeApiKey } from '../src/admin/accounts';
+import { sha256Hex } from '../src/crypto';
 
 // Every row of ../shared/API-CONVENTIONS.md that the foundation covers, through the running API.
 
@@ -205,19 +206,21 @@ describe('idempotency', () => {
     expect(good.status).toBe(201);
   });
 
-  test('a key whose first request is still running is 409 idempotency_key_in_use', async () => {
-    const now = new Date();
-    const body = individual();
-    // A request in flight in another API process: its claim row exists, its reply does not yet.
-    const { sha256Hex } = await import('../src/crypto');
+  /** The claim row a request still running (or crashed) in another API process leaves behind. */
+  async function claimInProgress(key: string, body: unknown, claimedAt: Date) {
     await testDb()
       .insertInto('idempotency_keys')
       .values({
-        developer_id: t.developerId, environment: 'sandbox', key: 'in-flight', method: 'POST', path: '/v0/customers',
+        developer_id: t.developerId, environment: 'sandbox', key, method: 'POST', path: '/v0/customers',
         body_hash: sha256Hex(JSON.stringify(body)), state: 'in_progress', response_status: null, response_body: null,
-        locked_at: now, created_at: now,
+        locked_at: claimedAt, created_at: claimedAt,
       })
       .execute();
+  }
+
+  test('a key whose first request is still running is 409 idempotency_key_in_use', async () => {
+    const body = individual();
+    await claimInProgress('in-flight', body, new Date());
     const res = await t.api.post('/v0/customers', body, { idempotencyKey: 'in-flight' });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('idempotency_key_in_use');
@@ -225,16 +228,7 @@ describe('idempotency', () => {
 
   test('a claim left in progress by a crashed process is taken over after the lock expires', async () => {
     const body = individual();
-    const stale = new Date(Date.now() - 120_000);
-    const { sha256Hex } = await import('../src/crypto');
-    await testDb()
-      .insertInto('idempotency_keys')
-      .values({
-        developer_id: t.developerId, environment: 'sandbox', key: 'crashed', method: 'POST', path: '/v0/customers',
-        body_hash: sha256Hex(JSON.stringify(body)), state: 'in_progress', response_status: null, response_body: null,
-        locked_at: stale, created_at: stale,
-      })
-      .execute();
+    await claimInProgress('crashed', body, new Date(Date.now() - 120_000));
     const res = await t.api.post('/v0/customers', body, { idempotencyKey: 'crashed' });
     expect(res.status).toBe(201);
     const replay = await t.api.post('/v0/customers', body, { idempotencyKey: 'crashed' });

@@ -9,6 +9,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { resolveTemporalCli } from '../../src/embedded/temporal-cli';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import type { StackInfo } from './stack-file';
+import { createApiKey, createDeveloper } from '../../src/admin/accounts';
+import { createDb } from '../../src/db';
 import { writeSharedManifest } from '../../bench/shared-lists';
 
 const root = path.join(__dirname, '../..');
@@ -148,4 +150,15 @@ export function freePort(): Promise<number> {
     });
     srv.on('error', reject);
   });
+}
+
+/** A developer on the enterprise plan with limits out of the way, and its sandbox secret key. */
+export async function createUnlimitedKey(databaseUrl: string): Promise<string> {
+  const db = createDb(databaseUrl, 1);
+  try {
+    const dev = await createDeveloper(db, { name: 'bench', rateLimitPerSecond: 1_000_000, dailyQuota: 1_000_000_000 });
+    return (await createApiKey(db, { developerId: dev.id, environment: 'sandbox', kind: 'secret', plan: 'enterprise' })).key;
+  } finally {
+    await db.destroy();
+  }
 }

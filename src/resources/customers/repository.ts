@@ -1,3 +1,4 @@
+import { tenantRows } from '../../db/tenant-scope';
 import type { Kysely, Transaction } from 'kysely';
 import type { Tenant } from '../../api/context';
 import { notFound } from '../../api/errors';
@@ -8,12 +9,7 @@ type Executor = Kysely<Database> | Transaction<Database>;
 
 /** Every read is scoped to the key's developer account and environment: another tenant's id is a 404. */
 export async function findCustomer(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
-  let q = db
-    .selectFrom('customers')
-    .selectAll()
-    .where('id', '=', id)
-    .where('developer_id', '=', tenant.developerId)
-    .where('environment', '=', tenant.environment);
+  let q = tenantRows(db, 'customers', tenant).where('id', '=', id);
   if (opts.forUpdate) q = q.forUpdate();
   const row = await q.executeTakeFirst();
   if (!row) throw notFound('customer', id);

@@ -1,3 +1,4 @@
+import { tenantRows } from '../../db/tenant-scope';
 import { z } from 'zod';
 import { invalidState } from '../../api/errors';
 import { paginate } from '../../api/pagination';
@@ -84,11 +85,7 @@ export const listCustomers = defineRoute({
   query: CustomerListQuery,
   responses: { 200: CustomerListSchema },
   handler: async ({ deps, tenant, query }) => {
-    let q = deps.db
-      .selectFrom('customers')
-      .selectAll()
-      .where('developer_id', '=', tenant.developerId)
-      .where('environment', '=', tenant.environment);
+    let q = tenantRows(deps.db, 'customers', tenant);
     // Deleted customers stay readable by id but leave lists unless asked for.
     q = query.status ? q.where('status', '=', query.status) : q.where('status', '<>', 'deleted');
     if (query.kyc_status) q = q.where('kyc_status', '=', query.kyc_status);

@@ -1,3 +1,4 @@
+import { tenantRows } from '../../db/tenant-scope';
 import { z } from 'zod';
 import { objectId } from '../../api/common-schemas';
 import { notFound } from '../../api/errors';
@@ -40,11 +41,7 @@ export const listEvents = defineRoute({
   }),
   responses: { 200: listSchema(EventSchema, 'Event') },
   handler: async ({ deps, tenant, query }) => {
-    let q = deps.db
-      .selectFrom('events')
-      .selectAll()
-      .where('developer_id', '=', tenant.developerId)
-      .where('environment', '=', tenant.environment);
+    let q = tenantRows(deps.db, 'events', tenant);
     if (query.type) q = q.where('type', '=', query.type);
     if (query.object_id) q = q.where('object_id', '=', query.object_id);
     return { status: 200, body: await paginate(q, query, serializeEvent) };
@@ -60,13 +57,7 @@ export const getEvent = defineRoute({
   params: z.strictObject({ event_id: z.string() }),
   responses: { 200: EventSchema },
   handler: async ({ deps, tenant, params }) => {
-    const row = await deps.db
-      .selectFrom('events')
-      .selectAll()
-      .where('id', '=', params.event_id)
-      .where('developer_id', '=', tenant.developerId)
-      .where('environment', '=', tenant.environment)
-      .executeTakeFirst();
+    const row = await tenantRows(deps.db, 'events', tenant).where('id', '=', params.event_id).executeTakeFirst();
     if (!row) throw notFound('event', params.event_id);
     return { status: 200, body: serializeEvent(row) };
   },

@@ -1,3 +1,4 @@
+import { tenantRows } from '../../db/tenant-scope';
 import { z } from 'zod';
 import { invalidState, notFound } from '../../api/errors';
 import { paginate } from '../../api/pagination';
@@ -43,13 +44,7 @@ export const getScreening = defineRoute({
   params: z.strictObject({ screening_id: z.string() }),
   responses: { 200: ScreeningSchema },
   handler: async ({ deps, tenant, params }) => {
-    const row = await deps.db
-      .selectFrom('screenings')
-      .selectAll()
-      .where('id', '=', params.screening_id)
-      .where('developer_id', '=', tenant.developerId)
-      .where('environment', '=', tenant.environment)
-      .executeTakeFirst();
+    const row = await tenantRows(deps.db, 'screenings', tenant).where('id', '=', params.screening_id).executeTakeFirst();
     if (!row) throw notFound('screening', params.screening_id);
     return { status: 200, body: await serializeScreening(deps.db, row) };
   },
@@ -64,11 +59,7 @@ export const listScreenings = defineRoute({
   query: ScreeningListQuery,
   responses: { 200: ScreeningListSchema },
   handler: async ({ deps, tenant, query }) => {
-    let q = deps.db
-      .selectFrom('screenings')
-      .selectAll()
-      .where('developer_id', '=', tenant.developerId)
-      .where('environment', '=', tenant.environment);
+    let q = tenantRows(deps.db, 'screenings', tenant);
     if (query.status) q = q.where('status', '=', query.status);
     if (query.customer_id) q = q.where('customer_id', '=', query.customer_id);
     if (query.batch_id) q = q.where('batch_id', '=', query.batch_id);
@@ -146,13 +137,7 @@ export const getBatch = defineRoute({
   query: z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(100), cursor: z.string().regex(/^cur_\d+$/, 'use the cursor of the previous page').optional() }),
   responses: { 200: ScreeningBatchSchema },
   handler: async ({ deps, tenant, params, query }) => {
-    const row = await deps.db
-      .selectFrom('screening_batches')
-      .selectAll()
-      .where('id', '=', params.batch_id)
-      .where('developer_id', '=', tenant.developerId)
-      .where('environment', '=', tenant.environment)
-      .executeTakeFirst();
+    const row = await tenantRows(deps.db, 'screening_batches', tenant).where('id', '=', params.batch_id).executeTakeFirst();
     if (!row) throw notFound('screening batch', params.batch_id);
     const body: Record<string, unknown> = serializeBatch(row);
     if (row.status === 'completed') {
