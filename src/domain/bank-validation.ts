@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { base32, base58, base58check } from '@scure/base';
+import { Address, NETWORK } from '@scure/btc-signer';
+import { extractIBAN, isValidBIC } from 'ibantools';
+import { isAddress } from 'viem';
+
+/**
+ * Account-number checks that catch real mistakes at the edge. Each returns null when valid, or
+ * the reason it is not.
+ */
+
+/** ABA routing number: 9 digits, a Federal Reserve prefix, and the 3-7-1 checksum. */
+export function abaRoutingError(routing: string): string | null {
+  if (!/^\d{9}$/.test(routing)) return 'must be 9 digits';
+  const prefix = Number(routing.slice(0, 2));
+  const validPrefix = (prefix >= 0 && prefix <= 12) || (prefix >= 21 && prefix <= 32) || (prefix >= 61 && prefix <= 72) || prefix === 80;
+  if (!validPrefix) return 'is not a valid ABA routing number (unknown Federal Reserve prefix)';
+  const d = routing.split('').map(Number);
+  const sum = 3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8]);
+  return sum % 10 === 0 ? null : 'is not a valid ABA routing number (checksum)';
+}
+
+/** CLABE (Mexico): 18 digits; the last is the Banxico control digit (weights 3, 7, 1). */
+export function clabeError(clabe: string): string | null {
+  if (!/^\d{18}$/.test(clabe)) return 'must be 18 digits';
+  const weights = [3, 7, 1];
+  let sum = 0;
+  for (let i = 0; i < 17; i++) sum += (Number(clabe[i]) * weights[i % 3]) % 10;
+  const control = (10 - (sum % 10)) % 10;
+  return control === Number(clabe[17]) ? null : 'is not a valid CLABE (control digit)';
+}
+
+/** IBAN: country format and length, mod-97 check digits (ibantools). */
+export function ibanCheck(raw: string): { iban: string; country: string } | { error: string } {
+  const iban = raw.replace(/\s+/g, '').toUpperCase();
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(iban)) return { error: 'must be an IBAN: country code, check digits, then the account' };
+  const result = extractIBAN(iban);
+  if (!result.valid) return { error: 'is not a valid IBAN (check digits or length for its country)' };
+  return { iban, country: result.countryCode! };
+}
+
+/** BIC / SWIFT: 8 or 11 characters; its country is characters 5-6. */
+export function bicCheck(raw: string): { bic: string; country: string } | { error: string } {
+  const bic = raw.replace(/\s+/g, '').toUpperCase();
+  if (!isValidBIC(bic)) return { error: 'must be a BIC of 8 or 11 characters (bank, country, location, branch)' };
+  return { bic, country: bic.slice(4, 6) };
+}
+
+export const CRYPTO_CHAINS = ['ethereum', 'polygon', 'arbitrum', 'optimism', 'base', 'solana', 'stellar', 'tron', 'bitcoin'] as const;
+export type CryptoChain = (typeof CRYPTO_CHAINS)[number];
+const EVM_CHAINS = new Set<CryptoChain>(['ethereum', 'polygon', 'arbitrum', 'optimism', 'base']);
+
+const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest());
+const b58check = base58check(sha256);
+
+/** CRC16-XModem, as Stellar's strkey uses. */
+function crc16xmodem(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const b of bytes) {
+    crc ^= b << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/** An address valid for its chain: EVM with EIP-55 checksum when mixed case, Solana, Bitcoin, Stellar, Tron. */
+export function cryptoAddressError(chain: CryptoChain, address: string): string | null {
+  if (EVM_CHAINS.has(chain)) {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return 'must be 0x followed by 40 hexadecimal characters';
+    return isAddress(address, { strict: true }) ? null : 'fails its EIP-55 checksum (mixed case must match the checksum)';
+  }
+  try {
+    switch (chain) {
+      case 'solana':
+        return base58.decode(address).length === 32 ? null : 'must be a base58 32-byte Solana public key';
+      case 'bitcoin':
+        Address(NETWORK).decode(address);
+        return null;
+      case 'tron': {
+        const bytes = b58check.decode(address);
+        return bytes.length === 21 && bytes[0] === 0x41 ? null : 'must be a Tron address (T…, base58check, 0x41 prefix)';
+      }
+      case 'stellar': {
+        if (!/^G[A-Z2-7]{55}$/.test(address)) return 'must be a Stellar account id (G…, 56 characters)';
+        const raw = base32.decode(address);
+        if (raw.length !== 35 || raw[0] !== 6 << 3) return 'must be a Stellar account id (G…)';
+        const crc = crc16xmodem(raw.subarray(0, 33));
+        return raw[33] === (crc & 0xff) && raw[34] === crc >> 8 ? null : 'fails its Stellar strkey checksum';
+      }
+    }
+  } catch {
+    // Decoders throw on bad characters or checksums.
+  }
+  return `is not a valid ${chain} address`;
+}
