@@ -10,7 +10,7 @@ const forbiddenInWorkflows = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'dist/**', 'coverage/**', 'test-logs/**'] },
+  { ignores: ['node_modules/**', '.data/**', 'dist/**', 'coverage/**', 'test-logs/**', 'scratch/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -25,6 +25,18 @@ export class DataCipher {
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(nonce, 'base64'));
     decipher.setAuthTag(Buffer.from(tag, 'base64'));
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]);
+  }
+
+  /**
+   * A keyed fingerprint (HMAC-SHA256) for finding equal secrets without storing them: account
+   * numbers have too little entropy for a plain hash.
+   */
+  fingerprint(value: string): string {
+    return createHmac('sha256', this.fingerprintKey).update(value).digest('hex');
+  }
+
+  private get fingerprintKey() {
+    return createHash('sha256').update('fingerprint:').update(this.key).digest();
   }
 
   decryptText(stored: string): string {

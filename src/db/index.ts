@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Database } from './schema';
 import * as m0001 from './migrations/0001_foundation';
 import * as m0002 from './migrations/0002_sanctions';
+import * as m0003 from './migrations/0003_external_accounts';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -22,6 +23,7 @@ export function createDb(databaseUrl: string, poolSize = 20): Db {
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_sanctions': m0002,
+  '0003_external_accounts': m0003,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

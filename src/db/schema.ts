@@ -143,6 +143,31 @@ export interface ScreeningsTable {
   created_at: Date;
 }
 
+export interface ExternalAccountsTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  customer_id: string;
+  type: 'us_bank_account' | 'international_bank_account' | 'mx_bank_account' | 'crypto_address';
+  status: 'pending_verification' | 'verified' | 'verification_failed' | 'active' | 'deleted';
+  account_name: string | null;
+  account_type: string | null;
+  routing_number: string | null;
+  bank_name: string | null;
+  bank_country: string | null;
+  bic: string | null;
+  chain: string | null;
+  address: string | null;
+  label: string | null;
+  number_encrypted: string | null;
+  last4: string | null;
+  fingerprint: string;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
 export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
@@ -153,7 +178,10 @@ export interface Database {
   sanctions_list_versions: SanctionsListVersionsTable;
   screening_batches: ScreeningBatchesTable;
   screenings: ScreeningsTable;
+  external_accounts: ExternalAccountsTable;
 }
+
+export type ExternalAccountRow = Selectable<ExternalAccountsTable>;
 
 export type ScreeningRow = Selectable<ScreeningsTable>;
 export type ScreeningBatchRow = Selectable<ScreeningBatchesTable>;

@@ -2,7 +2,7 @@ import type { Kysely, SelectQueryBuilder, Selectable, Transaction } from 'kysely
 import type { Tenant } from '../api/context';
 import type { Database } from './schema';
 
-type TenantTable = 'customers' | 'events' | 'screenings' | 'screening_batches';
+type TenantTable = 'customers' | 'events' | 'screenings' | 'screening_batches' | 'external_accounts';
 
 /**
  * Every read of tenant data starts here: the rows of the key's developer account and environment

@@ -1,8 +1,9 @@
 import type { RouteDef } from '../api/route';
 import { customerRoutes } from './customers/routes';
 import { eventRoutes } from './events/routes';
+import { externalAccountRoutes } from './external-accounts/routes';
 import { kycRoutes } from './kyc/routes';
 import { sanctionsRoutes } from './sanctions/routes';
 
 /** Every /v0 route, one module per resource. The OpenAPI document is generated from this list. */
-export const allRoutes: RouteDef[] = [...customerRoutes, ...kycRoutes, ...sanctionsRoutes, ...eventRoutes];
+export const allRoutes: RouteDef[] = [...customerRoutes, ...kycRoutes, ...externalAccountRoutes, ...sanctionsRoutes, ...eventRoutes];

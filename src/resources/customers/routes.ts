@@ -204,7 +204,7 @@ function subList(path: string, summary: string) {
     responses: { 200: emptyList },
     handler: async (ctx: HandlerContext<{ customer_id: string }, unknown, unknown>) => {
       await findCustomer(ctx.deps.db, ctx.tenant, ctx.params.customer_id);
-      // Wallets and external accounts arrive with their own resources; until then the lists are empty.
+      // Wallets arrive with their own resource; until then the list is empty.
       return { status: 200, body: { object: 'list', data: [], has_more: false } };
     },
   });
@@ -217,5 +217,4 @@ export const customerRoutes = [
   updateCustomer,
   deleteCustomer,
   subList('/v0/customers/{customer_id}/wallets', "List the customer's wallets"),
-  subList('/v0/customers/{customer_id}/external-accounts', "List the customer's external accounts"),
 ];

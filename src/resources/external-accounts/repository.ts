@@ -1,0 +1,41 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Tenant } from '../../api/context';
+import { notFound } from '../../api/errors';
+import type { Database, ExternalAccountRow } from '../../db/schema';
+import { tenantRows } from '../../db/tenant-scope';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+export async function findExternalAccount(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
+  let q = tenantRows(db, 'external_accounts', tenant).where('id', '=', id);
+  if (opts.forUpdate) q = q.forUpdate();
+  const row = await q.executeTakeFirst();
+  if (!row) throw notFound('external account', id);
+  return row;
+}
+
+/** Bank details as a payment team needs them, the account number reduced to its last four. */
+export function serializeExternalAccount(row: ExternalAccountRow) {
+  const common = {
+    id: row.id,
+    object: 'external_account' as const,
+    customer_id: row.customer_id,
+    type: row.type,
+    status: row.status,
+    account_name: row.account_name,
+    last4: row.last4,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    ...(row.failure_reason ? { failure_reason: row.failure_reason } : {}),
+  };
+  switch (row.type) {
+    case 'us_bank_account':
+      return { ...common, account_type: row.account_type as 'checking' | 'savings', routing_number: row.routing_number!, bank_name: row.bank_name };
+    case 'international_bank_account':
+      return { ...common, bic: row.bic!, bank_name: row.bank_name, bank_country: row.bank_country! };
+    case 'mx_bank_account':
+      return { ...common, bank_code: row.routing_number!, bank_name: row.bank_name };
+    case 'crypto_address':
+      return { ...common, chain: row.chain as never, address: row.address!, label: row.label };
+  }
+}

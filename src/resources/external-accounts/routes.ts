@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import type { HandlerContext } from '../../api/route';
+import { invalidField, invalidState } from '../../api/errors';
+import { paginate } from '../../api/pagination';
+import { defineRoute } from '../../api/route';
+import { tenantRows } from '../../db/tenant-scope';
+import { recordEvent } from '../../domain/events';
+import { newId } from '../../ids';
+import { findCustomer } from '../customers/repository';
+import { CustomerIdParams } from '../customers/schemas';
+import { findExternalAccount, serializeExternalAccount } from './repository';
+import { ExternalAccountCreate, ExternalAccountListQuery, ExternalAccountListSchema, ExternalAccountSchema, type ExternalAccountCreateInput } from './schemas';
+
+const TAG = 'External accounts';
+
+/** What identifies the account (for duplicates), what is secret (encrypted), and what is shown. */
+function accountDetails(body: ExternalAccountCreateInput) {
+  switch (body.type) {
+    case 'us_bank_account':
+      return { identity: `${body.routing_number}:${body.account_number}`, secret: body.account_number, columns: { account_type: body.account_type, routing_number: body.routing_number, bank_name: body.bank_name ?? null } };
+    case 'international_bank_account': {
+      const iban = body.iban.replace(/\s+/g, '').toUpperCase();
+      return { identity: iban, secret: iban, columns: { bic: body.bic.replace(/\s+/g, '').toUpperCase(), bank_name: body.bank_name, bank_country: body.bank_country } };
+    }
+    case 'mx_bank_account':
+      return { identity: body.clabe, secret: body.clabe, columns: { routing_number: body.clabe.slice(0, 3), bank_name: body.bank_name ?? null } };
+    case 'crypto_address': {
+      // EVM addresses are case-insensitive; the others are case-sensitive.
+      const evm = body.address.startsWith('0x');
+      return { identity: `${body.chain}:${evm ? body.address.toLowerCase() : body.address}`, secret: null, columns: { chain: body.chain, address: body.address, label: body.label ?? null } };
+    }
+  }
+}
+
+export const createExternalAccount = defineRoute({
+  method: 'post',
+  path: '/v0/external-accounts',
+  summary: 'Link a bank account or crypto address to a customer',
+  tag: TAG,
+  permission: 'accounts:write',
+  body: ExternalAccountCreate,
+  responses: { 201: ExternalAccountSchema },
+  handler: async ({ deps, tenant, body, write }) =>
+    write(async (trx) => {
+      const customer = await findCustomer(trx, tenant, body.customer_id).catch(() => {
+        throw invalidField('body', 'customer_id', `No such customer: '${body.customer_id}'`);
+      });
+      if (customer.status === 'deleted') throw invalidState(`Customer ${customer.id} is deleted`);
+      const details = accountDetails(body);
+      const fingerprint = deps.cipher.fingerprint(`${body.type}:${details.identity}`);
+      const existing = await trx
+        .selectFrom('external_accounts')
+        .select('id')
+        .where('customer_id', '=', customer.id)
+        .where('fingerprint', '=', fingerprint)
+        .where('status', '<>', 'deleted')
+        .executeTakeFirst();
+      if (existing) throw invalidState(`This account is already linked to the customer as ${existing.id}`);
+      const now = new Date();
+      const row = await trx
+        .insertInto('external_accounts')
+        .values({
+          id: newId('externalAccount', now.getTime()),
+          developer_id: tenant.developerId,
+          environment: tenant.environment,
+          customer_id: customer.id,
+          type: body.type,
+          // US accounts are usable once micro-deposits prove ownership; the others at once.
+          status: body.type === 'us_bank_account' ? 'pending_verification' : 'active',
+          account_name: 'account_name' in body ? body.account_name : null,
+          account_type: null,
+          routing_number: null,
+          bank_name: null,
+          bank_country: null,
+          bic: null,
+          chain: null,
+          address: null,
+          label: null,
+          ...details.columns,
+          number_encrypted: details.secret ? deps.cipher.encrypt(details.secret) : null,
+          last4: details.secret ? details.secret.slice(-4) : null,
+          fingerprint,
+          failure_reason: null,
+          created_at: now,
+          updated_at: now,
+          deleted_at: null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const account = serializeExternalAccount(row);
+      await recordEvent(trx, tenant, { type: 'external_account.created', objectId: row.id, data: account }, now);
+      return { status: 201, body: account };
+    }),
+});
+
+async function listAccounts(ctx: HandlerContext<unknown, z.output<typeof ExternalAccountListQuery>, unknown>, customerId?: string) {
+  const { deps, tenant, query } = ctx;
+  let q = tenantRows(deps.db, 'external_accounts', tenant);
+  const customer = customerId ?? query.customer_id;
+  if (customer) q = q.where('customer_id', '=', customer);
+  // Deleted links stay readable by id but leave lists unless asked for.
+  q = query.status ? q.where('status', '=', query.status) : q.where('status', '<>', 'deleted');
+  if (query.type) q = q.where('type', '=', query.type);
+  if (query.chain) q = q.where('chain', '=', query.chain);
+  return { status: 200, body: await paginate(q, query, serializeExternalAccount) };
+}
+
+export const listExternalAccounts = defineRoute({
+  method: 'get',
+  path: '/v0/external-accounts',
+  summary: 'List external accounts, newest first',
+  tag: TAG,
+  permission: 'accounts:read',
+  query: ExternalAccountListQuery,
+  responses: { 200: ExternalAccountListSchema },
+  handler: (ctx) => listAccounts(ctx),
+});
+
+export const listCustomerExternalAccounts = defineRoute({
+  method: 'get',
+  path: '/v0/customers/{customer_id}/external-accounts',
+  summary: "List the customer's external accounts",
+  tag: TAG,
+  permission: 'accounts:read',
+  params: CustomerIdParams,
+  query: ExternalAccountListQuery.omit({ customer_id: true }),
+  responses: { 200: ExternalAccountListSchema },
+  handler: async (ctx) => {
+    await findCustomer(ctx.deps.db, ctx.tenant, ctx.params.customer_id);
+    return listAccounts(ctx as never, ctx.params.customer_id);
+  },
+});
+
+export const getExternalAccount = defineRoute({
+  method: 'get',
+  path: '/v0/external-accounts/{external_account_id}',
+  summary: 'Retrieve an external account',
+  tag: TAG,
+  permission: 'accounts:read',
+  params: z.strictObject({ external_account_id: z.string() }),
+  responses: { 200: ExternalAccountSchema },
+  handler: async ({ deps, tenant, params }) => ({
+    status: 200,
+    body: serializeExternalAccount(await findExternalAccount(deps.db, tenant, params.external_account_id)),
+  }),
+});
+
+export const deleteExternalAccount = defineRoute({
+  method: 'delete',
+  path: '/v0/external-accounts/{external_account_id}',
+  summary: 'Remove an external account: no new transfers to it; transfers under way continue',
+  tag: TAG,
+  permission: 'accounts:write',
+  params: z.strictObject({ external_account_id: z.string() }),
+  responses: { 200: ExternalAccountSchema },
+  handler: async ({ tenant, params, write }) =>
+    write(async (trx) => {
+      const row = await findExternalAccount(trx, tenant, params.external_account_id, { forUpdate: true });
+      if (row.status === 'deleted') throw invalidState(`External account ${row.id} is already deleted`);
+      const now = new Date();
+      const updated = await trx
+        .updateTable('external_accounts')
+        .set({ status: 'deleted', deleted_at: now, updated_at: now })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const account = serializeExternalAccount(updated);
+      await recordEvent(trx, tenant, { type: 'external_account.deleted', objectId: row.id, data: account, previousAttributes: { status: row.status } }, now);
+      return { status: 200, body: account };
+    }),
+});
+
+export const externalAccountRoutes = [createExternalAccount, listExternalAccounts, getExternalAccount, deleteExternalAccount, listCustomerExternalAccounts];

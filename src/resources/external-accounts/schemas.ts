@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { objectId } from '../../api/common-schemas';
+import { listParams, listSchema } from '../../api/pagination';
+import { CRYPTO_CHAINS, abaRoutingError, bicCheck, clabeError, cryptoAddressError, ibanCheck } from '../../domain/bank-validation';
+import { countryCode } from '../../domain/validation';
+
+const accountName = z.string().trim().min(1, 'must not be empty').max(140);
+const base = { customer_id: z.string().min(1) };
+
+const field = (ctx: z.RefinementCtx, key: string, message: string | null) => {
+  if (message) ctx.addIssue({ code: 'custom', path: [key], message });
+};
+
+const UsBankAccount = z
+  .strictObject({
+    ...base,
+    type: z.literal('us_bank_account'),
+    account_name: accountName,
+    account_type: z.enum(['checking', 'savings']).default('checking'),
+    routing_number: z.string().trim(),
+    account_number: z.string().trim().regex(/^\d{4,17}$/, 'must be 4 to 17 digits'),
+    bank_name: z.string().trim().min(1).max(140).optional(),
+  })
+  .superRefine((v, ctx) => field(ctx, 'routing_number', abaRoutingError(v.routing_number)));
+
+const InternationalBankAccount = z
+  .strictObject({
+    ...base,
+    type: z.literal('international_bank_account'),
+    account_name: accountName,
+    iban: z.string().trim(),
+    bic: z.string().trim(),
+    bank_name: z.string().trim().min(1).max(140),
+    bank_country: countryCode,
+  })
+  .superRefine((v, ctx) => {
+    const iban = ibanCheck(v.iban);
+    const bic = bicCheck(v.bic);
+    if ('error' in iban) return field(ctx, 'iban', iban.error);
+    if ('error' in bic) return field(ctx, 'bic', bic.error);
+    if (iban.country !== v.bank_country) field(ctx, 'iban', `is an IBAN of ${iban.country}, but bank_country is ${v.bank_country}`);
+    else if (bic.country !== v.bank_country) field(ctx, 'bic', `is a BIC of ${bic.country}, but bank_country is ${v.bank_country}`);
+  });
+
+const MxBankAccount = z
+  .strictObject({
+    ...base,
+    type: z.literal('mx_bank_account'),
+    account_name: accountName,
+    clabe: z.string().trim(),
+    bank_name: z.string().trim().min(1).max(140).optional(),
+  })
+  .superRefine((v, ctx) => field(ctx, 'clabe', clabeError(v.clabe)));
+
+const CryptoAddress = z
+  .strictObject({
+    ...base,
+    type: z.literal('crypto_address'),
+    chain: z.enum(CRYPTO_CHAINS),
+    address: z.string().trim().min(1),
+    label: z.string().trim().max(140).optional(),
+  })
+  .superRefine((v, ctx) => field(ctx, 'address', cryptoAddressError(v.chain, v.address)));
+
+export const ExternalAccountCreate = z.discriminatedUnion('type', [UsBankAccount, InternationalBankAccount, MxBankAccount, CryptoAddress]);
+export type ExternalAccountCreateInput = z.output<typeof ExternalAccountCreate>;
+
+export const EXTERNAL_ACCOUNT_STATUSES = ['pending_verification', 'verified', 'verification_failed', 'active', 'deleted'] as const;
+
+export const ExternalAccountSchema = z
+  .object({
+    id: objectId('ext'),
+    object: z.literal('external_account'),
+    customer_id: z.string(),
+    type: z.enum(['us_bank_account', 'international_bank_account', 'mx_bank_account', 'crypto_address']),
+    status: z.enum(EXTERNAL_ACCOUNT_STATUSES),
+    account_name: z.string().nullable(),
+    last4: z.string().nullable().describe('Last four characters of the account number, IBAN or CLABE; never the full number'),
+    account_type: z.enum(['checking', 'savings']).optional(),
+    routing_number: z.string().optional(),
+    bank_name: z.string().nullable().optional(),
+    bank_country: z.string().optional(),
+    bic: z.string().optional(),
+    bank_code: z.string().optional().describe('CLABE: the three-digit bank code'),
+    chain: z.enum(CRYPTO_CHAINS).optional(),
+    address: z.string().optional().describe('Crypto addresses are public and shown in full'),
+    label: z.string().nullable().optional(),
+    failure_reason: z.string().nullable().optional(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'ExternalAccount' });
+
+export const ExternalAccountListQuery = z.strictObject({
+  ...listParams,
+  customer_id: z.string().optional(),
+  type: z.enum(['us_bank_account', 'international_bank_account', 'mx_bank_account', 'crypto_address']).optional(),
+  status: z.enum(EXTERNAL_ACCOUNT_STATUSES).optional(),
+  chain: z.enum(CRYPTO_CHAINS).optional(),
+});
+
+export const ExternalAccountListSchema = listSchema(ExternalAccountSchema, 'ExternalAccount');
