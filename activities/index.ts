@@ -5,6 +5,9 @@ import { createIdentityVerificationActivities } from './identity-verification';
 import { createKycDatabaseActivities } from './kyc-database';
 import { createMaintenanceActivities } from './maintenance';
 import { createSanctionsActivities } from './sanctions';
+import { createAchRailActivities } from './ach-rail';
+import { createExternalAccountActivities } from './external-accounts-database';
+import { SandboxAchRail, type RailAdapter } from '../src/providers/rails';
 import type { SanctionsScreener } from '../src/sanctions/screener';
 
 export interface ActivityDeps {
@@ -13,6 +16,9 @@ export interface ActivityDeps {
   identityProvider?: IdentityVerificationProvider;
   idempotencyRetentionHours: number;
   sanctions: SanctionsScreener;
+  /** The ACH rail; the sandbox simulator on the sandbox clock unless a provider is given. */
+  achRail?: RailAdapter;
+  sandboxTimeScale: number;
 }
 
 /** All activities, grouped by the outside system they touch. */
@@ -26,5 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     ...createMaintenanceActivities(deps.db, deps.idempotencyRetentionHours),
     ...createSanctionsActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
+    ...createAchRailActivities({ db: deps.db, rail: deps.achRail ?? new SandboxAchRail(deps.db, deps.sandboxTimeScale) }),
+    ...createExternalAccountActivities(deps.db),
   };
 }

@@ -47,6 +47,8 @@ const envSchema = z.object({
     .refine((v) => v === undefined || v === '' || Buffer.from(v, 'base64').length === 32, {
       message: 'must be 32 bytes encoded in base64 (openssl rand -base64 32)',
     }),
+  /** How long a customer has to confirm micro-deposit amounts (14 days; on the sandbox clock in the sandbox). */
+  MICRO_DEPOSIT_EXPIRY_HOURS: z.coerce.number().positive().default(24 * 14),
   KYC_LINK_TTL_HOURS: z.coerce.number().positive().default(24 * 30),
   IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(24),
   /** An idempotency key left "in progress" by a crashed process may be taken over after this long. */

@@ -2,7 +2,7 @@
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
-import { business, createTenant, documents, individual, temporalClient, waitForKycStatus, type Tenant } from './harness';
+import { business, createTenant, documents, individual, temporalClient, waitFor, waitForKycStatus, type Tenant } from './harness';
 
 // Determinism: histories recorded by the running worker must replay against the current workflow code.
 
@@ -20,7 +20,7 @@ async function drive(body: Record<string, unknown>, steps: (id: string) => Promi
   return `kyc:${c.id}`;
 }
 
-test('KYC histories of every path replay without non-determinism', async () => {
+test('histories of every workflow and path replay without non-determinism', async () => {
   const ids = [
     await drive(individual(), async (id) => {
       await t.api.post(`/v0/customers/${id}/kyc`, documents());
@@ -47,6 +47,23 @@ test('KYC histories of every path replay without non-determinism', async () => {
     }),
   ];
 
+  // Micro-deposit verification (wrong, then right) and a sanctions screening batch.
+  const customer = (await t.api.post('/v0/customers', individual())).body;
+  const account = (await t.api.post('/v0/external-accounts', {
+    customer_id: customer.id, type: 'us_bank_account', account_name: 'Replay', routing_number: '011000015', account_number: '123456789',
+  })).body;
+  const verification = `external-account-verification:${account.id}`;
+  const { verificationState } = await import('../workflows/micro-deposit-verification');
+  await waitFor(async () => (await (await temporalClient()).workflow.getHandle(verification).query(verificationState)).phase === 'awaiting_amounts');
+  const amounts = (await t.api.get(`/v0/sandbox/external-accounts/${account.id}/micro-deposits`)).body.data.map((p: any) => p.amount);
+  await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: ['0.01', '0.01'].map((a, i) => (amounts[i] === a ? '0.02' : a)) });
+  await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts });
+  await (await temporalClient()).workflow.getHandle(verification).result();
+  ids.push(verification);
+  const batch = (await t.api.post('/v0/sanctions/screen/batch', { entities: [{ name: 'Jane Doe' }, { name: 'BANCO NACIONAL DE CUBA' }] })).body;
+  await (await temporalClient()).workflow.getHandle(`screening-batch:${batch.id}`).result();
+  ids.push(`screening-batch:${batch.id}`);
+
   const client = await temporalClient();
   const histories = ids.map(async (workflowId) => ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() }));
   const results = Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows') }, (async function* () {
@@ -57,5 +74,5 @@ test('KYC histories of every path replay without non-determinism', async () => {
     expect(result.error).toBeUndefined();
     replayed++;
   }
-  expect(replayed).toBe(5);
+  expect(replayed).toBe(7);
 });

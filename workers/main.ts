@@ -22,7 +22,7 @@ runMain('worker', async () => {
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { db, cipher, sanctions, idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS },
+    activityDeps: { db, cipher, sanctions, sandboxTimeScale: config.SANDBOX_TIME_SCALE, idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS },
   });
   log.info({ task_queue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
   const running = worker.run();

@@ -2,3 +2,4 @@
 export { kycWorkflow } from './kyc';
 export { reapIdempotencyKeysWorkflow } from './maintenance';
 export { screeningBatchWorkflow } from './screening-batch';
+export { microDepositVerificationWorkflow } from './micro-deposit-verification';

@@ -4,6 +4,7 @@ import type { Database } from './schema';
 import * as m0001 from './migrations/0001_foundation';
 import * as m0002 from './migrations/0002_sanctions';
 import * as m0003 from './migrations/0003_external_accounts';
+import * as m0004 from './migrations/0004_rail_payments';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_sanctions': m0002,
   '0003_external_accounts': m0003,
+  '0004_rail_payments': m0004,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -168,6 +168,22 @@ export interface ExternalAccountsTable {
   deleted_at: Date | null;
 }
 
+export interface RailPaymentsTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  rail: string;
+  direction: 'credit' | 'debit';
+  amount_minor: number;
+  currency: string;
+  external_account_id: string;
+  purpose: string;
+  idempotency_key: string;
+  submitted_at: Date;
+  settles_at: Date;
+  created_at: Date;
+}
+
 export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
@@ -179,6 +195,7 @@ export interface Database {
   screening_batches: ScreeningBatchesTable;
   screenings: ScreeningsTable;
   external_accounts: ExternalAccountsTable;
+  rail_payments: RailPaymentsTable;
 }
 
 export type ExternalAccountRow = Selectable<ExternalAccountsTable>;

@@ -60,7 +60,7 @@ runMain('platform', async () => {
       address: temporalAddress,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      activityDeps: { db, cipher, sanctions, idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS },
+      activityDeps: { db, cipher, sanctions, sandboxTimeScale: config.SANDBOX_TIME_SCALE, idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS },
     });
     const running = worker.run();
     stops.push(async () => {

@@ -5,3 +5,5 @@ export const CustomerIdAttr = defineSearchAttributeKey('CustomerId', SearchAttri
 export const KycStatusAttr = defineSearchAttributeKey('KycStatus', SearchAttributeType.KEYWORD);
 
 export const ALL_SEARCH_ATTRIBUTES = [CustomerIdAttr, KycStatusAttr];
+export const ExternalAccountStatusAttr = defineSearchAttributeKey('ExternalAccountStatus', SearchAttributeType.KEYWORD);
+ALL_SEARCH_ATTRIBUTES.push(ExternalAccountStatusAttr);

@@ -54,6 +54,8 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
     PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
     LOG_LEVEL: 'info',
     DATA_DIR: path.join(opts.logDir, 'data'),
+    // The sandbox clock at 43,200×: ACH settles in 2 s, a 14-day micro-deposit expiry takes 28 s.
+    SANDBOX_TIME_SCALE: '43200',
     // The real lists from ../shared/sanctions-data, read in place.
     SANCTIONS_DATA_DIR: writeSharedManifest(path.join(opts.logDir, 'sanctions')),
     ...opts.extraEnv,

@@ -9,6 +9,8 @@ import { newId } from '../../ids';
 import { findCustomer } from '../customers/repository';
 import { CustomerIdParams } from '../customers/schemas';
 import { findExternalAccount, serializeExternalAccount } from './repository';
+import { startMicroDepositVerification, submitVerificationAmounts } from './verification-client';
+import { formatAmount, parseAmount } from '../../domain/money';
 import { ExternalAccountCreate, ExternalAccountListQuery, ExternalAccountListSchema, ExternalAccountSchema, type ExternalAccountCreateInput } from './schemas';
 
 const TAG = 'External accounts';
@@ -89,6 +91,8 @@ export const createExternalAccount = defineRoute({
         .executeTakeFirstOrThrow();
       const account = serializeExternalAccount(row);
       await recordEvent(trx, tenant, { type: 'external_account.created', objectId: row.id, data: account }, now);
+      // Started inside the transaction: without Temporal the account is not created (503, nothing done).
+      if (row.type === 'us_bank_account') await startMicroDepositVerification(deps, tenant, { id: row.id, customerId: customer.id });
       return { status: 201, body: account };
     }),
 });
@@ -170,4 +174,75 @@ export const deleteExternalAccount = defineRoute({
     }),
 });
 
-export const externalAccountRoutes = [createExternalAccount, listExternalAccounts, getExternalAccount, deleteExternalAccount, listCustomerExternalAccounts];
+const amountString = z.string().regex(/^\d+\.\d{2}$/, 'must be a decimal amount with two decimals, e.g. "0.32"');
+
+export const verifyExternalAccount = defineRoute({
+  method: 'post',
+  path: '/v0/external-accounts/{external_account_id}/verify',
+  summary: 'Confirm the two micro-deposit amounts of a US bank account (any order)',
+  tag: TAG,
+  permission: 'accounts:write',
+  params: z.strictObject({ external_account_id: z.string() }),
+  body: z.strictObject({ amounts: z.array(amountString).length(2, 'must hold the two amounts') }),
+  responses: {
+    200: ExternalAccountSchema.extend({
+      verification: z.object({
+        result: z.enum(['verified', 'incorrect', 'verification_failed']),
+        attempts_remaining: z.number().int().min(0),
+      }),
+    }).meta({ id: 'ExternalAccountVerification' }),
+  },
+  handler: async ({ deps, tenant, params, body }) => {
+    const account = await findExternalAccount(deps.db, tenant, params.external_account_id);
+    if (account.type !== 'us_bank_account') throw invalidState('Only US bank accounts are verified with micro-deposits');
+    if (account.status !== 'pending_verification') throw invalidState(`Verification is already final: ${account.status}`);
+    const cents = body.amounts.map((a) => parseAmount(a, 2));
+    cents.forEach((c, i) => {
+      if (c === null || c > 49n) throw invalidField('body', `amounts.${i}`, 'Micro-deposits are between 0.01 and 0.49');
+    });
+    const verification = await submitVerificationAmounts(deps, account.id, cents.map(Number));
+    const after = await findExternalAccount(deps.db, tenant, account.id);
+    return { status: 200, body: { ...serializeExternalAccount(after), verification } };
+  },
+});
+
+export const sandboxMicroDeposits = defineRoute({
+  method: 'get',
+  path: '/v0/sandbox/external-accounts/{external_account_id}/micro-deposits',
+  summary: 'Sandbox: the micro-deposits sent to a US bank account, to test verification',
+  tag: 'Sandbox',
+  permission: 'payments:read',
+  sandboxOnly: true,
+  params: z.strictObject({ external_account_id: z.string() }),
+  responses: {
+    200: z.object({
+      object: z.literal('list'),
+      data: z.array(z.object({
+        id: z.string(), object: z.literal('payment'), direction: z.enum(['credit', 'debit']), amount: z.string(), currency: z.string(),
+        status: z.enum(['pending', 'settled']), settles_at: z.iso.datetime(),
+      })),
+      has_more: z.boolean(),
+    }),
+  },
+  handler: async ({ deps, tenant, params }) => {
+    const account = await findExternalAccount(deps.db, tenant, params.external_account_id);
+    const rows = await deps.db.selectFrom('rail_payments').selectAll().where('external_account_id', '=', account.id)
+      .where('purpose', 'in', ['micro_deposit', 'micro_deposit_recovery']).orderBy('created_at').orderBy('id').execute();
+    return {
+      status: 200,
+      body: {
+        object: 'list',
+        has_more: false,
+        data: rows.map((r) => ({
+          id: r.id, object: 'payment' as const, direction: r.direction, amount: formatAmount(r.amount_minor, 2), currency: r.currency,
+          status: r.settles_at.getTime() <= Date.now() ? ('settled' as const) : ('pending' as const), settles_at: r.settles_at.toISOString(),
+        })),
+      },
+    };
+  },
+});
+
+export const externalAccountRoutes = [
+  createExternalAccount, listExternalAccounts, getExternalAccount, deleteExternalAccount, listCustomerExternalAccounts,
+  verifyExternalAccount, sandboxMicroDeposits,
+];

@@ -1,0 +1,47 @@
+import type { Tenant } from '../src/api/context';
+import type { Db } from '../src/db';
+import type { RailAdapter } from '../src/providers/rails';
+
+/** Activities that move money on the ACH rail (the sandbox simulator or a real provider). */
+export function createAchRailActivities(deps: { db: Db; rail: RailAdapter }) {
+  const accountTenant = async (externalAccountId: string): Promise<Tenant> => {
+    const a = await deps.db.selectFrom('external_accounts').select(['developer_id', 'environment']).where('id', '=', externalAccountId).executeTakeFirstOrThrow();
+    return { developerId: a.developer_id, environment: a.environment };
+  };
+  return {
+    /** One of the two verification credits; the key (account + index) makes a retry or a replay a no-op. */
+    async sendMicroDeposit(input: { externalAccountId: string; index: number; amountMinor: number }) {
+      const payment = await deps.rail.submitPayment({
+        tenant: await accountTenant(input.externalAccountId),
+        idempotencyKey: `${input.externalAccountId}:micro-deposit:${input.index}`,
+        direction: 'credit',
+        amountMinor: input.amountMinor,
+        currency: 'usd',
+        externalAccountId: input.externalAccountId,
+        purpose: 'micro_deposit',
+      });
+      return { paymentId: payment.id, settlesAt: payment.settlesAt.getTime() };
+    },
+
+    async paymentsSettled(input: { paymentIds: string[] }): Promise<boolean> {
+      const payments = await Promise.all(input.paymentIds.map((id) => deps.rail.getPayment(id)));
+      return payments.every((p) => p.status === 'settled');
+    },
+
+    /** After a successful verification the two credits come back in one debit. */
+    async recoverMicroDeposits(input: { externalAccountId: string; amountMinor: number }) {
+      const payment = await deps.rail.submitPayment({
+        tenant: await accountTenant(input.externalAccountId),
+        idempotencyKey: `${input.externalAccountId}:micro-deposit-recovery`,
+        direction: 'debit',
+        amountMinor: input.amountMinor,
+        currency: 'usd',
+        externalAccountId: input.externalAccountId,
+        purpose: 'micro_deposit_recovery',
+      });
+      return { paymentId: payment.id };
+    },
+  };
+}
+
+export type AchRailActivities = ReturnType<typeof createAchRailActivities>;

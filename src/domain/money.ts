@@ -1,0 +1,23 @@
+/** Decimal places of each asset (API conventions). Amounts travel as decimal strings, live as integers. */
+export const ASSET_SCALE: Record<string, number> = {
+  usd: 2, eur: 2, gbp: 2, brl: 2, mxn: 2, usdc: 6, usdt: 6, dai: 18, pyusd: 6, eth: 18, btc: 8, sol: 9,
+};
+
+/** "10.50" → 1050n for a scale of 2. Null when the string is not a positive amount of that precision. */
+export function parseAmount(value: string, scale: number): bigint | null {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(value);
+  if (!m || (m[2] !== undefined && m[2].length > scale)) return null;
+  const minor = BigInt(m[1]) * 10n ** BigInt(scale) + BigInt((m[2] ?? '').padEnd(scale, '0') || '0');
+  return minor > 0n ? minor : null;
+}
+
+/** 1050n → "10.50" for a scale of 2. */
+export function formatAmount(minor: bigint | number, scale: number): string {
+  const v = BigInt(minor);
+  const negative = v < 0n;
+  const abs = negative ? -v : v;
+  const unit = 10n ** BigInt(scale);
+  const whole = abs / unit;
+  const frac = (abs % unit).toString().padStart(scale, '0');
+  return `${negative ? '-' : ''}${whole}${scale > 0 ? `.${frac}` : ''}`;
+}

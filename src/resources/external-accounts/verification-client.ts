@@ -1,0 +1,39 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { AppDeps, Tenant } from '../../api/context';
+import { invalidState } from '../../api/errors';
+import { CustomerIdAttr, ExternalAccountStatusAttr } from '../../temporal/search-attributes';
+import { verifyMicroDeposits, type VerifyResult, type microDepositVerificationWorkflow } from '../../../workflows/micro-deposit-verification';
+
+export const verificationWorkflowId = (externalAccountId: string) => `external-account-verification:${externalAccountId}`;
+
+export const MAX_VERIFICATION_ATTEMPTS = 3;
+
+/** Starts micro-deposit verification; in the sandbox its expiry runs on the sandbox clock. */
+export async function startMicroDepositVerification(deps: Pick<AppDeps, 'config' | 'temporal'>, tenant: Tenant, account: { id: string; customerId: string }) {
+  const expiryMs = deps.config.MICRO_DEPOSIT_EXPIRY_HOURS * 3600_000 / (tenant.environment === 'sandbox' ? deps.config.SANDBOX_TIME_SCALE : 1);
+  await deps.temporal.workflow.start<typeof microDepositVerificationWorkflow>('microDepositVerificationWorkflow', {
+    workflowId: verificationWorkflowId(account.id),
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [{ externalAccountId: account.id, customerId: account.customerId, expiryMs: Math.round(expiryMs), maxAttempts: MAX_VERIFICATION_ATTEMPTS }],
+    typedSearchAttributes: [
+      { key: CustomerIdAttr, value: account.customerId },
+      { key: ExternalAccountStatusAttr, value: 'pending_verification' },
+    ],
+    staticSummary: `Micro-deposit verification of ${account.id}`,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+}
+
+/** The customer's answer, as a Temporal Update: the outcome comes back in the response. */
+export async function submitVerificationAmounts(deps: Pick<AppDeps, 'temporal'>, externalAccountId: string, amountsMinor: number[]): Promise<VerifyResult> {
+  try {
+    return await deps.temporal.workflow.getHandle(verificationWorkflowId(externalAccountId)).executeUpdate(verifyMicroDeposits, { args: [amountsMinor] });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) throw invalidState((err.cause as Error | undefined)?.message ?? err.message);
+    const e = err as { name?: string; message?: string };
+    if (e?.name === 'WorkflowNotFoundError' || /workflow execution already completed/i.test(e?.message ?? '')) {
+      throw invalidState('Verification is already final');
+    }
+    throw err;
+  }
+}
