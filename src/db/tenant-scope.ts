@@ -1,4 +1,5 @@
 import type { Kysely, SelectQueryBuilder, Selectable, Transaction } from 'kysely';
+import { notFound } from '../api/errors';
 import type { Tenant } from '../api/context';
 import type { Database } from './schema';
 
@@ -19,4 +20,19 @@ export function tenantRows<T extends TenantTable>(
     .where('developer_id', '=', tenant.developerId)
     .where('environment', '=', tenant.environment);
   return q as unknown as SelectQueryBuilder<Database, T, Selectable<Database[T]>>;
+}
+
+/** One row of the tenant by id, or the 404 an unknown id gets (also for another tenant's id). */
+export async function findTenantRow<T extends TenantTable>(
+  db: Kysely<Database> | Transaction<Database>,
+  table: T,
+  tenant: Tenant,
+  id: string,
+  opts: { what: string; forUpdate?: boolean },
+): Promise<Selectable<Database[T]>> {
+  let q = (tenantRows(db, table, tenant) as unknown as SelectQueryBuilder<Database, TenantTable, { id: string }>).where('id', '=', id);
+  if (opts.forUpdate) q = q.forUpdate();
+  const row = await q.executeTakeFirst();
+  if (!row) throw notFound(opts.what, id);
+  return row as unknown as Selectable<Database[T]>;
 }

@@ -1,19 +1,13 @@
-import { tenantRows } from '../../db/tenant-scope';
+import { findTenantRow } from '../../db/tenant-scope';
 import type { Kysely, Transaction } from 'kysely';
 import type { Tenant } from '../../api/context';
-import { notFound } from '../../api/errors';
 import type { CustomerRow, Database } from '../../db/schema';
 import type { Customer } from './schemas';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
-/** Every read is scoped to the key's developer account and environment: another tenant's id is a 404. */
-export async function findCustomer(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
-  let q = tenantRows(db, 'customers', tenant).where('id', '=', id);
-  if (opts.forUpdate) q = q.forUpdate();
-  const row = await q.executeTakeFirst();
-  if (!row) throw notFound('customer', id);
-  return row;
+export function findCustomer(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
+  return findTenantRow(db, 'customers', tenant, id, { what: 'customer', ...opts });
 }
 
 export function serializeCustomer(row: CustomerRow, extra: Partial<Customer> = {}): Customer {

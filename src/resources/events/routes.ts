@@ -1,7 +1,6 @@
-import { tenantRows } from '../../db/tenant-scope';
+import { findTenantRow, tenantRows } from '../../db/tenant-scope';
 import { z } from 'zod';
 import { objectId } from '../../api/common-schemas';
-import { notFound } from '../../api/errors';
 import { listParams, listSchema, paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
 import type { EventRow } from '../../db/schema';
@@ -57,8 +56,7 @@ export const getEvent = defineRoute({
   params: z.strictObject({ event_id: z.string() }),
   responses: { 200: EventSchema },
   handler: async ({ deps, tenant, params }) => {
-    const row = await tenantRows(deps.db, 'events', tenant).where('id', '=', params.event_id).executeTakeFirst();
-    if (!row) throw notFound('event', params.event_id);
+    const row = await findTenantRow(deps.db, 'events', tenant, params.event_id, { what: 'event' });
     return { status: 200, body: serializeEvent(row) };
   },
 });

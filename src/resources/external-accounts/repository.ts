@@ -1,17 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Tenant } from '../../api/context';
-import { notFound } from '../../api/errors';
 import type { Database, ExternalAccountRow } from '../../db/schema';
-import { tenantRows } from '../../db/tenant-scope';
+import { findTenantRow } from '../../db/tenant-scope';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
-export async function findExternalAccount(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
-  let q = tenantRows(db, 'external_accounts', tenant).where('id', '=', id);
-  if (opts.forUpdate) q = q.forUpdate();
-  const row = await q.executeTakeFirst();
-  if (!row) throw notFound('external account', id);
-  return row;
+export function findExternalAccount(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
+  return findTenantRow(db, 'external_accounts', tenant, id, { what: 'external account', ...opts });
 }
 
 /** Bank details as a payment team needs them, the account number reduced to its last four. */

@@ -1,6 +1,6 @@
-import { tenantRows } from '../../db/tenant-scope';
+import { findTenantRow, tenantRows } from '../../db/tenant-scope';
 import { z } from 'zod';
-import { invalidState, notFound } from '../../api/errors';
+import { invalidState } from '../../api/errors';
 import { paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
 import { findCustomer } from '../customers/repository';
@@ -44,8 +44,7 @@ export const getScreening = defineRoute({
   params: z.strictObject({ screening_id: z.string() }),
   responses: { 200: ScreeningSchema },
   handler: async ({ deps, tenant, params }) => {
-    const row = await tenantRows(deps.db, 'screenings', tenant).where('id', '=', params.screening_id).executeTakeFirst();
-    if (!row) throw notFound('screening', params.screening_id);
+    const row = await findTenantRow(deps.db, 'screenings', tenant, params.screening_id, { what: 'screening' });
     return { status: 200, body: await serializeScreening(deps.db, row) };
   },
 });
@@ -137,8 +136,7 @@ export const getBatch = defineRoute({
   query: z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(100), cursor: z.string().regex(/^cur_\d+$/, 'use the cursor of the previous page').optional() }),
   responses: { 200: ScreeningBatchSchema },
   handler: async ({ deps, tenant, params, query }) => {
-    const row = await tenantRows(deps.db, 'screening_batches', tenant).where('id', '=', params.batch_id).executeTakeFirst();
-    if (!row) throw notFound('screening batch', params.batch_id);
+    const row = await findTenantRow(deps.db, 'screening_batches', tenant, params.batch_id, { what: 'screening batch' });
     const body: Record<string, unknown> = serializeBatch(row);
     if (row.status === 'completed') {
       // In batch order: the cursor is the index after the last one shown.
