@@ -150,7 +150,9 @@ describe('a worker killed between the two deposits', () => {
     };
     const account = (await request('POST', '/v0/external-accounts', usAccount('7777777777'))).body;
     const deposits = () => testDb().selectFrom('rail_payments').select('id').where('external_account_id', '=', account.id).where('purpose', '=', 'micro_deposit').execute();
-    await waitFor(async () => (await deposits()).length >= 1, { timeoutMs: 60_000, what: 'first deposit' });
+    // Poll tightly so the kill lands right after the first deposit, before the second in most runs.
+    const deadline = Date.now() + 60_000;
+    while ((await deposits()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
     worker.kill('SIGKILL');
     const atKill = (await deposits()).length;
     await new Promise((r) => setTimeout(r, 500));
@@ -159,6 +161,7 @@ describe('a worker killed between the two deposits', () => {
       (await (await temporalClient()).workflow.getHandle(`external-account-verification:${account.id}`).query(verificationState)).phase === 'awaiting_amounts',
     { timeoutMs: 60_000, what: 'settled after restart' });
     expect(atKill).toBeGreaterThanOrEqual(1);
+    process.stdout.write(`micro-deposit crash test: ${atKill} deposit(s) existed when the worker was killed\n`);
     expect(await deposits()).toHaveLength(2);
     const amounts = (await request('GET', `/v0/sandbox/external-accounts/${account.id}/micro-deposits`)).body.data.map((p: any) => p.amount);
     const wrong = await request('POST', `/v0/external-accounts/${account.id}/verify`, { amounts: wrongAmounts(amounts) });

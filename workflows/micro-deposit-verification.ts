@@ -31,7 +31,9 @@ export const verifyMicroDeposits = defineUpdate<VerifyResult, [number[]]>('verif
 export const verificationState = defineQuery<VerificationState>('verificationState');
 
 const rail = proxyActivities<AchRailActivities>({
-  startToCloseTimeout: '1 minute',
+  // A rail call takes a moment; a short timeout means a payment lost with a crashed worker is retried
+  // within seconds (safely: the idempotency key makes the retry the same payment).
+  startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 const { recordVerificationOutcome } = proxyLocalActivities<ExternalAccountActivities>({
