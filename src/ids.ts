@@ -17,6 +17,8 @@ export const ID_PREFIXES = {
   developer: 'dev',
   request: 'req',
   kycSubmission: 'kycs',
+  ledgerAccount: 'lacct',
+  ledgerTransaction: 'ltx',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -9,6 +9,7 @@ import { connectTemporalClient } from '../temporal/client';
 import { decideKyc } from '../resources/kyc/workflow-client';
 import { SOURCES } from '../sanctions/sources';
 import { syncLists } from '../sanctions/sync';
+import { verifyLedger } from '../ledger/ledger';
 import { sql } from 'kysely';
 
 const USAGE = `Usage: npm run cli -- <command>
@@ -19,6 +20,7 @@ const USAGE = `Usage: npm run cli -- <command>
   kyc decide cus_… --decision approve|reject [--reason TEXT] [--operator NAME]
   lists sync [--source ID …]     download the official sanctions lists into SANCTIONS_DATA_DIR
   lists sources                  the sources screened against
+  ledger verify                  check that entries balance and cached balances match
   migrate`;
 
 function databaseUrl(config: ReturnType<typeof loadConfig>) {
@@ -98,6 +100,12 @@ async function main(argv: string[]) {
       } finally {
         await temporal.connection.close();
       }
+    } else if (group === 'ledger' && action === 'verify') {
+      const result = await verifyLedger(db);
+      console.log(`${result.transactions} transactions, ${result.entries} entries, ${result.accounts} accounts`);
+      for (const p of result.problems) console.log(`PROBLEM: ${p}`);
+      if (!result.ok) throw new Error(`ledger verification failed: ${result.problems.length} problem(s)`);
+      console.log('ledger verified: every transaction and currency sums to zero; cached balances match their entries');
     } else if (group === 'lists' && action === 'sources') {
       for (const src of SOURCES) console.log(`${src.id.padEnd(24)} ${src.region.padEnd(16)} ${src.format.padEnd(16)} ${src.name}`);
     } else if (group === 'lists' && action === 'sync') {

@@ -5,6 +5,7 @@ import * as m0001 from './migrations/0001_foundation';
 import * as m0002 from './migrations/0002_sanctions';
 import * as m0003 from './migrations/0003_external_accounts';
 import * as m0004 from './migrations/0004_rail_payments';
+import * as m0005 from './migrations/0005_ledger';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0002_sanctions': m0002,
   '0003_external_accounts': m0003,
   '0004_rail_payments': m0004,
+  '0005_ledger': m0005,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

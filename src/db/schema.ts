@@ -184,6 +184,41 @@ export interface RailPaymentsTable {
   created_at: Date;
 }
 
+export type LedgerPurpose = 'customer_funds' | 'rail_clearing' | 'chain_treasury' | 'platform_fees' | 'developer_fees' | 'fx_conversion';
+
+export interface LedgerAccountsTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  owner_type: 'customer' | 'developer' | 'platform';
+  owner_id: string;
+  purpose: LedgerPurpose;
+  currency: string;
+  allow_negative: boolean;
+  /** numeric(78,0): read as a string, handled as bigint. */
+  balance_minor: ColumnType<string, string | undefined, string>;
+  created_at: Date;
+}
+
+export interface LedgerTransactionsTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  idempotency_key: string;
+  description: string;
+  reference_id: string | null;
+  created_at: Date;
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  transaction_id: string;
+  account_id: string;
+  currency: string;
+  amount_minor: ColumnType<string, string, never>;
+  created_at: Date;
+}
+
 export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
@@ -196,6 +231,9 @@ export interface Database {
   screenings: ScreeningsTable;
   external_accounts: ExternalAccountsTable;
   rail_payments: RailPaymentsTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_transactions: LedgerTransactionsTable;
+  ledger_entries: LedgerEntriesTable;
 }
 
 export type ExternalAccountRow = Selectable<ExternalAccountsTable>;

@@ -1,0 +1,168 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Tenant } from '../api/context';
+import type { Database, LedgerPurpose } from '../db/schema';
+import { newId } from '../ids';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+export interface LedgerAccountRef {
+  ownerType: 'customer' | 'developer' | 'platform';
+  ownerId: string;
+  purpose: LedgerPurpose;
+  /** Lower-case asset code: usd, eur, usdc, … */
+  currency: string;
+}
+
+/** One side of a movement: a positive amount raises the account's balance, a negative one lowers it. */
+export interface Posting {
+  account: LedgerAccountRef;
+  amountMinor: bigint;
+}
+
+export class LedgerError extends Error {
+  constructor(readonly code: 'unbalanced' | 'insufficient_funds' | 'empty', message: string) {
+    super(message);
+  }
+}
+
+/** Accounts that mirror the outside world (money in flight with banks and chains, FX legs) may go negative. */
+const MAY_GO_NEGATIVE: Record<LedgerPurpose, boolean> = {
+  customer_funds: false,
+  platform_fees: false,
+  developer_fees: false,
+  rail_clearing: true,
+  chain_treasury: true,
+  fx_conversion: true,
+};
+
+async function ensureAccount(trx: Transaction<Database>, tenant: Tenant, ref: LedgerAccountRef): Promise<string> {
+  const now = new Date();
+  await sql`
+    insert into ledger_accounts (id, developer_id, environment, owner_type, owner_id, purpose, currency, allow_negative, created_at)
+    values (${newId('ledgerAccount', now.getTime())}, ${tenant.developerId}, ${tenant.environment}, ${ref.ownerType}, ${ref.ownerId},
+            ${ref.purpose}, ${ref.currency}, ${MAY_GO_NEGATIVE[ref.purpose]}, ${now})
+    on conflict (developer_id, environment, owner_type, owner_id, purpose, currency) do nothing`.execute(trx);
+  const row = await trx
+    .selectFrom('ledger_accounts')
+    .select('id')
+    .where('developer_id', '=', tenant.developerId)
+    .where('environment', '=', tenant.environment)
+    .where('owner_type', '=', ref.ownerType)
+    .where('owner_id', '=', ref.ownerId)
+    .where('purpose', '=', ref.purpose)
+    .where('currency', '=', ref.currency)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/**
+ * Records one movement as a balanced set of entries (per currency they sum to zero), inside the
+ * caller's database transaction. Idempotent by key: a second call with the same key changes nothing
+ * and returns the first transaction. Balances that may not go negative are checked under row locks
+ * (taken in id order, so concurrent movements cannot deadlock).
+ */
+export async function postTransaction(
+  trx: Transaction<Database>,
+  tenant: Tenant,
+  movement: { idempotencyKey: string; description: string; referenceId?: string; postings: Posting[] },
+): Promise<{ transactionId: string; replayed: boolean }> {
+  if (movement.postings.length < 2) throw new LedgerError('empty', 'A movement needs at least two postings');
+  const sums = new Map<string, bigint>();
+  for (const p of movement.postings) {
+    if (p.amountMinor === 0n) throw new LedgerError('empty', 'A posting of zero moves nothing');
+    sums.set(p.account.currency, (sums.get(p.account.currency) ?? 0n) + p.amountMinor);
+  }
+  for (const [currency, sum] of sums) {
+    if (sum !== 0n) throw new LedgerError('unbalanced', `Postings in ${currency} sum to ${sum}, not zero`);
+  }
+
+  const now = new Date();
+  const id = newId('ledgerTransaction', now.getTime());
+  const inserted = await sql<{ id: string }>`
+    insert into ledger_transactions (id, developer_id, environment, idempotency_key, description, reference_id, created_at)
+    values (${id}, ${tenant.developerId}, ${tenant.environment}, ${movement.idempotencyKey}, ${movement.description},
+            ${movement.referenceId ?? null}, ${now})
+    on conflict (idempotency_key) do nothing
+    returning id`.execute(trx);
+  if (inserted.rows.length === 0) {
+    const existing = await trx.selectFrom('ledger_transactions').select('id').where('idempotency_key', '=', movement.idempotencyKey).executeTakeFirstOrThrow();
+    return { transactionId: existing.id, replayed: true };
+  }
+
+  const accountIds = await Promise.all(movement.postings.map((p) => ensureAccount(trx, tenant, p.account)));
+  const deltas = new Map<string, bigint>();
+  accountIds.forEach((accountId, i) => deltas.set(accountId, (deltas.get(accountId) ?? 0n) + movement.postings[i].amountMinor));
+  const locked = await trx
+    .selectFrom('ledger_accounts')
+    .select(['id', 'balance_minor', 'allow_negative', 'purpose', 'owner_id', 'currency'])
+    .where('id', 'in', [...deltas.keys()])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  for (const account of locked) {
+    const next = BigInt(account.balance_minor) + deltas.get(account.id)!;
+    if (next < 0n && !account.allow_negative) {
+      throw new LedgerError('insufficient_funds', `${account.purpose} of ${account.owner_id} in ${account.currency} would go below zero`);
+    }
+    await trx.updateTable('ledger_accounts').set({ balance_minor: next.toString() }).where('id', '=', account.id).execute();
+  }
+  await trx
+    .insertInto('ledger_entries')
+    .values(movement.postings.map((p, i) => ({
+      transaction_id: id,
+      account_id: accountIds[i],
+      currency: p.account.currency,
+      amount_minor: p.amountMinor.toString(),
+      created_at: now,
+    })))
+    .execute();
+  return { transactionId: id, replayed: false };
+}
+
+export async function balanceOf(db: Executor, tenant: Tenant, ref: LedgerAccountRef): Promise<bigint> {
+  const row = await db
+    .selectFrom('ledger_accounts')
+    .select('balance_minor')
+    .where('developer_id', '=', tenant.developerId)
+    .where('environment', '=', tenant.environment)
+    .where('owner_type', '=', ref.ownerType)
+    .where('owner_id', '=', ref.ownerId)
+    .where('purpose', '=', ref.purpose)
+    .where('currency', '=', ref.currency)
+    .executeTakeFirst();
+  return row ? BigInt(row.balance_minor) : 0n;
+}
+
+/**
+ * The ledger's invariants, checked from the entries themselves: every transaction sums to zero per
+ * currency, all entries sum to zero per currency, cached balances equal their entries, and accounts
+ * that may not go negative are not negative.
+ */
+export async function verifyLedger(db: Executor) {
+  const problems: string[] = [];
+  const unbalanced = await sql<{ transaction_id: string; currency: string; total: string }>`
+    select transaction_id, currency, sum(amount_minor)::text as total from ledger_entries
+    group by transaction_id, currency having sum(amount_minor) <> 0`.execute(db);
+  for (const r of unbalanced.rows) problems.push(`transaction ${r.transaction_id} sums to ${r.total} ${r.currency}`);
+  const totals = await sql<{ currency: string; total: string }>`
+    select currency, sum(amount_minor)::text as total from ledger_entries group by currency having sum(amount_minor) <> 0`.execute(db);
+  for (const r of totals.rows) problems.push(`all ${r.currency} entries sum to ${r.total}`);
+  const drift = await sql<{ id: string; balance: string; entries: string }>`
+    select a.id, a.balance_minor::text as balance, coalesce(sum(e.amount_minor), 0)::text as entries
+    from ledger_accounts a left join ledger_entries e on e.account_id = a.id
+    group by a.id, a.balance_minor having a.balance_minor <> coalesce(sum(e.amount_minor), 0)`.execute(db);
+  for (const r of drift.rows) problems.push(`account ${r.id} caches ${r.balance} but its entries sum to ${r.entries}`);
+  const negative = await sql<{ id: string; balance: string }>`
+    select id, balance_minor::text as balance from ledger_accounts where not allow_negative and balance_minor < 0`.execute(db);
+  for (const r of negative.rows) problems.push(`account ${r.id} is negative (${r.balance}) but may not be`);
+  const counts = await sql<{ transactions: string; entries: string; accounts: string }>`
+    select (select count(*) from ledger_transactions)::text as transactions, (select count(*) from ledger_entries)::text as entries,
+           (select count(*) from ledger_accounts)::text as accounts`.execute(db);
+  return {
+    ok: problems.length === 0,
+    problems,
+    transactions: Number(counts.rows[0].transactions),
+    entries: Number(counts.rows[0].entries),
+    accounts: Number(counts.rows[0].accounts),
+  };
+}
