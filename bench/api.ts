@@ -4,7 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { createUnlimitedKey, startStack } from '../test/harness/stack';
+import { createUnlimitedKey, startStack, stopProcess } from '../test/harness/stack';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 
@@ -51,6 +51,10 @@ async function main() {
       await run('GET /v0/customers/{id}', 16, { url: `${stack.info.apiUrl}/v0/customers/${customer.id}`, headers }),
       await run('POST /v0/customers', 16, { url: `${stack.info.apiUrl}/v0/customers`, method: 'POST', headers, body }),
     ];
+    // The ceiling of the create path itself: the same POSTs with the worker stopped, so the KYC
+    // workflows are started (in PostgreSQL and Temporal) but not yet run.
+    await stopProcess(stack.processes.worker);
+    rows.push(await run('POST /v0/customers, worker stopped', 16, { url: `${stack.info.apiUrl}/v0/customers`, method: 'POST', headers, body }));
 
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
     console.log(`\n${new Date().toISOString().slice(0, 10)} — ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${DURATION} s per run`);
