@@ -35,6 +35,18 @@ const MAY_GO_NEGATIVE: Record<LedgerPurpose, boolean> = {
   fx_conversion: true,
 };
 
+/** The one account a reference names (tenant, owner, purpose, currency). */
+function accountRow(db: Executor, tenant: Tenant, ref: LedgerAccountRef) {
+  return db
+    .selectFrom('ledger_accounts')
+    .where('developer_id', '=', tenant.developerId)
+    .where('environment', '=', tenant.environment)
+    .where('owner_type', '=', ref.ownerType)
+    .where('owner_id', '=', ref.ownerId)
+    .where('purpose', '=', ref.purpose)
+    .where('currency', '=', ref.currency);
+}
+
 async function ensureAccount(trx: Transaction<Database>, tenant: Tenant, ref: LedgerAccountRef): Promise<string> {
   const now = new Date();
   await sql`
@@ -42,17 +54,7 @@ async function ensureAccount(trx: Transaction<Database>, tenant: Tenant, ref: Le
     values (${newId('ledgerAccount', now.getTime())}, ${tenant.developerId}, ${tenant.environment}, ${ref.ownerType}, ${ref.ownerId},
             ${ref.purpose}, ${ref.currency}, ${MAY_GO_NEGATIVE[ref.purpose]}, ${now})
     on conflict (developer_id, environment, owner_type, owner_id, purpose, currency) do nothing`.execute(trx);
-  const row = await trx
-    .selectFrom('ledger_accounts')
-    .select('id')
-    .where('developer_id', '=', tenant.developerId)
-    .where('environment', '=', tenant.environment)
-    .where('owner_type', '=', ref.ownerType)
-    .where('owner_id', '=', ref.ownerId)
-    .where('purpose', '=', ref.purpose)
-    .where('currency', '=', ref.currency)
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return (await accountRow(trx, tenant, ref).select('id').executeTakeFirstOrThrow()).id;
 }
 
 /**
@@ -120,16 +122,7 @@ export async function postTransaction(
 }
 
 export async function balanceOf(db: Executor, tenant: Tenant, ref: LedgerAccountRef): Promise<bigint> {
-  const row = await db
-    .selectFrom('ledger_accounts')
-    .select('balance_minor')
-    .where('developer_id', '=', tenant.developerId)
-    .where('environment', '=', tenant.environment)
-    .where('owner_type', '=', ref.ownerType)
-    .where('owner_id', '=', ref.ownerId)
-    .where('purpose', '=', ref.purpose)
-    .where('currency', '=', ref.currency)
-    .executeTakeFirst();
+  const row = await accountRow(db, tenant, ref).select('balance_minor').executeTakeFirst();
   return row ? BigInt(row.balance_minor) : 0n;
 }
 

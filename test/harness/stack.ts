@@ -103,9 +103,17 @@ export function stopProcess(p: ChildProcess): Promise<void> {
   });
 }
 
+/** Processes this run started: none may outlive it, even when the run ends abruptly (Ctrl-C, a crash). */
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
 export function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, logDir: string): ChildProcess {
   const out = fs.openSync(path.join(logDir, `${name}.log`), 'w');
   const child = spawn(process.execPath, ['--import', 'tsx', entry], { env, stdio: ['ignore', out, out] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   child.on('exit', (code, signal) => {
     if (code !== 0 && signal === null) process.stderr.write(`stack: ${name} exited with ${code}; see ${logDir}/${name}.log\n`);
   });
