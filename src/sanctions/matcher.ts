@@ -33,6 +33,7 @@ interface IndexedName {
   value: string;
   tokens: string[];
   compact: string;
+  phon: string[][];
   kind: 'primary' | 'alias' | 'original_script';
   weak: boolean;
   transliterated: boolean;
@@ -114,13 +115,7 @@ interface TokenMatch {
   phonetic: boolean;
 }
 
-/** Whether one of the query token's codes is among a listed token's codes (stored as "CODE" or "A|B"). */
-function sharesSound(qPhon: string[], cPhon: string | undefined): boolean {
-  if (!cPhon) return false;
-  return qPhon.some((p) => cPhon === p || cPhon.startsWith(`${p}|`) || cPhon.endsWith(`|${p}`));
-}
-
-function tokenSimilarity(q: string, c: string, qPhon: string[], cPhon: string | undefined): TokenMatch {
+function tokenSimilarity(q: string, c: string, qPhon: string[], cPhon: string[]): TokenMatch {
   if (q === c) return { sim: 1, phonetic: false };
   // Numbers identify (the 72nd plant is not the 71st): tokens with digits match exactly or not at all.
   if (HAS_DIGIT.test(q) || HAS_DIGIT.test(c)) return { sim: 0, phonetic: false };
@@ -130,7 +125,7 @@ function tokenSimilarity(q: string, c: string, qPhon: string[], cPhon: string | 
   // Lengths this far apart cannot reach the similarity that counts (0.5).
   if (Math.abs(q.length - c.length) * 2 > longest) return { sim: 0, phonetic: false };
   const edit = 1 - osaDistance(q, c, Math.floor(longest / 2)) / longest;
-  const sameSound = q[0] === c[0] && sharesSound(qPhon, cPhon);
+  const sameSound = qPhon.length > 0 && q[0] === c[0] && qPhon.some((p) => cPhon.includes(p));
   if (sameSound && edit < 0.85) return { sim: 0.85, phonetic: true };
   return { sim: edit, phonetic: false };
 }
@@ -151,8 +146,6 @@ export class SanctionsMatcher {
   private readonly fuzzyTokenList: string[] = [];
   private readonly phoneticIndex = new Map<string, string[]>();
   private readonly phoneticCache = new Map<string, string[]>();
-  /** Listed token → its Double Metaphone codes as one string ("A" or "A|B"): no small arrays to collect. */
-  private readonly listedSounds = new Map<string, string>();
   private readonly similarCache = new Map<string, Set<string>>();
   /** Tokens as listed (not glued pairs): the ones reachable by edits and sound. */
   private readonly fuzzyTokens = new Set<string>();
@@ -174,6 +167,7 @@ export class SanctionsMatcher {
           value: name.value,
           tokens: norm.tokens,
           compact: norm.tokens.join(''),
+          phon: norm.tokens.map((t) => phonetic(t)),
           kind: name.kind,
           weak: name.weak ?? false,
           transliterated: norm.transliterated,
@@ -197,9 +191,7 @@ export class SanctionsMatcher {
         else if (typeof existing === 'number') this.deletionIndex.set(v, [existing, tokenNo]);
         else existing.push(tokenNo);
       }
-      const codes = phonetic(token);
-      if (codes.length > 0) this.listedSounds.set(token, codes.join('|'));
-      for (const p of codes) push(this.phoneticIndex, p, token);
+      for (const p of phonetic(token)) push(this.phoneticIndex, p, token);
     }
   }
 
@@ -340,7 +332,7 @@ export class SanctionsMatcher {
       for (let j = 0; j < n.tokens.length; j++) {
         let m = memo[i].get(n.tokens[j]);
         if (!m) {
-          m = tokenSimilarity(qTokens[i], n.tokens[j], qPhon[i], this.listedSounds.get(n.tokens[j]));
+          m = tokenSimilarity(qTokens[i], n.tokens[j], qPhon[i], n.phon[j]);
           memo[i].set(n.tokens[j], m);
         }
         if (m.sim >= 0.5) pairs.push({ i, j, sim: m.sim, phonetic: m.phonetic });
