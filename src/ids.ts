@@ -51,6 +51,3 @@ export function newId(kind: IdKind, now = Date.now()): string {
   return `${ID_PREFIXES[kind]}_${timePrefix(now)}${randomBase62(22)}`;
 }
 
-export function hasPrefix(id: string, kind: IdKind): boolean {
-  return new RegExp(`^${ID_PREFIXES[kind]}_[0-9A-Za-z]{20,}$`).test(id);
-}

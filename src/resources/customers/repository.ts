@@ -1,6 +1,7 @@
 import { findTenantRow } from '../../db/tenant-scope';
 import type { Kysely, Transaction } from 'kysely';
 import type { Tenant } from '../../api/context';
+import { invalidState } from '../../api/errors';
 import type { CustomerRow, Database } from '../../db/schema';
 import type { Customer } from './schemas';
 
@@ -8,6 +9,11 @@ type Executor = Kysely<Database> | Transaction<Database>;
 
 export function findCustomer(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
   return findTenantRow(db, 'customers', tenant, id, { what: 'customer', ...opts });
+}
+
+/** A deleted customer stays readable but takes part in nothing new. */
+export function assertCustomerNotDeleted(row: CustomerRow) {
+  if (row.status === 'deleted') throw invalidState(`Customer ${row.id} is deleted and can no longer change`);
 }
 
 export function serializeCustomer(row: CustomerRow, extra: Partial<Customer> = {}): Customer {

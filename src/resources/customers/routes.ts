@@ -4,11 +4,10 @@ import { invalidState } from '../../api/errors';
 import { paginate } from '../../api/pagination';
 import { defineRoute, type HandlerContext } from '../../api/route';
 import { changedAttributes, recordEvent } from '../../domain/events';
-import type { CustomerRow } from '../../db/schema';
 import { newId, randomBase62 } from '../../ids';
 import { sha256Hex } from '../../crypto';
 import { startKycWorkflow, closeKycWorkflow } from '../kyc/workflow-client';
-import { findCustomer, serializeCustomer } from './repository';
+import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from './repository';
 import {
   CustomerCreate, CustomerIdParams, CustomerListQuery, CustomerListSchema, CustomerPatch, CustomerSchema, IDENTITY_FIELDS,
 } from './schemas';
@@ -109,10 +108,6 @@ export const getCustomer = defineRoute({
   }),
 });
 
-function assertNotDeleted(row: CustomerRow) {
-  if (row.status === 'deleted') throw invalidState(`Customer ${row.id} is deleted and can no longer change`);
-}
-
 export const updateCustomer = defineRoute({
   method: 'patch',
   path: '/v0/customers/{customer_id}',
@@ -125,7 +120,7 @@ export const updateCustomer = defineRoute({
   handler: async ({ deps, tenant, params, body, write }) =>
     write(async (trx) => {
       const row = await findCustomer(trx, tenant, params.customer_id, { forUpdate: true });
-      assertNotDeleted(row);
+      assertCustomerNotDeleted(row);
       const identityChange = IDENTITY_FIELDS.filter((f) => body[f] !== undefined);
       if (identityChange.length > 0 && row.kyc_status === 'approved') {
         throw invalidState(`'${identityChange[0]}' cannot change after KYC approval; contact support to correct identity data`);
@@ -173,7 +168,7 @@ export const deleteCustomer = defineRoute({
   handler: async ({ deps, tenant, params, write }) =>
     write(async (trx) => {
       const row = await findCustomer(trx, tenant, params.customer_id, { forUpdate: true });
-      assertNotDeleted(row);
+      assertCustomerNotDeleted(row);
       const now = new Date();
       const updated = await trx
         .updateTable('customers')

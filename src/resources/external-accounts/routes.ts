@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { HandlerContext } from '../../api/route';
-import { invalidField, invalidState } from '../../api/errors';
+import { ApiError, invalidField, invalidState } from '../../api/errors';
 import { paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
 import { tenantRows } from '../../db/tenant-scope';
 import { recordEvent } from '../../domain/events';
 import { newId } from '../../ids';
-import { findCustomer } from '../customers/repository';
+import { assertCustomerNotDeleted, findCustomer } from '../customers/repository';
 import { CustomerIdParams } from '../customers/schemas';
 import { findExternalAccount, serializeExternalAccount } from './repository';
 import { startMicroDepositVerification, submitVerificationAmounts } from './verification-client';
@@ -44,10 +44,11 @@ export const createExternalAccount = defineRoute({
   responses: { 201: ExternalAccountSchema },
   handler: async ({ deps, tenant, body, write }) =>
     write(async (trx) => {
-      const customer = await findCustomer(trx, tenant, body.customer_id).catch(() => {
-        throw invalidField('body', 'customer_id', `No such customer: '${body.customer_id}'`);
+      // An unknown customer is a fault in the body, not a missing route; other errors (an outage) pass through.
+      const customer = await findCustomer(trx, tenant, body.customer_id).catch((err) => {
+        throw err instanceof ApiError && err.code === 'not_found' ? invalidField('body', 'customer_id', `No such customer: '${body.customer_id}'`) : err;
       });
-      if (customer.status === 'deleted') throw invalidState(`Customer ${customer.id} is deleted`);
+      assertCustomerNotDeleted(customer);
       const details = accountDetails(body);
       const fingerprint = deps.cipher.fingerprint(`${body.type}:${details.identity}`);
       const existing = await trx

@@ -5,7 +5,7 @@ import { ACCEPTS_SUBMISSION } from '../../domain/kyc';
 import { pastDate } from '../../domain/validation';
 import { newId } from '../../ids';
 import { AddressInput } from '../customers/schemas';
-import { findCustomer, serializeCustomer } from '../customers/repository';
+import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from '../customers/repository';
 import { decodeImageDataUri } from './documents';
 import { submitToKycWorkflow } from './workflow-client';
 
@@ -52,7 +52,7 @@ export async function submitKyc(
   channel: 'api' | 'hosted_page',
 ) {
   const customer = await findCustomer(deps.db, tenant, customerId);
-  if (customer.status === 'deleted') throw invalidState(`Customer ${customer.id} is deleted`);
+  assertCustomerNotDeleted(customer);
   if (!ACCEPTS_SUBMISSION.includes(customer.kyc_status as (typeof ACCEPTS_SUBMISSION)[number])) {
     throw invalidState(`KYC is ${customer.kyc_status}; documents cannot be submitted now`);
   }

@@ -1,9 +1,8 @@
 import { findTenantRow, tenantRows } from '../../db/tenant-scope';
 import { z } from 'zod';
-import { invalidState } from '../../api/errors';
 import { paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
-import { findCustomer } from '../customers/repository';
+import { assertCustomerNotDeleted, findCustomer } from '../customers/repository';
 import { ApiError } from '../../api/errors';
 import { newId } from '../../ids';
 import type { ScreeningBatchRow } from '../../db/schema';
@@ -25,8 +24,7 @@ export const screenRoute = defineRoute({
     const query = { name: body.name, type: body.type, dateOfBirth: body.date_of_birth, country: body.country };
     return write(async (trx) => {
       if (body.customer_id) {
-        const customer = await findCustomer(trx, tenant, body.customer_id);
-        if (customer.status === 'deleted') throw invalidState(`Customer ${customer.id} is deleted`);
+        assertCustomerNotDeleted(await findCustomer(trx, tenant, body.customer_id));
       }
       const outcome = screenOrUnavailable(deps, query);
       const row = await storeScreening(trx, deps, tenant, query, outcome, { customerId: body.customer_id });
