@@ -14,8 +14,9 @@ export function createAchRailActivities(deps: { db: Db; rail: RailAdapter }) {
       const payment = await deps.rail.submitPayment({
         tenant: await accountTenant(input.externalAccountId),
         idempotencyKey: `${input.externalAccountId}:micro-deposit:${input.index}`,
+        rail: 'ach',
         direction: 'credit',
-        amountMinor: input.amountMinor,
+        amountMinor: BigInt(input.amountMinor),
         currency: 'usd',
         externalAccountId: input.externalAccountId,
         purpose: 'micro_deposit',
@@ -33,8 +34,9 @@ export function createAchRailActivities(deps: { db: Db; rail: RailAdapter }) {
       const payment = await deps.rail.submitPayment({
         tenant: await accountTenant(input.externalAccountId),
         idempotencyKey: `${input.externalAccountId}:micro-deposit-recovery`,
+        rail: 'ach',
         direction: 'debit',
-        amountMinor: input.amountMinor,
+        amountMinor: BigInt(input.amountMinor),
         currency: 'usd',
         externalAccountId: input.externalAccountId,
         purpose: 'micro_deposit_recovery',

@@ -7,8 +7,13 @@ import { createMaintenanceActivities } from './maintenance';
 import { createSanctionsActivities } from './sanctions';
 import { createAchRailActivities } from './ach-rail';
 import { createExternalAccountActivities } from './external-accounts-database';
-import { SandboxAchRail, type RailAdapter } from '../src/providers/rails';
+import type { RailAdapter } from '../src/providers/rails';
 import type { SanctionsScreener } from '../src/sanctions/screener';
+import type { MoneyProviders } from '../src/providers';
+import { createTransferDatabaseActivities } from './transfers-database';
+import { createFiatRailActivities } from './fiat-rails';
+import { createChainActivities } from './chains';
+import { createTransferReviewActivities, type TransferReviewLimits } from './transfer-review';
 
 export interface ActivityDeps {
   db: Db;
@@ -16,13 +21,17 @@ export interface ActivityDeps {
   identityProvider?: IdentityVerificationProvider;
   idempotencyRetentionHours: number;
   sanctions: SanctionsScreener;
-  /** The ACH rail; the sandbox simulator on the sandbox clock unless a provider is given. */
+  /** The ACH rail for micro-deposits; the sandbox simulator unless a provider is given. */
   achRail?: RailAdapter;
-  sandboxTimeScale: number;
+  providers: MoneyProviders;
+  transferLimits: TransferReviewLimits;
+  /** How often chain activities look at the chain. */
+  chainPollMs: number;
 }
 
 /** All activities, grouped by the outside system they touch. */
 export function createActivities(deps: ActivityDeps) {
+  const transferRecords = createTransferDatabaseActivities(deps.db);
   return {
     ...createKycDatabaseActivities(deps.db),
     ...createIdentityVerificationActivities({
@@ -32,7 +41,11 @@ export function createActivities(deps: ActivityDeps) {
     }),
     ...createMaintenanceActivities(deps.db, deps.idempotencyRetentionHours),
     ...createSanctionsActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
-    ...createAchRailActivities({ db: deps.db, rail: deps.achRail ?? new SandboxAchRail(deps.db, deps.sandboxTimeScale) }),
+    ...createAchRailActivities({ db: deps.db, rail: deps.achRail ?? deps.providers.rails }),
     ...createExternalAccountActivities(deps.db),
+    ...transferRecords,
+    ...createFiatRailActivities({ db: deps.db, rails: deps.providers.rails, records: transferRecords }),
+    ...createChainActivities({ db: deps.db, chains: deps.providers.chains, records: transferRecords, pollMs: deps.chainPollMs }),
+    ...createTransferReviewActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits }),
   };
 }

@@ -57,6 +57,55 @@ const envSchema = z.object({
   SANCTIONS_DATA_DIR: z.string().optional(),
   /** Score from which a screening reports a potential match (docs/SANCTIONS.md explains the scale). */
   SANCTIONS_MATCH_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.8),
+  /**
+   * JSON-RPC address of each EVM chain: "ethereum=http://…,base=http://…". Unset: `npm start` and the
+   * test harness run a local anvil node per chain (ANVIL_BASE_PORT, ANVIL_BASE_PORT+1, …).
+   */
+  EVM_RPC_URLS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const out: Record<string, string> = {};
+      for (const part of (v ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+        const [chain, url] = part.split(/=(.*)/s);
+        if (!['ethereum', 'polygon', 'arbitrum', 'optimism', 'base'].includes(chain) || !/^https?:\/\//.test(url ?? '')) {
+          ctx.addIssue({ code: 'custom', message: `'${part}' is not chain=http(s)://url for an EVM chain` });
+          return z.NEVER;
+        }
+        out[chain] = url;
+      }
+      return out;
+    }),
+  ANVIL_BASE_PORT: port(8545),
+  /** Seed of the platform's chain keys: the treasury (index 0) and one deposit address per transfer. */
+  CHAIN_TREASURY_MNEMONIC: z
+    .string()
+    .default('test test test test test test test test test test test junk')
+    .refine((v) => v.trim().split(/\s+/).length >= 12, { message: 'must be a BIP-39 mnemonic of 12 or more words' }),
+  /** Blocks on top of a deposit's block before it counts as received. */
+  EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(2),
+  /** Transfers whose funds do not arrive within this time are canceled (on the real clock). */
+  TRANSFER_DEPOSIT_EXPIRY_HOURS: z.coerce.number().positive().default(72),
+  /** Transfers of at least this many US dollars (or their equivalent) wait for an operator's review. */
+  TRANSFER_REVIEW_THRESHOLD_USD: z.coerce.number().positive().default(10_000),
+  /** A customer's transfers within 24 hours above this many US dollars are held for review (velocity). */
+  TRANSFER_DAILY_LIMIT_USD: z.coerce.number().positive().default(50_000),
+  /** Sandbox exchange rates as US dollars per unit: "eur=1.08,gbp=1.27" (defaults in docs/TRANSFERS.md). */
+  SANDBOX_FX_RATES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const out: Record<string, string> = {};
+      for (const part of (v ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+        const [currency, rate] = part.split('=');
+        if (!/^[a-z]{3,5}$/.test(currency) || !/^\d+(\.\d{1,8})?$/.test(rate ?? '') || Number(rate) === 0) {
+          ctx.addIssue({ code: 'custom', message: `'${part}' is not currency=rate (e.g. eur=1.08)` });
+          return z.NEVER;
+        }
+        out[currency] = rate;
+      }
+      return out;
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

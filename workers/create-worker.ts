@@ -1,5 +1,22 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import type { Config } from '../src/config';
+import type { DataCipher } from '../src/crypto';
+import type { Db } from '../src/db';
+import { createMoneyProviders } from '../src/providers';
+import type { SanctionsScreener } from '../src/sanctions/screener';
+
+/** What the activities need, from the configuration and the process's shared resources. */
+export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher: DataCipher; sanctions: SanctionsScreener }): ActivityDeps {
+  return {
+    ...shared,
+    idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
+    providers: createMoneyProviders(config, shared.db),
+    transferLimits: { reviewThresholdUsd: config.TRANSFER_REVIEW_THRESHOLD_USD, dailyLimitUsd: config.TRANSFER_DAILY_LIMIT_USD },
+    // Every second on a sped-up sandbox clock (local chains mine a block a second); else every 5 s.
+    chainPollMs: config.SANDBOX_TIME_SCALE > 1 ? 500 : 5_000,
+  };
+}
 
 /** One worker polls the platform task queue for every workflow and activity. */
 export async function createWorker(opts: {

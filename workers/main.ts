@@ -4,7 +4,7 @@ import { DataCipher, resolveEncryptionKey } from '../src/crypto';
 import { createDb } from '../src/db';
 import { createLogger } from '../src/logger';
 import { SanctionsScreener } from '../src/sanctions/screener';
-import { createWorker } from './create-worker';
+import { activityDepsFromConfig, createWorker } from './create-worker';
 import { runMain } from '../src/main/run';
 
 runMain('worker', async () => {
@@ -22,7 +22,7 @@ runMain('worker', async () => {
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { db, cipher, sanctions, sandboxTimeScale: config.SANDBOX_TIME_SCALE, idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS },
+    activityDeps: activityDepsFromConfig(config, { db, cipher, sanctions }),
   });
   log.info({ task_queue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
   const running = worker.run();

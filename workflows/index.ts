@@ -3,3 +3,4 @@ export { kycWorkflow } from './kyc';
 export { reapIdempotencyKeysWorkflow } from './maintenance';
 export { screeningBatchWorkflow } from './screening-batch';
 export { microDepositVerificationWorkflow } from './micro-deposit-verification';
+export { transferWorkflow } from './transfer';

@@ -6,9 +6,10 @@ import type { Environment } from '../db/schema';
 import type { Logger } from '../logger';
 import type { RateLimiter } from './rate-limit';
 import type { SanctionsScreener } from '../sanctions/screener';
+import type { MoneyProviders } from '../providers';
 
 /** Everything a request handler may touch, built once per process. */
-export interface AppDeps {
+export interface AppDeps extends MoneyProviders {
   config: Config;
   db: Db;
   temporal: Client;

@@ -2,6 +2,8 @@
 export function isDependencyDown(err: unknown): boolean {
   const e = err as { code?: string | number; name?: string; message?: string; cause?: unknown };
   if (!e) return false;
+  // A chain node that is not configured or does not answer (viem's HTTP errors).
+  if (e.name === 'ChainUnavailableError' || e.name === 'HttpRequestError' || e.name === 'TimeoutError') return true;
   const pgConnectionCodes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300'];
   if (typeof e.code === 'string' && (pgConnectionCodes.includes(e.code) || e.code.startsWith('08'))) return true;
   if (e.message && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(e.message)) {

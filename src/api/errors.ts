@@ -58,6 +58,9 @@ export const notFound = (what: string, id?: string) =>
 
 export const invalidState = (message: string) => new ApiError('invalid_state', message);
 
+/** A 409: the request is well formed but the named field's object is not in a state that allows it. */
+export const invalidStateField = (key: string, message: string) => new ApiError('invalid_state', message, { location: 'body', key });
+
 export const invalidField = (location: SourceLocation, key: string, message: string) =>
   new ApiError('invalid_request', message, { location, key });
 

@@ -176,11 +176,97 @@ export interface RailPaymentsTable {
   direction: 'credit' | 'debit';
   amount_minor: number;
   currency: string;
-  external_account_id: string;
+  external_account_id: string | null;
   purpose: string;
   idempotency_key: string;
   submitted_at: Date;
   settles_at: Date;
+  created_at: Date;
+  reference: string | null;
+  outcome: Generated<'settle' | 'reject' | 'return'>;
+  outcome_code: string | null;
+  returned_at: Date | null;
+}
+
+export type TransferState =
+  | 'awaiting_funds' | 'funds_received' | 'in_review' | 'payment_submitted' | 'payment_processed'
+  | 'canceled' | 'undeliverable' | 'returned' | 'refunded';
+
+type Numeric = ColumnType<string, string | bigint, string | bigint>;
+
+export interface TransfersTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  customer_id: string;
+  state: TransferState;
+  state_reason: string | null;
+  client_reference_id: string | null;
+  amount_minor: Numeric;
+  developer_fee_minor: Numeric;
+  source_rail: string;
+  source_currency: string;
+  source_from_address: string | null;
+  source_account_id: string | null;
+  destination_rail: string;
+  destination_currency: string;
+  destination_external_account_id: string | null;
+  destination_to_address: string | null;
+  swift_charges: string | null;
+  receipt: ColumnType<Record<string, string | null>, string, string>;
+  deposit_instructions: ColumnType<Record<string, string>, string, string>;
+  deposit_reference: string;
+  deposit_address: string | null;
+  source_position: string | null;
+  return_code: string | null;
+  review_reasons: ColumnType<string[] | null, string | null, string | null>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type PaymentKind = 'deposit' | 'payout' | 'return' | 'refund';
+export type PaymentStatus = 'pending' | 'submitted' | 'settled' | 'failed' | 'returned';
+
+export interface PaymentsTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  transfer_id: string;
+  kind: PaymentKind;
+  rail: string;
+  currency: string;
+  amount_minor: Numeric;
+  status: PaymentStatus;
+  external_account_id: string | null;
+  from_address: string | null;
+  to_address: string | null;
+  provider_payment_id: string | null;
+  tx_hash: string | null;
+  signed_transaction: string | null;
+  network_fee: string | null;
+  return_code: string | null;
+  failure_reason: string | null;
+  attempts: Generated<number>;
+  idempotency_key: string;
+  settles_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ChainNoncesTable {
+  chain: string;
+  address: string;
+  next_nonce: number;
+}
+
+export interface SimulatedChainTransactionsTable {
+  hash: string;
+  chain: string;
+  currency: string;
+  from_address: string;
+  to_address: string;
+  amount_minor: Numeric;
+  idempotency_key: string | null;
   created_at: Date;
 }
 
@@ -234,7 +320,14 @@ export interface Database {
   ledger_accounts: LedgerAccountsTable;
   ledger_transactions: LedgerTransactionsTable;
   ledger_entries: LedgerEntriesTable;
+  transfers: TransfersTable;
+  payments: PaymentsTable;
+  chain_nonces: ChainNoncesTable;
+  simulated_chain_transactions: SimulatedChainTransactionsTable;
 }
+
+export type TransferRow = Selectable<TransfersTable>;
+export type PaymentRow = Selectable<PaymentsTable>;
 
 export type ExternalAccountRow = Selectable<ExternalAccountsTable>;
 

@@ -3,7 +3,7 @@ import { notFound } from '../api/errors';
 import type { Tenant } from '../api/context';
 import type { Database } from './schema';
 
-type TenantTable = 'customers' | 'events' | 'screenings' | 'screening_batches' | 'external_accounts';
+type TenantTable = 'customers' | 'events' | 'screenings' | 'screening_batches' | 'external_accounts' | 'transfers' | 'payments';
 
 /**
  * Every read of tenant data starts here: the rows of the key's developer account and environment

@@ -93,3 +93,18 @@ export function cryptoAddressError(chain: CryptoChain, address: string): string 
   }
   return `is not a valid ${chain} address`;
 }
+
+/** Writes a public key as the chain writes addresses: 32 bytes on solana and stellar, 20 on tron. */
+export function encodeChainAddress(chain: 'solana' | 'stellar' | 'tron', key: Uint8Array): string {
+  switch (chain) {
+    case 'solana':
+      return base58.encode(key.subarray(0, 32));
+    case 'tron':
+      return b58check.encode(Uint8Array.of(0x41, ...key.subarray(0, 20)));
+    case 'stellar': {
+      const body = Uint8Array.of(6 << 3, ...key.subarray(0, 32));
+      const crc = crc16xmodem(body);
+      return base32.encode(Uint8Array.of(...body, crc & 0xff, crc >> 8)).replace(/=+$/, '');
+    }
+  }
+}

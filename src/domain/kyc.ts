@@ -10,7 +10,7 @@ export const ACCEPTS_SUBMISSION: readonly KycStatus[] = ['not_started', 'pending
 
 export const ENDORSEMENTS = [
   'can_trade_stablecoins', 'can_wire_transfer', 'can_ach_transfer', 'can_sepa_transfer', 'can_swift_transfer',
-  'can_hold_custody', 'can_use_mpc',
+  'can_hold_custody', 'can_use_mpc', 'can_faster_payments_transfer', 'can_pix_transfer', 'can_spei_transfer',
 ] as const;
 export type Endorsement = (typeof ENDORSEMENTS)[number];
 
@@ -24,5 +24,8 @@ export function endorsementsFor(country: string | undefined): Endorsement[] {
   const granted: Endorsement[] = ['can_trade_stablecoins', 'can_hold_custody', 'can_use_mpc', 'can_swift_transfer'];
   if (country === 'US') granted.push('can_ach_transfer', 'can_wire_transfer');
   if (country && SEPA_COUNTRIES.has(country)) granted.push('can_sepa_transfer');
+  if (country === 'GB') granted.push('can_faster_payments_transfer');
+  if (country === 'BR') granted.push('can_pix_transfer');
+  if (country === 'MX') granted.push('can_spei_transfer');
   return granted.sort();
 }

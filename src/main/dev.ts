@@ -8,11 +8,12 @@ import { loadConfig } from '../config';
 import { DataCipher, resolveEncryptionKey } from '../crypto';
 import { createDb, migrateToLatest } from '../db';
 import { startEmbeddedPostgres } from '../embedded/pglite';
+import { startAnvilNodes } from '../embedded/anvil';
 import { startTemporalDevServer } from '../embedded/temporal-dev-server';
 import { createLogger } from '../logger';
 import { SanctionsScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
-import { createWorker } from '../../workers/create-worker';
+import { activityDepsFromConfig, createWorker } from '../../workers/create-worker';
 import { runMain } from './run';
 
 runMain('platform', async () => {
@@ -43,6 +44,13 @@ runMain('platform', async () => {
       temporalUi = dev.uiUrl;
     }
 
+    if (Object.keys(config.EVM_RPC_URLS ?? {}).length === 0) {
+      log.info('starting local anvil nodes for the EVM chains');
+      const anvil = await startAnvilNodes({ basePort: config.ANVIL_BASE_PORT, mnemonic: config.CHAIN_TREASURY_MNEMONIC, stateDir: path.join(config.dataDir, 'chains') });
+      stops.push(anvil.stop);
+      config.EVM_RPC_URLS = anvil.urls;
+    }
+
     const db = createDb(databaseUrl, config.DATABASE_URL ? config.DATABASE_POOL_SIZE : 10);
     stops.push(() => db.destroy());
     await migrateToLatest(db);
@@ -60,7 +68,7 @@ runMain('platform', async () => {
       address: temporalAddress,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      activityDeps: { db, cipher, sanctions, sandboxTimeScale: config.SANDBOX_TIME_SCALE, idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS },
+      activityDeps: activityDepsFromConfig(config, { db, cipher, sanctions }),
     });
     const running = worker.run();
     stops.push(async () => {
@@ -82,6 +90,7 @@ runMain('platform', async () => {
         `  OpenAPI:      ${base}/v0/openapi.json`,
         `  Temporal UI:  ${temporalUi}`,
         `  Data:         ${config.dataDir}`,
+        `  EVM chains:   ${Object.entries(config.EVM_RPC_URLS ?? {}).map(([c, u]) => `${c} ${u}`).join(', ')}`,
         `  Sandbox key:  ${sandboxKey}`,
         `  Sanctions:    ${sanctions.ready ? `${sanctions.versions.length} lists loaded` : 'no lists loaded (npm run cli -- lists sync, or SANCTIONS_DATA_DIR)'}`,
         '',

@@ -4,6 +4,7 @@ import { eventRoutes } from './events/routes';
 import { externalAccountRoutes } from './external-accounts/routes';
 import { kycRoutes } from './kyc/routes';
 import { sanctionsRoutes } from './sanctions/routes';
+import { transferRoutes } from './transfers/routes';
 
 /** Every /v0 route, one module per resource. The OpenAPI document is generated from this list. */
-export const allRoutes: RouteDef[] = [...customerRoutes, ...kycRoutes, ...externalAccountRoutes, ...sanctionsRoutes, ...eventRoutes];
+export const allRoutes: RouteDef[] = [...customerRoutes, ...kycRoutes, ...externalAccountRoutes, ...sanctionsRoutes, ...transferRoutes, ...eventRoutes];

@@ -79,7 +79,7 @@ export async function readListsFromDirectory(dir: string): Promise<LoadedLists> 
  * during a reload use the old lists or the new ones, never a mix.
  */
 export class SanctionsScreener {
-  private state?: { matcher: SanctionsMatcher; versions: ListVersion[] };
+  private state?: { matcher: SanctionsMatcher; versions: ListVersion[]; addresses: Map<string, ListedAddress> };
 
   constructor(private readonly opts: { db: Db; dataDir: string; threshold: number; log?: Logger }) {}
 
@@ -97,7 +97,13 @@ export class SanctionsScreener {
     const versions: ListVersion[] = [];
     for (const l of lists.loaded) versions.push(await this.recordVersion(l.def.id, l.sha256, l.publishedOn ?? null, l.entityCount));
     const matcher = new SanctionsMatcher(lists.entities, { threshold: this.opts.threshold, maxMatches: 10 });
-    this.state = { matcher, versions };
+    const addresses = new Map<string, ListedAddress>();
+    for (const e of lists.entities) {
+      for (const a of e.cryptoAddresses) {
+        addresses.set(addressKey(a.address), { address: a.address, currency: a.currency, entityId: e.id, name: e.names[0]?.value ?? e.id, source: e.source });
+      }
+    }
+    this.state = { matcher, versions, addresses };
     this.opts.log?.info(
       { sources: versions.length, entities: lists.entities.length, names: matcher.nameCount, ms: Date.now() - started },
       versions.length ? 'sanctions lists loaded' : `no sanctions lists found in ${this.opts.dataDir}`,
@@ -138,6 +144,12 @@ export class SanctionsScreener {
     };
   }
 
+  /** The listing that names this digital-currency address, if any list does. */
+  listedAddress(address: string): ListedAddress | undefined {
+    if (!this.state || this.state.versions.length === 0) throw new NoListsLoadedError();
+    return this.state.addresses.get(addressKey(address));
+  }
+
   screen(query: ScreeningQuery): ScreeningOutcome {
     const state = this.state;
     if (!state || state.versions.length === 0) throw new NoListsLoadedError();
@@ -150,6 +162,17 @@ export class SanctionsScreener {
     };
   }
 }
+
+export interface ListedAddress {
+  address: string;
+  currency: string;
+  entityId: string;
+  name: string;
+  source: string;
+}
+
+/** EVM addresses are hex and case-insensitive; other chains' addresses are case-sensitive. */
+const addressKey = (address: string) => (/^0x[0-9a-fA-F]{40}$/.test(address) ? address.toLowerCase() : address);
 
 export class NoListsLoadedError extends Error {
   constructor() {

@@ -7,3 +7,8 @@ export const KycStatusAttr = defineSearchAttributeKey('KycStatus', SearchAttribu
 export const ALL_SEARCH_ATTRIBUTES = [CustomerIdAttr, KycStatusAttr];
 export const ExternalAccountStatusAttr = defineSearchAttributeKey('ExternalAccountStatus', SearchAttributeType.KEYWORD);
 ALL_SEARCH_ATTRIBUTES.push(ExternalAccountStatusAttr);
+export const TransferStateAttr = defineSearchAttributeKey('TransferState', SearchAttributeType.KEYWORD);
+export const SourceRailAttr = defineSearchAttributeKey('SourceRail', SearchAttributeType.KEYWORD);
+export const DestinationRailAttr = defineSearchAttributeKey('DestinationRail', SearchAttributeType.KEYWORD);
+export const CurrencyAttr = defineSearchAttributeKey('Currency', SearchAttributeType.KEYWORD);
+ALL_SEARCH_ATTRIBUTES.push(TransferStateAttr, SourceRailAttr, DestinationRailAttr, CurrencyAttr);

@@ -12,6 +12,7 @@ import type { StackInfo } from './stack-file';
 import { createApiKey, createDeveloper } from '../../src/admin/accounts';
 import { createDb } from '../../src/db';
 import { writeSharedManifest } from '../../bench/shared-lists';
+import { startAnvilNodes } from '../../src/embedded/anvil';
 
 const root = path.join(__dirname, '../..');
 const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -37,6 +38,10 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
     },
   });
 
+  // One local anvil node per EVM chain, with the sandbox stablecoins deployed.
+  const anvil = await startAnvilNodes({ basePort: await freePortRange(5), mnemonic: TEST_MNEMONIC });
+  for (const p of anvil.processes) children.add(p);
+
   const dbName = `fp_${opts.name}_${process.pid}`;
   await adminQuery(`drop database if exists ${dbName} with (force)`);
   await adminQuery(`create database ${dbName}`);
@@ -58,6 +63,8 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
     SANDBOX_TIME_SCALE: '43200',
     // The real lists from ../shared/sanctions-data, read in place.
     SANCTIONS_DATA_DIR: writeSharedManifest(path.join(opts.logDir, 'sanctions')),
+    EVM_RPC_URLS: anvil.env,
+    CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC,
     ...opts.extraEnv,
   };
   const worker = startProcess('worker', path.join(root, 'workers/main.ts'), env, opts.logDir);
@@ -79,6 +86,7 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
   const stop = async (keepDatabase = false) => {
     await Promise.all([api, worker].map(stopProcess));
     await temporalEnv.teardown();
+    await anvil.stop();
     if (!keepDatabase) await adminQuery(`drop database if exists ${dbName} with (force)`);
   };
   return { info, stop, processes: { api, worker } };
@@ -149,6 +157,27 @@ export async function waitForPoller(env: TestWorkflowEnvironment, taskQueue: str
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`no worker polled ${taskQueue} within ${timeoutMs} ms`);
+}
+
+/** anvil's well-known development mnemonic: its first accounts are funded on every local chain. */
+export const TEST_MNEMONIC = 'test test test test test test test test test test test junk';
+
+/** `count` consecutive free ports (for the anvil nodes, one per chain). */
+export async function freePortRange(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 20_000);
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => isFree(base + i)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error(`no ${count} consecutive free ports`);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
 }
 
 export function freePort(): Promise<number> {

@@ -1,0 +1,69 @@
+import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
+import type { ChainAdapters } from '../src/chains';
+import { PayoutRejectedError } from '../src/chains/chain-adapter';
+import type { Db } from '../src/db';
+import type { ChainRail } from '../src/domain/rails';
+import { transferMoney } from '../src/resources/transfers/repository';
+import { paymentKey, type TransferDatabaseActivities } from './transfers-database';
+
+/** Activities that watch and move a transfer's money on chains (EVM over JSON-RPC, or the simulators). */
+export function createChainActivities(deps: { db: Db; chains: ChainAdapters; records: TransferDatabaseActivities; pollMs: number }) {
+  const load = (transferId: string) => deps.db.selectFrom('transfers').selectAll().where('id', '=', transferId).executeTakeFirstOrThrow();
+
+  return {
+    /**
+     * Watches the deposit address for the quoted amount, heartbeating, for up to `maxWaitMs`; null when
+     * it has not arrived (the workflow waits again, so its history grows by one activity per period).
+     */
+    async watchChainDeposit(input: { transferId: string; maxWaitMs: number }) {
+      const row = await load(input.transferId);
+      const chain = deps.chains[row.source_rail as ChainRail];
+      const until = Date.now() + input.maxWaitMs;
+      for (;;) {
+        const found = await chain.findDeposit({
+          currency: row.source_currency, address: row.deposit_address!, fromPosition: row.source_position!, amountMinor: BigInt(row.amount_minor),
+        });
+        if (found) return { txHash: found.txHash, from: found.from, confirmations: found.confirmations };
+        if (Date.now() >= until) return null;
+        Context.current().heartbeat();
+        await sleep(deps.pollMs);
+      }
+    },
+
+    /** Signs, records and broadcasts the payout (or the refund to from_address); a retry re-sends the same transaction. */
+    async sendChainPayment(input: { transferId: string; kind: 'payout' | 'refund' }) {
+      const row = await load(input.transferId);
+      const money = transferMoney(row);
+      const payout = input.kind === 'payout';
+      const chain = deps.chains[(payout ? row.destination_rail : row.source_rail) as ChainRail];
+      try {
+        const { txHash } = await chain.sendPayout({
+          idempotencyKey: paymentKey(row.id, input.kind),
+          currency: payout ? row.destination_currency : row.source_currency,
+          to: payout ? row.destination_to_address! : row.source_from_address!,
+          amountMinor: payout ? money.finalMinor : money.amountMinor,
+        });
+        await deps.records.recordPaymentSent({ transferId: row.id, kind: input.kind, txHash });
+        return { txHash };
+      } catch (err) {
+        if (err instanceof PayoutRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'PayoutRejected');
+        await deps.records.recordPaymentFailure({ transferId: row.id, kind: input.kind, reason: String((err as Error).message).slice(0, 300) });
+        throw err;
+      }
+    },
+
+    /** Waits (heartbeating) until the payment is final on chain: confirmed with its fee, or failed. */
+    async awaitChainPayment(input: { transferId: string; kind: 'payout' | 'refund' }) {
+      const row = await load(input.transferId);
+      const chain = deps.chains[(input.kind === 'payout' ? row.destination_rail : row.source_rail) as ChainRail];
+      for (;;) {
+        const status = await chain.payoutStatus(paymentKey(row.id, input.kind));
+        if (status.status !== 'pending') return status;
+        Context.current().heartbeat();
+        await sleep(deps.pollMs);
+      }
+    },
+  };
+}
+
+export type ChainActivities = ReturnType<typeof createChainActivities>;

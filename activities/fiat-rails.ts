@@ -1,0 +1,59 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Db } from '../src/db';
+import type { FiatRail } from '../src/domain/rails';
+import { RailUnavailableError, type RailAdapter } from '../src/providers/rails';
+import { transferMoney } from '../src/resources/transfers/repository';
+import { paymentKey, type TransferDatabaseActivities } from './transfers-database';
+
+/**
+ * Activities that move a transfer's money on fiat rails (the sandbox simulators or a provider).
+ * Every call carries the payment's idempotency key: a retry after a crash is the same payment.
+ */
+export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; records: TransferDatabaseActivities }) {
+  const load = (transferId: string) => deps.db.selectFrom('transfers').selectAll().where('id', '=', transferId).executeTakeFirstOrThrow();
+
+  async function submit(transferId: string, kind: 'payout' | 'refund') {
+    const row = await load(transferId);
+    const money = transferMoney(row);
+    try {
+      const payment = await deps.rails.submitPayment({
+        tenant: { developerId: row.developer_id, environment: row.environment },
+        idempotencyKey: paymentKey(transferId, kind),
+        rail: (kind === 'payout' ? row.destination_rail : row.source_rail) as FiatRail,
+        direction: 'credit',
+        amountMinor: kind === 'payout' ? money.finalMinor : money.amountMinor,
+        currency: kind === 'payout' ? row.destination_currency : row.source_currency,
+        externalAccountId: kind === 'payout' ? (row.destination_external_account_id ?? undefined) : undefined,
+        reference: transferId,
+        purpose: kind,
+      });
+      await deps.records.recordPaymentSent({ transferId, kind, providerPaymentId: payment.id, settlesAt: payment.settlesAt.getTime() });
+      return { railPaymentId: payment.id, settlesAt: payment.settlesAt.getTime() };
+    } catch (err) {
+      if (err instanceof RailUnavailableError) {
+        await deps.records.recordPaymentFailure({ transferId, kind, reason: err.message });
+        throw ApplicationFailure.retryable(err.message, 'RailUnavailable');
+      }
+      throw err;
+    }
+  }
+
+  return {
+    /** Sends the final amount to the destination account. */
+    async submitRailPayout(input: { transferId: string }) {
+      return submit(input.transferId, 'payout');
+    },
+
+    /** Sends the whole amount back to the account the deposit came from. */
+    async submitRailRefund(input: { transferId: string }) {
+      return submit(input.transferId, 'refund');
+    },
+
+    async railPaymentStatus(input: { railPaymentId: string }) {
+      const p = await deps.rails.getPayment(input.railPaymentId);
+      return { status: p.status, code: p.code, returnsAt: p.returnsAt?.getTime(), settlesAt: p.settlesAt.getTime() };
+    },
+  };
+}
+
+export type FiatRailActivities = ReturnType<typeof createFiatRailActivities>;

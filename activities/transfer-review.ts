@@ -1,0 +1,73 @@
+import type { DataCipher } from '../src/crypto';
+import type { Db } from '../src/db';
+import { ASSET_SCALE } from '../src/domain/money';
+import { convertMinor, type RateProvider } from '../src/domain/quote';
+import { isMagicCents } from '../src/providers/rails';
+import { storeScreening } from '../src/resources/sanctions/service';
+import type { SanctionsScreener } from '../src/sanctions/screener';
+
+export interface TransferReviewLimits {
+  /** In US dollars. */
+  reviewThresholdUsd: number;
+  dailyLimitUsd: number;
+}
+
+/**
+ * The in_review checks (docs/TRANSFERS.md): sanctions screening of the destination account holder,
+ * listed digital-currency addresses on either side, the amount threshold and the customer's 24-hour
+ * velocity. Any reason holds the transfer for an operator's decision.
+ */
+export function createTransferReviewActivities(deps: { db: Db; cipher: DataCipher; sanctions: SanctionsScreener; rates: RateProvider; limits: TransferReviewLimits }) {
+  const usdMinor = async (amountMinor: bigint, currency: string) =>
+    convertMinor(amountMinor, ASSET_SCALE[currency], 2, await deps.rates.rate(currency, 'usd'));
+
+  return {
+    async reviewTransfer(input: { transferId: string }): Promise<{ reasons: string[] }> {
+      const t = await deps.db.selectFrom('transfers').selectAll().where('id', '=', input.transferId).executeTakeFirstOrThrow();
+      const tenant = { developerId: t.developer_id, environment: t.environment };
+      const reasons: string[] = [];
+
+      if (!deps.sanctions.ready) {
+        // Production never pays out unscreened; the sandbox may run without lists.
+        if (t.environment === 'production') reasons.push('screening_unavailable: no sanctions lists are loaded');
+      } else {
+        const account = t.destination_external_account_id
+          ? await deps.db.selectFrom('external_accounts').selectAll().where('id', '=', t.destination_external_account_id).executeTakeFirst()
+          : undefined;
+        if (account?.account_name) {
+          const query = { name: account.account_name };
+          const outcome = deps.sanctions.screen(query);
+          const stored = await deps.db.transaction().execute((trx) => storeScreening(trx, deps, tenant, query, outcome, { customerId: t.customer_id }));
+          if (outcome.status === 'potential_match') {
+            const top = outcome.matches[0];
+            reasons.push(`sanctions_potential_match: destination account holder resembles ${top.matched_name} (${top.source_name}, score ${top.score}, screening ${stored.id})`);
+          }
+        }
+        for (const [side, address] of [['destination', t.destination_to_address], ['source', t.source_from_address]] as const) {
+          const listed = address ? deps.sanctions.listedAddress(address) : undefined;
+          if (listed) reasons.push(`sanctioned_address: the ${side} address ${address} is listed for ${listed.name} (${listed.source})`);
+        }
+      }
+
+      const amountUsd = await usdMinor(BigInt(t.amount_minor), t.source_currency);
+      if (amountUsd >= BigInt(Math.round(deps.limits.reviewThresholdUsd * 100))) {
+        reasons.push(`amount_threshold: ${t.amount_minor} minor units of ${t.source_currency} is at least ${deps.limits.reviewThresholdUsd} USD`);
+      }
+      const since = new Date(t.created_at.getTime() - 24 * 3600_000);
+      const recent = await deps.db.selectFrom('transfers').select(['amount_minor', 'source_currency'])
+        .where('customer_id', '=', t.customer_id).where('created_at', '>=', since).where('created_at', '<=', t.created_at)
+        .where('state', 'not in', ['canceled', 'refunded', 'awaiting_funds']).execute();
+      let totalUsd = 0n;
+      for (const r of recent) totalUsd += await usdMinor(BigInt(r.amount_minor), r.source_currency);
+      if (totalUsd > BigInt(Math.round(deps.limits.dailyLimitUsd * 100))) {
+        reasons.push(`velocity_limit: the customer's transfers in 24 hours exceed ${deps.limits.dailyLimitUsd} USD`);
+      }
+      if (t.environment === 'sandbox' && isMagicCents(BigInt(t.amount_minor), ASSET_SCALE[t.source_currency], 15n)) {
+        reasons.push('sandbox_review: amounts ending in .15 are held in the sandbox');
+      }
+      return { reasons };
+    },
+  };
+}
+
+export type TransferReviewActivities = ReturnType<typeof createTransferReviewActivities>;

@@ -1,0 +1,176 @@
+import type { Transaction } from 'kysely';
+import type { Tenant } from '../src/api/context';
+import type { Db } from '../src/db';
+import type { Database, PaymentKind, PaymentStatus, TransferRow, TransferState } from '../src/db/schema';
+import { recordEvent } from '../src/domain/events';
+import {
+  TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, type TransferMoney,
+} from '../src/domain/transfers';
+import { newId } from '../src/ids';
+import { postTransaction, type Posting } from '../src/ledger/ledger';
+import { serializeTransfer, transferMoney, type StoredReceipt } from '../src/resources/transfers/repository';
+
+/** Each step of a transfer's life as the workflow records it: state, payments, ledger and events in one transaction. */
+export type TransferStep =
+  | { step: 'funds_received'; txHash?: string; from?: string; railPaymentId?: string }
+  | { step: 'in_review' }
+  | { step: 'hold'; reasons: string[] }
+  | { step: 'payment_submitted' }
+  | { step: 'payment_processed'; txHash?: string; networkFee?: string }
+  | { step: 'undeliverable'; reason: string; code?: string }
+  | { step: 'returned'; code?: string; reason?: string }
+  | { step: 'refund_submitted' }
+  | { step: 'refunded'; finalState: 'refunded' | 'canceled'; reason?: string }
+  | { step: 'canceled'; reason: string };
+
+const tenantOf = (row: TransferRow): Tenant => ({ developerId: row.developer_id, environment: row.environment });
+
+/** Payment keys are derived from the transfer and the step, so a retried step finds its own payment. */
+export const paymentKey = (transferId: string, kind: PaymentKind) => `${transferId}:${kind}`;
+
+export function createTransferDatabaseActivities(db: Db) {
+  /** Moves the transfer to `next` unless it is there already (a retried step). False when nothing changed. */
+  async function move(trx: Transaction<Database>, row: TransferRow, next: TransferState, set: Partial<Record<keyof TransferRow, unknown>> = {}) {
+    if (row.state === next) return false;
+    if (!TRANSITIONS[row.state].includes(next)) throw new Error(`transfer ${row.id}: no move from ${row.state} to ${next}`);
+    const now = new Date();
+    const updated = await trx.updateTable('transfers').set({ ...set, state: next, updated_at: now } as never)
+      .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+    const data = serializeTransfer(updated);
+    await recordEvent(trx, tenantOf(row), { type: 'transfer.updated', objectId: row.id, data, previousAttributes: { state: row.state } }, now);
+    // One millisecond later, so that lists show the named event after its transfer.updated.
+    await recordEvent(trx, tenantOf(row), { type: `transfer.${next}`, objectId: row.id, data }, new Date(now.getTime() + 1));
+    return true;
+  }
+
+  async function post(trx: Transaction<Database>, row: TransferRow, what: string, postings: Posting[]) {
+    await postTransaction(trx, tenantOf(row), { idempotencyKey: `${row.id}:ledger:${what}`, description: `transfer ${what}`, referenceId: row.id, postings });
+  }
+
+  async function upsertPayment(
+    trx: Transaction<Database>, row: TransferRow, kind: PaymentKind, money: TransferMoney,
+    fields: { status: PaymentStatus; tx_hash?: string | null; from_address?: string | null; provider_payment_id?: string | null; return_code?: string | null; failure_reason?: string | null },
+  ) {
+    const now = new Date();
+    const outbound = kind === 'payout';
+    const source = kind === 'deposit' || kind === 'refund';
+    const rail = source ? row.source_rail : row.destination_rail;
+    const currency = source ? row.source_currency : row.destination_currency;
+    const amount = outbound || kind === 'return' ? money.finalMinor : money.amountMinor;
+    await trx.insertInto('payments').values({
+      id: newId('payment', now.getTime()),
+      developer_id: row.developer_id,
+      environment: row.environment,
+      transfer_id: row.id,
+      kind,
+      rail,
+      currency,
+      amount_minor: amount.toString(),
+      status: fields.status,
+      external_account_id: kind === 'payout' || kind === 'return' ? row.destination_external_account_id : null,
+      from_address: fields.from_address ?? null,
+      to_address: kind === 'payout' ? row.destination_to_address : kind === 'refund' ? row.source_from_address : kind === 'deposit' ? row.deposit_address : null,
+      provider_payment_id: fields.provider_payment_id ?? null,
+      tx_hash: fields.tx_hash ?? null,
+      signed_transaction: null,
+      network_fee: null,
+      return_code: fields.return_code ?? null,
+      failure_reason: fields.failure_reason ?? null,
+      idempotency_key: paymentKey(row.id, kind),
+      settles_at: null,
+      created_at: now,
+      updated_at: now,
+    }).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
+  }
+
+  async function setPayment(trx: Transaction<Database>, transferId: string, kind: PaymentKind, set: Record<string, unknown>) {
+    await trx.updateTable('payments').set({ ...set, updated_at: new Date() } as never).where('idempotency_key', '=', paymentKey(transferId, kind)).execute();
+  }
+
+  return {
+    async recordTransferStep(input: { transferId: string } & TransferStep): Promise<{ state: TransferState }> {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('transfers').selectAll().where('id', '=', input.transferId).forUpdate().executeTakeFirstOrThrow();
+        const money = transferMoney(row);
+        const receipt = row.receipt as unknown as StoredReceipt;
+        switch (input.step) {
+          case 'funds_received':
+            if (row.state !== 'awaiting_funds') break;
+            await upsertPayment(trx, row, 'deposit', money, { status: 'settled', tx_hash: input.txHash ?? null, from_address: input.from ?? null, provider_payment_id: input.railPaymentId ?? null });
+            await post(trx, row, 'deposit', depositPostings(money));
+            await move(trx, row, 'funds_received', input.txHash ? { receipt: JSON.stringify({ ...receipt, source_tx_hash: input.txHash }) } : {});
+            break;
+          case 'in_review':
+            await move(trx, row, 'in_review');
+            break;
+          case 'hold':
+            await trx.updateTable('transfers').set({ review_reasons: JSON.stringify(input.reasons), state_reason: `on_hold: ${input.reasons.join('; ')}`, updated_at: new Date() })
+              .where('id', '=', row.id).execute();
+            break;
+          case 'payment_submitted':
+            if (row.state !== 'in_review') break;
+            await upsertPayment(trx, row, 'payout', money, { status: 'pending' });
+            await post(trx, row, 'payout', payoutPostings(money));
+            await move(trx, row, 'payment_submitted', { state_reason: null });
+            break;
+          case 'payment_processed':
+            await setPayment(trx, row.id, 'payout', { status: 'settled', ...(input.networkFee ? { network_fee: input.networkFee } : {}) });
+            await move(trx, row, 'payment_processed', input.txHash ? { receipt: JSON.stringify({ ...receipt, destination_tx_hash: input.txHash }) } : {});
+            break;
+          case 'undeliverable':
+            await setPayment(trx, row.id, 'payout', { status: 'failed', failure_reason: input.reason, return_code: input.code ?? null });
+            await move(trx, row, 'undeliverable', { state_reason: input.reason, return_code: input.code ?? null });
+            break;
+          case 'returned':
+            // The payout's money is back with the platform: its ledger legs (fees included) are reversed.
+            if (row.state === 'payment_processed') await setPayment(trx, row.id, 'payout', { status: 'returned', return_code: input.code ?? null });
+            await upsertPayment(trx, row, 'return', money, { status: 'settled', return_code: input.code ?? row.return_code });
+            await post(trx, row, 'payout-reversal', payoutReversalPostings(money));
+            await move(trx, row, 'returned', {
+              return_code: input.code ?? row.return_code, state_reason: input.reason ?? row.state_reason,
+            });
+            break;
+          case 'refund_submitted':
+            await upsertPayment(trx, row, 'refund', money, { status: 'pending' });
+            await post(trx, row, 'refund', refundPostings(money));
+            await trx.updateTable('transfers').set({ state_reason: row.state === 'returned' ? row.state_reason : 'refunding to the source', updated_at: new Date() })
+              .where('id', '=', row.id).execute();
+            break;
+          case 'refunded':
+            await setPayment(trx, row.id, 'refund', { status: 'settled', failure_reason: null });
+            await move(trx, row, input.finalState, { state_reason: input.reason ?? row.state_reason });
+            break;
+          case 'canceled':
+            await move(trx, row, 'canceled', { state_reason: input.reason });
+            break;
+        }
+        const after = await trx.selectFrom('transfers').select('state').where('id', '=', row.id).executeTakeFirstOrThrow();
+        return { state: after.state };
+      });
+    },
+
+    /** A payout or refund attempt failed: counted and shown to operators on the payment and the transfer. */
+    async recordPaymentFailure(input: { transferId: string; kind: PaymentKind; reason: string }) {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('payments').set((eb) => ({ attempts: eb('attempts', '+', 1), failure_reason: input.reason, updated_at: new Date() }))
+          .where('idempotency_key', '=', paymentKey(input.transferId, input.kind)).execute();
+        if (input.kind === 'refund') {
+          await trx.updateTable('transfers').set({ state_reason: `refund failing: ${input.reason}`, updated_at: new Date() }).where('id', '=', input.transferId).execute();
+        }
+      });
+    },
+
+    async recordPaymentSent(input: { transferId: string; kind: PaymentKind; providerPaymentId?: string; txHash?: string; settlesAt?: number }) {
+      await db.updateTable('payments').set((eb) => ({
+        status: 'submitted',
+        provider_payment_id: input.providerPaymentId ?? null,
+        ...(input.txHash ? { tx_hash: input.txHash } : {}),
+        settles_at: input.settlesAt ? new Date(input.settlesAt) : null,
+        attempts: eb('attempts', '+', 1),
+        updated_at: new Date(),
+      })).where('idempotency_key', '=', paymentKey(input.transferId, input.kind)).where('status', '=', 'pending').execute();
+    },
+  };
+}
+
+export type TransferDatabaseActivities = ReturnType<typeof createTransferDatabaseActivities>;

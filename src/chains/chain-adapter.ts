@@ -1,0 +1,47 @@
+import type { ChainRail } from '../domain/rails';
+
+/** A token transfer into one of our deposit addresses, as the chain shows it. */
+export interface ChainDeposit {
+  txHash: string;
+  from: string;
+  amountMinor: bigint;
+  confirmations: number;
+}
+
+export interface PayoutRequest {
+  /** Derived from the transfer and the step; the same key never sends twice. */
+  idempotencyKey: string;
+  currency: string;
+  to: string;
+  amountMinor: bigint;
+}
+
+export type PayoutStatus =
+  | { status: 'pending'; txHash: string }
+  | { status: 'confirmed'; txHash: string; networkFee: string; nativeAsset: string }
+  | { status: 'failed'; txHash: string; reason: string };
+
+/** The destination cannot receive this payment (blocked address, contract revert): do not retry. */
+export class PayoutRejectedError extends Error {}
+
+/**
+ * What the transfer engine needs from a chain. EVM chains implement it over JSON-RPC (viem) against
+ * anvil locally and real nodes in production; solana, stellar and tron have sandbox simulators.
+ */
+export interface ChainAdapter {
+  readonly chain: ChainRail;
+  readonly nativeAsset: string;
+  /** The address customers send to for deposit number `index` (one per transfer). */
+  depositAddress(index: number): string;
+  /** A position to look for deposits from (block number), taken when the transfer is created. */
+  currentPosition(): Promise<string>;
+  /** The first deposit of `currency` to `address` since `fromPosition`, once it has enough confirmations. */
+  findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<ChainDeposit | null>;
+  /** Estimated network fee of one token payout, in the native asset's smallest unit. */
+  estimatePayoutFee(currency: string): Promise<bigint>;
+  /** Signs, records and broadcasts a payout; a retry with the same key re-sends the same transaction. */
+  sendPayout(request: PayoutRequest): Promise<{ txHash: string }>;
+  payoutStatus(idempotencyKey: string): Promise<PayoutStatus>;
+  /** Sandbox only: make a deposit of `amountMinor` to `address` appear on the chain. */
+  sandboxDeposit(q: { currency: string; address: string; amountMinor: bigint; from?: string }): Promise<{ txHash: string }>;
+}

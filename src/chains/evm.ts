@@ -1,0 +1,234 @@
+import { sql } from 'kysely';
+import {
+  BaseError, ContractFunctionRevertedError, createPublicClient, decodeErrorResult, encodeFunctionData, getAddress, getContractAddress, http,
+  keccak256, type Hex, type PublicClient,
+} from 'viem';
+import { HDKey, hdKeyToAccount, type HDAccount } from 'viem/accounts';
+import { mnemonicToSeedSync } from '@scure/bip39';
+import type { Db } from '../db';
+import { RAILS, type EvmChain } from '../domain/rails';
+import { PayoutRejectedError, type ChainAdapter, type ChainDeposit, type PayoutRequest, type PayoutStatus } from './chain-adapter';
+import stablecoin from '../../contracts/Stablecoin.json';
+
+export const STABLECOIN_ABI = stablecoin.abi as typeof stablecoin.abi;
+const abi = STABLECOIN_ABI as readonly unknown[] as import('viem').Abi;
+
+/** Gas a token payout takes, with room to spare (an ERC-20 transfer uses ~35–55k). */
+const PAYOUT_GAS = 90_000n;
+/** Our deposit addresses start at this HD index; lower indexes are the platform's own keys. */
+const DEPOSIT_INDEX_BASE = 1000;
+
+export const NATIVE_ASSET: Record<EvmChain, string> = { ethereum: 'eth', polygon: 'matic', arbitrum: 'eth', optimism: 'eth', base: 'eth' };
+/** Local chain ids, distinct per chain, for the anvil nodes. */
+export const LOCAL_CHAIN_IDS: Record<EvmChain, number> = { ethereum: 31337, polygon: 31338, arbitrum: 31339, optimism: 31340, base: 31341 };
+
+/** The platform's keys on every EVM chain, from one mnemonic: m/44'/60'/0'/0/{index}. */
+export class ChainKeys {
+  private readonly root: HDKey;
+  private readonly cache = new Map<number, HDAccount>();
+
+  constructor(mnemonic: string) {
+    this.root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic.trim()));
+  }
+
+  account(index: number): HDAccount {
+    let a = this.cache.get(index);
+    if (!a) this.cache.set(index, (a = hdKeyToAccount(this.root, { addressIndex: index })));
+    return a;
+  }
+
+  /** Holds the float that payouts are paid from, and pays their gas. */
+  get treasury() {
+    return this.account(0);
+  }
+
+  /** Deploys the sandbox stablecoins and mints them (owner of the contracts). */
+  get issuer() {
+    return this.account(1);
+  }
+}
+
+/** Where the i-th listed stablecoin of a chain lives: deployed by the issuer with nonce i. */
+export function sandboxTokenAddress(keys: ChainKeys, chain: EvmChain, currency: string): Hex {
+  const index = RAILS[chain].currencies.indexOf(currency);
+  if (index < 0) throw new Error(`${chain} carries no ${currency}`);
+  return getContractAddress({ from: keys.issuer.address, nonce: BigInt(index) });
+}
+
+/**
+ * An EVM chain over JSON-RPC. Payouts are signed here, stored (hash and raw bytes) in the payment
+ * row in the same transaction that takes the nonce, and only then broadcast: a retried or replayed
+ * payout re-sends the identical transaction, which the chain can include at most once.
+ */
+export class EvmChainAdapter implements ChainAdapter {
+  readonly nativeAsset: string;
+  private readonly client: PublicClient;
+  private chainId?: number;
+
+  constructor(
+    readonly chain: EvmChain,
+    rpcUrl: string,
+    private readonly deps: { db: Db; keys: ChainKeys; confirmations: number; tokenAddress?: (currency: string) => Hex },
+  ) {
+    this.nativeAsset = NATIVE_ASSET[chain];
+    // No block-number cache: confirmations are counted from the latest block.
+    this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 1, timeout: 10_000 }), cacheTime: 0 }) as PublicClient;
+  }
+
+  token(currency: string): Hex {
+    return this.deps.tokenAddress?.(currency) ?? sandboxTokenAddress(this.deps.keys, this.chain, currency);
+  }
+
+  depositAddress(index: number): string {
+    return this.deps.keys.account(DEPOSIT_INDEX_BASE + index).address;
+  }
+
+  async currentPosition(): Promise<string> {
+    return (await this.client.getBlockNumber()).toString();
+  }
+
+  async findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<ChainDeposit | null> {
+    const latest = await this.client.getBlockNumber();
+    const toBlock = latest - BigInt(Math.max(0, this.deps.confirmations - 1));
+    const fromBlock = BigInt(q.fromPosition);
+    if (toBlock < fromBlock) return null;
+    const raw = await this.client.getLogs({
+      address: this.token(q.currency),
+      event: { type: 'event', name: 'Transfer', inputs: [
+        { type: 'address', name: 'from', indexed: true }, { type: 'address', name: 'to', indexed: true }, { type: 'uint256', name: 'value', indexed: false },
+      ] },
+      args: { to: getAddress(q.address) },
+      fromBlock,
+      toBlock,
+    });
+    // Only a deposit of the quoted amount funds the transfer; other amounts are left to operators.
+    const log = raw.find((l) => l.args.value === q.amountMinor);
+    if (!log) return null;
+    return { txHash: log.transactionHash, from: log.args.from!, amountMinor: log.args.value!, confirmations: Number(latest - log.blockNumber + 1n) };
+  }
+
+  async estimatePayoutFee(): Promise<bigint> {
+    const fees = await this.client.estimateFeesPerGas();
+    return PAYOUT_GAS * fees.maxFeePerGas;
+  }
+
+  private async getChainId(): Promise<number> {
+    return (this.chainId ??= await this.client.getChainId());
+  }
+
+  async sendPayout(r: PayoutRequest): Promise<{ txHash: string }> {
+    const treasury = this.deps.keys.treasury;
+    let raw = (await this.paymentRow(r.idempotencyKey)).signed_transaction as Hex | null;
+    if (!raw) {
+      const to = this.token(r.currency);
+      const data = encodeFunctionData({ abi, functionName: 'transfer', args: [getAddress(r.to), r.amountMinor] });
+      // A revert now (a blocked receiver, say) is final: nothing is signed, the payout is undeliverable.
+      try {
+        await this.client.call({ account: treasury.address, to, data });
+      } catch (err) {
+        const reason = revertReason(err);
+        if (reason) throw new PayoutRejectedError(reason);
+        throw err;
+      }
+      const [fees, chainId, pendingNonce] = await Promise.all([
+        this.client.estimateFeesPerGas(),
+        this.getChainId(),
+        this.client.getTransactionCount({ address: treasury.address, blockTag: 'pending' }),
+      ]);
+      raw = await this.deps.db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('payments').select(['signed_transaction']).where('idempotency_key', '=', r.idempotencyKey)
+          .forUpdate().executeTakeFirstOrThrow();
+        if (row.signed_transaction) return row.signed_transaction as Hex;
+        await sql`insert into chain_nonces (chain, address, next_nonce) values (${this.chain}, ${treasury.address}, ${pendingNonce})
+                  on conflict do nothing`.execute(trx);
+        const { next_nonce } = await trx.updateTable('chain_nonces').set({ next_nonce: sql`next_nonce + 1` })
+          .where('chain', '=', this.chain).where('address', '=', treasury.address).returning('next_nonce').executeTakeFirstOrThrow();
+        const signed = await treasury.signTransaction({
+          type: 'eip1559', chainId, nonce: Number(next_nonce) - 1, to, data, gas: PAYOUT_GAS,
+          maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        });
+        await trx.updateTable('payments').set({ signed_transaction: signed, tx_hash: keccak256(signed), updated_at: new Date() })
+          .where('idempotency_key', '=', r.idempotencyKey).execute();
+        return signed;
+      });
+    }
+    await this.broadcast(raw);
+    return { txHash: keccak256(raw) };
+  }
+
+  private async broadcast(raw: Hex) {
+    try {
+      await this.client.sendRawTransaction({ serializedTransaction: raw });
+    } catch (err) {
+      // Sent before (a retry after a crash): the chain already knows it, or has mined it.
+      if (/already known|nonce too low|already imported|known transaction/i.test(String((err as Error).message))) return;
+      throw err;
+    }
+  }
+
+  private paymentRow(key: string) {
+    return this.deps.db.selectFrom('payments').select(['signed_transaction', 'tx_hash']).where('idempotency_key', '=', key).executeTakeFirstOrThrow();
+  }
+
+  async payoutStatus(idempotencyKey: string): Promise<PayoutStatus> {
+    const row = await this.paymentRow(idempotencyKey);
+    if (!row.signed_transaction || !row.tx_hash) throw new Error(`payout ${idempotencyKey} was never signed`);
+    const txHash = row.tx_hash as Hex;
+    const receipt = await this.client.getTransactionReceipt({ hash: txHash }).catch(() => null);
+    if (!receipt) {
+      // Dropped from the node's pool (a restart, say): the same bytes go out again.
+      const known = await this.client.getTransaction({ hash: txHash }).catch(() => null);
+      if (!known) await this.broadcast(row.signed_transaction as Hex);
+      return { status: 'pending', txHash };
+    }
+    if (receipt.status === 'reverted') return { status: 'failed', txHash, reason: 'the token contract reverted the transfer' };
+    const latest = await this.client.getBlockNumber();
+    if (latest - receipt.blockNumber + 1n < BigInt(this.deps.confirmations)) return { status: 'pending', txHash };
+    return { status: 'confirmed', txHash, networkFee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(), nativeAsset: this.nativeAsset };
+  }
+
+  /** Sandbox: the issuer mints the amount to the address, which shows on chain as a Transfer to it. */
+  async sandboxDeposit(q: { currency: string; address: string; amountMinor: bigint }): Promise<{ txHash: string }> {
+    return issuerLock.run(this.chain, async () => {
+      const issuer = this.deps.keys.issuer;
+      const [fees, chainId, nonce] = await Promise.all([
+        this.client.estimateFeesPerGas(), this.getChainId(), this.client.getTransactionCount({ address: issuer.address, blockTag: 'pending' }),
+      ]);
+      const signed = await issuer.signTransaction({
+        type: 'eip1559', chainId, nonce, to: this.token(q.currency), gas: 120_000n,
+        data: encodeFunctionData({ abi, functionName: 'mint', args: [getAddress(q.address), q.amountMinor] }),
+        maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      });
+      const hash = await this.client.sendRawTransaction({ serializedTransaction: signed });
+      await this.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
+      return { txHash: hash };
+    });
+  }
+}
+
+/** The reason a call reverted (a custom error's name), or undefined when it failed for another cause. */
+function revertReason(err: unknown): string | undefined {
+  if (!(err instanceof BaseError)) return undefined;
+  const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError || (e as { data?: unknown }).data !== undefined);
+  if (reverted instanceof ContractFunctionRevertedError) return reverted.data?.errorName ?? reverted.reason ?? 'reverted';
+  const data = (reverted as { data?: Hex } | null)?.data;
+  if (typeof data === 'string' && data.startsWith('0x')) {
+    try {
+      const decoded = decodeErrorResult({ abi, data });
+      return `${decoded.errorName}(${(decoded.args ?? []).join(', ')})`;
+    } catch {
+      return 'reverted';
+    }
+  }
+  return /revert/i.test(err.message) ? 'reverted' : undefined;
+}
+
+/** One issuer transaction at a time per chain in this process, so nonces do not collide. */
+const issuerLock = {
+  tails: new Map<string, Promise<unknown>>(),
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const next = (this.tails.get(key) ?? Promise.resolve()).then(fn, fn);
+    this.tails.set(key, next.catch(() => undefined));
+    return next;
+  },
+};

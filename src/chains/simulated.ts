@@ -1,0 +1,73 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { base58 } from '@scure/base';
+import { sql } from 'kysely';
+import type { Db } from '../db';
+import { encodeChainAddress } from '../domain/bank-validation';
+import type { ChainAdapter, ChainDeposit, PayoutRequest, PayoutStatus } from './chain-adapter';
+
+const NATIVE: Record<SimulatedChain, string> = { solana: 'sol', stellar: 'xlm', tron: 'trx' };
+/** Network fee per token transfer, in the native asset's smallest unit (lamports, stroops, sun). */
+const FEES: Record<SimulatedChain, bigint> = { solana: 5_000n, stellar: 100n, tron: 1_000_000n };
+export type SimulatedChain = 'solana' | 'stellar' | 'tron';
+
+/**
+ * A sandbox simulator of solana, stellar or tron behind the chain interface: transactions live in
+ * PostgreSQL (simulated_chain_transactions) and are final at once (these chains finalise in seconds).
+ * Addresses are well-formed for the chain; a payout is recorded once per idempotency key.
+ */
+export class SimulatedChainAdapter implements ChainAdapter {
+  readonly nativeAsset: string;
+  readonly treasuryAddress: string;
+
+  constructor(readonly chain: SimulatedChain, private readonly db: Db, private readonly seed: string) {
+    this.nativeAsset = NATIVE[chain];
+    this.treasuryAddress = this.depositAddress(-1);
+  }
+
+  depositAddress(index: number): string {
+    return encodeChainAddress(this.chain, createHash('sha256').update(`${this.seed}:${this.chain}:${index}`).digest());
+  }
+
+  async currentPosition(): Promise<string> {
+    return new Date().toISOString();
+  }
+
+  async findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<ChainDeposit | null> {
+    const row = await this.db.selectFrom('simulated_chain_transactions').selectAll()
+      .where('chain', '=', this.chain).where('to_address', '=', q.address).where('currency', '=', q.currency)
+      .where('amount_minor', '=', q.amountMinor.toString()).where('created_at', '>=', new Date(q.fromPosition))
+      .orderBy('created_at').executeTakeFirst();
+    return row ? { txHash: row.hash, from: row.from_address, amountMinor: BigInt(row.amount_minor), confirmations: 1 } : null;
+  }
+
+  async estimatePayoutFee(): Promise<bigint> {
+    return FEES[this.chain];
+  }
+
+  private async record(q: { currency: string; from: string; to: string; amountMinor: bigint; idempotencyKey: string | null }) {
+    // Solana names a transaction by its base58 signature; stellar and tron by a hex hash.
+    const hash = this.chain === 'solana' ? base58.encode(randomBytes(64)) : randomBytes(32).toString('hex');
+    await sql`insert into simulated_chain_transactions (hash, chain, currency, from_address, to_address, amount_minor, idempotency_key, created_at)
+              values (${hash}, ${this.chain}, ${q.currency}, ${q.from}, ${q.to}, ${q.amountMinor.toString()}, ${q.idempotencyKey}, ${new Date()})
+              on conflict (idempotency_key) do nothing`.execute(this.db);
+    return q.idempotencyKey
+      ? (await this.db.selectFrom('simulated_chain_transactions').select('hash').where('idempotency_key', '=', q.idempotencyKey).executeTakeFirstOrThrow()).hash
+      : hash;
+  }
+
+  async sendPayout(r: PayoutRequest): Promise<{ txHash: string }> {
+    const txHash = await this.record({ currency: r.currency, from: this.treasuryAddress, to: r.to, amountMinor: r.amountMinor, idempotencyKey: r.idempotencyKey });
+    await this.db.updateTable('payments').set({ tx_hash: txHash, updated_at: new Date() }).where('idempotency_key', '=', r.idempotencyKey).execute();
+    return { txHash };
+  }
+
+  async payoutStatus(idempotencyKey: string): Promise<PayoutStatus> {
+    const row = await this.db.selectFrom('simulated_chain_transactions').select('hash').where('idempotency_key', '=', idempotencyKey).executeTakeFirstOrThrow();
+    return { status: 'confirmed', txHash: row.hash, networkFee: FEES[this.chain].toString(), nativeAsset: this.nativeAsset };
+  }
+
+  async sandboxDeposit(q: { currency: string; address: string; amountMinor: bigint; from?: string }): Promise<{ txHash: string }> {
+    const from = q.from ?? this.depositAddress(-2);
+    return { txHash: await this.record({ currency: q.currency, from, to: q.address, amountMinor: q.amountMinor, idempotencyKey: null }) };
+  }
+}

@@ -1,0 +1,97 @@
+import { ASSET_SCALE } from './money';
+
+/**
+ * Exchange rates. The sandbox provider answers fixed mid-market rates (configurable with
+ * SANDBOX_FX_RATES); production plugs a market-data provider in behind the same interface.
+ */
+export interface RateProvider {
+  /** Units of `to` for one unit of `from`, as a decimal string with up to 8 decimals. */
+  rate(from: string, to: string): Promise<string>;
+}
+
+/** Stablecoins are pegged one to one to their fiat currency. */
+export const PEG: Record<string, string> = { usdc: 'usd', usdt: 'usd', pyusd: 'usd', dai: 'usd' };
+const family = (currency: string) => PEG[currency] ?? currency;
+
+/** US dollars per unit, sandbox mid-market. Native gas assets are here to price network fees. */
+export const DEFAULT_SANDBOX_USD_RATES: Record<string, string> = {
+  usd: '1', eur: '1.08', gbp: '1.27', brl: '0.18', mxn: '0.055', eth: '3000', matic: '0.5', sol: '150', xlm: '0.1', trx: '0.12',
+};
+
+const RATE_DECIMALS = 8;
+
+function toFixed(decimal: string, decimals: number): bigint {
+  const [whole, frac = ''] = decimal.split('.');
+  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt((frac + '0'.repeat(decimals)).slice(0, decimals) || '0');
+}
+
+function fromFixed(value: bigint, decimals: number): string {
+  const unit = 10n ** BigInt(decimals);
+  const frac = (value % unit).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return frac ? `${value / unit}.${frac}` : `${value / unit}`;
+}
+
+export class SandboxRateProvider implements RateProvider {
+  private readonly usdPerUnit: Record<string, string>;
+
+  constructor(overrides: Record<string, string> = {}) {
+    this.usdPerUnit = { ...DEFAULT_SANDBOX_USD_RATES, ...overrides };
+  }
+
+  async rate(from: string, to: string): Promise<string> {
+    const [a, b] = [family(from), family(to)];
+    if (a === b) return '1';
+    const usdA = this.usdPerUnit[a];
+    const usdB = this.usdPerUnit[b];
+    if (!usdA || !usdB) throw new Error(`No sandbox rate for ${from}/${to}`);
+    // Rounded down to 8 decimals: never quote more than the market gives.
+    return fromFixed((toFixed(usdA, RATE_DECIMALS) * 10n ** BigInt(RATE_DECIMALS)) / toFixed(usdB, RATE_DECIMALS), RATE_DECIMALS);
+  }
+}
+
+/** Converts minor units of one asset to another at `rate`, rounding down (the payer never gets more than quoted). */
+export function convertMinor(amountMinor: bigint, fromScale: number, toScale: number, rate: string): bigint {
+  const r = toFixed(rate, RATE_DECIMALS);
+  return (amountMinor * r * 10n ** BigInt(toScale)) / (10n ** BigInt(fromScale) * 10n ** BigInt(RATE_DECIMALS));
+}
+
+/**
+ * The platform's exchange fee in basis points: nothing within one currency, 10 bp between a fiat
+ * currency and its stablecoins (on- and off-ramps), 50 bp across currencies.
+ */
+export function exchangeFeeBps(from: string, to: string): bigint {
+  if (from === to) return 0n;
+  return family(from) === family(to) ? 10n : 50n;
+}
+
+export interface Receipt {
+  initialMinor: bigint;
+  developerFeeMinor: bigint;
+  exchangeFeeMinor: bigint;
+  subtotalMinor: bigint;
+  exchangeRate: string;
+  /** In the destination asset. */
+  gasFeeMinor: bigint;
+  /** In the destination asset: what the receiver gets. */
+  finalMinor: bigint;
+}
+
+export class QuoteError extends Error {}
+
+/**
+ * The receipt of spec 2.5. initial, developer fee, exchange fee and subtotal are in the source
+ * currency; gas fee and final amount in the destination asset. The exchange fee is rounded up and
+ * conversions down, so rounding never costs the platform; see docs/TRANSFERS.md.
+ */
+export function quoteReceipt(q: {
+  amountMinor: bigint; developerFeeMinor: bigint; from: string; to: string; rate: string; gasFeeMinor: bigint;
+}): Receipt {
+  const bps = exchangeFeeBps(q.from, q.to);
+  const afterDeveloperFee = q.amountMinor - q.developerFeeMinor;
+  const exchangeFeeMinor = (afterDeveloperFee * bps + 9_999n) / 10_000n;
+  const subtotalMinor = afterDeveloperFee - exchangeFeeMinor;
+  const converted = convertMinor(subtotalMinor, ASSET_SCALE[q.from], ASSET_SCALE[q.to], q.rate);
+  const finalMinor = converted - q.gasFeeMinor;
+  if (finalMinor <= 0n) throw new QuoteError('After fees nothing would arrive: the amount is too small');
+  return { initialMinor: q.amountMinor, developerFeeMinor: q.developerFeeMinor, exchangeFeeMinor, subtotalMinor, exchangeRate: q.rate, gasFeeMinor: q.gasFeeMinor, finalMinor };
+}

@@ -1,0 +1,129 @@
+import type { Endorsement } from './kyc';
+
+/**
+ * The payment rails of spec 2.5: which currencies each carries, which external account it pays,
+ * which endorsement it needs, its amount bounds and how it behaves in time. One table, read by the
+ * API (validation, quotes), the workflow (return windows) and the sandbox simulators (settlement).
+ */
+export const FIAT_RAILS = ['ach', 'ach_push', 'ach_same_day', 'wire', 'swift', 'sepa', 'faster_payments', 'pix', 'spei'] as const;
+export const EVM_CHAINS = ['ethereum', 'polygon', 'arbitrum', 'optimism', 'base'] as const;
+export const SIMULATED_CHAINS = ['solana', 'stellar', 'tron'] as const;
+export const CHAIN_RAILS = [...EVM_CHAINS, ...SIMULATED_CHAINS] as const;
+export const PAYMENT_RAILS = [...FIAT_RAILS, ...CHAIN_RAILS] as const;
+
+export type FiatRail = (typeof FIAT_RAILS)[number];
+export type EvmChain = (typeof EVM_CHAINS)[number];
+export type ChainRail = (typeof CHAIN_RAILS)[number];
+export type PaymentRail = (typeof PAYMENT_RAILS)[number];
+
+export const isChainRail = (rail: string): rail is ChainRail => (CHAIN_RAILS as readonly string[]).includes(rail);
+export const isEvmChain = (rail: string): rail is EvmChain => (EVM_CHAINS as readonly string[]).includes(rail);
+
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+
+export interface FiatRailProfile {
+  kind: 'fiat';
+  currencies: readonly string[];
+  /** Kind of external account a payout on this rail goes to. */
+  accountType: 'us_bank_account' | 'international_bank_account' | 'mx_bank_account';
+  /** For international accounts: the countries whose IBANs this rail reaches (undefined: any). */
+  accountCountries?: 'sepa' | 'GB';
+  endorsement: Endorsement;
+  minMinor: bigint;
+  maxMinor: bigint;
+  /**
+   * Settlement on the real clock: instant rails settle in seconds at any hour; batch rails settle on
+   * a business day, the same one when submitted before the cut-off (UTC hour), otherwise the next.
+   */
+  settlement: { instantMs: number } | { cutoffUtcHour: number; businessDaysAfter: number };
+  /** How long after settlement the receiving bank may still return a payment. */
+  returnWindowMs: number;
+  /** Codes the sandbox uses when the receiving bank rejects (before settlement) or returns (after). */
+  rejectCode: string;
+  returnCode: string;
+}
+
+export interface ChainRailProfile {
+  kind: 'chain';
+  currencies: readonly string[];
+  endorsement: Endorsement;
+  minMinor: bigint;
+  maxMinor: bigint;
+}
+
+const usd = (whole: number) => BigInt(whole) * 100n;
+
+export const RAILS: Record<PaymentRail, FiatRailProfile | ChainRailProfile> = {
+  // ACH: batches settle the next business day; same-day ACH the same day before its cut-off. Receiving
+  // banks return within two banking days (R01–R04…); unauthorised-debit returns (R10) take 60 days.
+  ach: fiat('us_bank_account', ['usd'], 'can_ach_transfer', usd(1), usd(1_000_000), { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02'),
+  ach_push: fiat('us_bank_account', ['usd'], 'can_ach_transfer', usd(1), usd(1_000_000), { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02'),
+  ach_same_day: fiat('us_bank_account', ['usd'], 'can_ach_transfer', usd(1), usd(1_000_000), { cutoffUtcHour: 20, businessDaysAfter: 0 }, 2 * DAY, 'R03', 'R02'),
+  // Fedwire settles on submission during its operating day; a wire is final but may be sent back.
+  wire: fiat('us_bank_account', ['usd'], 'can_wire_transfer', usd(1), usd(10_000_000), { cutoffUtcHour: 22, businessDaysAfter: 0 }, 5 * DAY, 'AC01', 'AC04'),
+  swift: fiat('international_bank_account', ['usd'], 'can_swift_transfer', usd(1), usd(10_000_000), { cutoffUtcHour: 16, businessDaysAfter: 2 }, 10 * DAY, 'AC01', 'AC04'),
+  sepa: { ...fiat('international_bank_account', ['eur'], 'can_sepa_transfer', usd(1), usd(1_000_000), { cutoffUtcHour: 15, businessDaysAfter: 1 }, 3 * DAY, 'AC01', 'AC04'), accountCountries: 'sepa' },
+  faster_payments: { ...fiat('international_bank_account', ['gbp'], 'can_faster_payments_transfer', usd(1), usd(1_000_000), { instantMs: 2_000 }, 2 * DAY, 'AC01', 'AC04'), accountCountries: 'GB' },
+  pix: fiat('international_bank_account', ['brl'], 'can_pix_transfer', usd(1), usd(1_000_000), { instantMs: 1_000 }, 2 * DAY, 'AC01', 'MD06'),
+  spei: fiat('mx_bank_account', ['mxn'], 'can_spei_transfer', usd(1), usd(10_000_000), { instantMs: 3_000 }, 2 * DAY, 'AC01', 'AC04'),
+  ethereum: chain(['usdc', 'usdt', 'dai', 'pyusd']),
+  polygon: chain(['usdc', 'usdt']),
+  arbitrum: chain(['usdc', 'usdt']),
+  optimism: chain(['usdc', 'usdt']),
+  base: chain(['usdc', 'usdt']),
+  solana: chain(['usdc', 'usdt']),
+  stellar: chain(['usdc']),
+  tron: chain(['usdt']),
+};
+
+function fiat(
+  accountType: FiatRailProfile['accountType'], currencies: string[], endorsement: Endorsement, minMinor: bigint, maxMinor: bigint,
+  settlement: FiatRailProfile['settlement'], returnWindowMs: number, rejectCode: string, returnCode: string,
+): FiatRailProfile {
+  return { kind: 'fiat', accountType, currencies, endorsement, minMinor, maxMinor, settlement, returnWindowMs, rejectCode, returnCode };
+}
+
+function chain(currencies: string[]): ChainRailProfile {
+  // Bounds in whole units of the asset (scale applied by the caller); stablecoins only.
+  return { kind: 'chain', currencies, endorsement: 'can_trade_stablecoins', minMinor: 1n, maxMinor: 1_000_000n };
+}
+
+/** Return codes a sandbox return may carry, with their meaning (NACHA R-codes, ISO 20022 reasons). */
+export const RETURN_CODES: Record<string, string> = {
+  R01: 'Insufficient funds',
+  R02: 'Account closed',
+  R03: 'No account / unable to locate account',
+  R04: 'Invalid account number',
+  R10: 'Customer advises not authorized',
+  R16: 'Account frozen',
+  R29: 'Corporate customer advises not authorized',
+  AC01: 'Incorrect account number',
+  AC04: 'Closed account number',
+  AC06: 'Blocked account',
+  AM05: 'Duplication',
+  MD06: 'Refund request by end customer',
+  MS03: 'Reason not specified',
+};
+
+/**
+ * When a payment submitted at `submittedAt` settles on the real clock. Instant rails: after a few
+ * seconds, at any hour. Batch rails: on a business day (weekends are not), the submission day when
+ * it is a business day before the cut-off, else the next one; then `businessDaysAfter` more.
+ * Same-day rails settle 30 minutes after submission on their day; the others at 17:00 UTC.
+ */
+export function realSettlementTime(profile: FiatRailProfile, submittedAt: Date): Date {
+  if ('instantMs' in profile.settlement) return new Date(submittedAt.getTime() + profile.settlement.instantMs);
+  const { cutoffUtcHour, businessDaysAfter } = profile.settlement;
+  const isBusinessDay = (d: Date) => d.getUTCDay() !== 0 && d.getUTCDay() !== 6;
+  const day = new Date(Date.UTC(submittedAt.getUTCFullYear(), submittedAt.getUTCMonth(), submittedAt.getUTCDate()));
+  const nextDay = () => day.setUTCDate(day.getUTCDate() + 1);
+  const onSubmissionDay = isBusinessDay(day) && submittedAt.getUTCHours() < cutoffUtcHour;
+  if (!onSubmissionDay) do nextDay(); while (!isBusinessDay(day));
+  for (let left = businessDaysAfter; left > 0; ) {
+    nextDay();
+    if (isBusinessDay(day)) left--;
+  }
+  if (onSubmissionDay && businessDaysAfter === 0) return new Date(submittedAt.getTime() + 30 * 60_000);
+  return new Date(day.getTime() + 17 * HOUR);
+}

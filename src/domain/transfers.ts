@@ -1,0 +1,96 @@
+import type { TransferState } from '../db/schema';
+import type { Posting } from '../ledger/ledger';
+import { isChainRail } from './rails';
+
+export const TRANSFER_STATES: readonly TransferState[] = [
+  'awaiting_funds', 'funds_received', 'in_review', 'payment_submitted', 'payment_processed',
+  'canceled', 'undeliverable', 'returned', 'refunded',
+];
+
+/** The moves of spec 3.3 and the branches docs/TRANSFERS.md describes. Anything else is refused. */
+export const TRANSITIONS: Record<TransferState, readonly TransferState[]> = {
+  awaiting_funds: ['funds_received', 'canceled'],
+  funds_received: ['in_review', 'canceled'],
+  in_review: ['payment_submitted', 'canceled'],
+  payment_submitted: ['payment_processed', 'undeliverable'],
+  payment_processed: ['returned'],
+  undeliverable: ['returned'],
+  returned: ['refunded'],
+  canceled: [],
+  refunded: [],
+};
+
+/** States a DELETE may cancel from: nothing has been paid out yet. */
+export const CANCELABLE: readonly TransferState[] = ['awaiting_funds', 'funds_received', 'in_review'];
+
+/** The money of one transfer, in minor units. */
+export interface TransferMoney {
+  transferId: string;
+  customerId: string;
+  developerId: string;
+  sourceRail: string;
+  sourceCurrency: string;
+  destinationRail: string;
+  destinationCurrency: string;
+  amountMinor: bigint;
+  developerFeeMinor: bigint;
+  exchangeFeeMinor: bigint;
+  subtotalMinor: bigint;
+  gasFeeMinor: bigint;
+  finalMinor: bigint;
+}
+
+/** Money in flight with a bank rail, or held on a chain by the platform. */
+function clearing(rail: string, currency: string): Posting['account'] {
+  return { ownerType: 'platform', ownerId: rail, purpose: isChainRail(rail) ? 'chain_treasury' : 'rail_clearing', currency };
+}
+
+const customerFunds = (m: TransferMoney, currency = m.sourceCurrency): Posting['account'] =>
+  ({ ownerType: 'customer', ownerId: m.customerId, purpose: 'customer_funds', currency });
+
+/** The deposit arrived on the source rail: the platform now holds it for the customer. */
+export function depositPostings(m: TransferMoney): Posting[] {
+  return [
+    { account: clearing(m.sourceRail, m.sourceCurrency), amountMinor: -m.amountMinor },
+    { account: customerFunds(m), amountMinor: m.amountMinor },
+  ];
+}
+
+/**
+ * The payout left on the destination rail: the customer's funds pay the developer's fee, the
+ * platform's exchange fee, the conversion (one leg per currency through fx_conversion) and the
+ * network fee; the final amount goes out.
+ */
+export function payoutPostings(m: TransferMoney): Posting[] {
+  const postings: Posting[] = [{ account: customerFunds(m), amountMinor: -m.amountMinor }];
+  if (m.developerFeeMinor > 0n) {
+    postings.push({ account: { ownerType: 'developer', ownerId: m.developerId, purpose: 'developer_fees', currency: m.sourceCurrency }, amountMinor: m.developerFeeMinor });
+  }
+  if (m.exchangeFeeMinor > 0n) {
+    postings.push({ account: { ownerType: 'platform', ownerId: 'exchange', purpose: 'platform_fees', currency: m.sourceCurrency }, amountMinor: m.exchangeFeeMinor });
+  }
+  if (m.sourceCurrency !== m.destinationCurrency) {
+    postings.push(
+      { account: { ownerType: 'platform', ownerId: 'fx', purpose: 'fx_conversion', currency: m.sourceCurrency }, amountMinor: m.subtotalMinor },
+      { account: { ownerType: 'platform', ownerId: 'fx', purpose: 'fx_conversion', currency: m.destinationCurrency }, amountMinor: -(m.finalMinor + m.gasFeeMinor) },
+    );
+  }
+  if (m.gasFeeMinor > 0n) {
+    postings.push({ account: { ownerType: 'platform', ownerId: 'network', purpose: 'platform_fees', currency: m.destinationCurrency }, amountMinor: m.gasFeeMinor });
+  }
+  postings.push({ account: clearing(m.destinationRail, m.destinationCurrency), amountMinor: m.finalMinor });
+  return postings;
+}
+
+/** The payout came back (rejected or returned): every leg of it is reversed, fees included. */
+export function payoutReversalPostings(m: TransferMoney): Posting[] {
+  return payoutPostings(m).map((p) => ({ account: p.account, amountMinor: -p.amountMinor }));
+}
+
+/** The refund left on the source rail: the customer's funds go back where they came from. */
+export function refundPostings(m: TransferMoney): Posting[] {
+  return [
+    { account: customerFunds(m), amountMinor: -m.amountMinor },
+    { account: clearing(m.sourceRail, m.sourceCurrency), amountMinor: m.amountMinor },
+  ];
+}

@@ -1,0 +1,112 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Tenant } from '../../api/context';
+import type { Database, PaymentRow, TransferRow } from '../../db/schema';
+import { findTenantRow } from '../../db/tenant-scope';
+import { ASSET_SCALE, formatAmount } from '../../domain/money';
+import type { TransferMoney } from '../../domain/transfers';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+export function findTransfer(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
+  return findTenantRow(db, 'transfers', tenant, id, { what: 'transfer', ...opts });
+}
+
+/** Receipt amounts in minor units as the row stores them (strings of integers). */
+export interface StoredReceipt {
+  initial_minor: string;
+  developer_fee_minor: string;
+  exchange_fee_minor: string;
+  subtotal_minor: string;
+  gas_fee_minor: string;
+  final_minor: string;
+  exchange_rate: string;
+  source_tx_hash: string | null;
+  destination_tx_hash: string | null;
+}
+
+export function transferMoney(row: TransferRow): TransferMoney {
+  const r = row.receipt as unknown as StoredReceipt;
+  return {
+    transferId: row.id,
+    customerId: row.customer_id,
+    developerId: row.developer_id,
+    sourceRail: row.source_rail,
+    sourceCurrency: row.source_currency,
+    destinationRail: row.destination_rail,
+    destinationCurrency: row.destination_currency,
+    amountMinor: BigInt(row.amount_minor),
+    developerFeeMinor: BigInt(row.developer_fee_minor),
+    exchangeFeeMinor: BigInt(r.exchange_fee_minor),
+    subtotalMinor: BigInt(r.subtotal_minor),
+    gasFeeMinor: BigInt(r.gas_fee_minor),
+    finalMinor: BigInt(r.final_minor),
+  };
+}
+
+export function serializeTransfer(row: TransferRow) {
+  const r = row.receipt as unknown as StoredReceipt;
+  const src = ASSET_SCALE[row.source_currency];
+  const dst = ASSET_SCALE[row.destination_currency];
+  return {
+    id: row.id,
+    object: 'transfer' as const,
+    state: row.state,
+    state_reason: row.state_reason,
+    on_behalf_of: row.customer_id,
+    client_reference_id: row.client_reference_id,
+    amount: formatAmount(BigInt(row.amount_minor), src),
+    developer_fee: formatAmount(BigInt(row.developer_fee_minor), src),
+    currency: row.source_currency,
+    source: {
+      payment_rail: row.source_rail as never,
+      currency: row.source_currency,
+      ...(row.source_from_address ? { from_address: row.source_from_address } : {}),
+    },
+    destination: {
+      payment_rail: row.destination_rail as never,
+      currency: row.destination_currency,
+      ...(row.destination_external_account_id ? { external_account_id: row.destination_external_account_id } : {}),
+      ...(row.destination_to_address ? { to_address: row.destination_to_address } : {}),
+      ...(row.swift_charges ? { swift_charges: row.swift_charges } : {}),
+    },
+    source_deposit_instructions: row.deposit_instructions,
+    receipt: {
+      initial_amount: formatAmount(BigInt(r.initial_minor), src),
+      developer_fee: formatAmount(BigInt(r.developer_fee_minor), src),
+      exchange_fee: formatAmount(BigInt(r.exchange_fee_minor), src),
+      subtotal_amount: formatAmount(BigInt(r.subtotal_minor), src),
+      gas_fee: formatAmount(BigInt(r.gas_fee_minor), dst),
+      final_amount: formatAmount(BigInt(r.final_minor), dst),
+      exchange_rate: r.exchange_rate,
+      source_tx_hash: r.source_tx_hash,
+      destination_tx_hash: r.destination_tx_hash,
+    },
+    review_reasons: row.review_reasons,
+    return_code: row.return_code,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export function serializePayment(row: PaymentRow) {
+  return {
+    id: row.id,
+    object: 'payment' as const,
+    transfer_id: row.transfer_id,
+    kind: row.kind,
+    payment_rail: row.rail as never,
+    currency: row.currency,
+    amount: formatAmount(BigInt(row.amount_minor), ASSET_SCALE[row.currency]),
+    status: row.status,
+    external_account_id: row.external_account_id,
+    from_address: row.from_address,
+    to_address: row.to_address,
+    tx_hash: row.tx_hash,
+    network_fee: row.network_fee,
+    return_code: row.return_code,
+    failure_reason: row.failure_reason,
+    attempts: row.attempts,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

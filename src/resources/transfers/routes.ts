@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { invalidState } from '../../api/errors';
+import { paginate } from '../../api/pagination';
+import { defineRoute } from '../../api/route';
+import { findTenantRow, tenantRows } from '../../db/tenant-scope';
+import { CANCELABLE } from '../../domain/transfers';
+import { RETURN_CODES, isChainRail, type ChainRail, type FiatRail } from '../../domain/rails';
+import { findTransfer, serializePayment, serializeTransfer } from './repository';
+import { PaymentListQuery, PaymentListSchema, PaymentSchema, TransferCreate, TransferListQuery, TransferListSchema, TransferSchema } from './schemas';
+import { checkTransferShape, createTransfer, prepareChainLegs } from './service';
+import { notifyDeposit, notifyReturn, requestCancellation, startTransferWorkflow, submitReviewDecision } from './workflow-client';
+
+const TAG = 'Transfers';
+const TransferIdParams = z.strictObject({ transfer_id: z.string() });
+
+export const createTransferRoute = defineRoute({
+  method: 'post',
+  path: '/v0/transfers',
+  summary: 'Create a transfer: returns it in awaiting_funds with deposit instructions and a quoted receipt',
+  tag: TAG,
+  permission: 'transfers:write',
+  body: TransferCreate,
+  responses: { 201: TransferSchema },
+  handler: async ({ deps, tenant, body, write }) => {
+    const amounts = checkTransferShape(body);
+    // Chain calls happen before the database transaction opens (never hold a transaction on the network).
+    const chainLegs = await prepareChainLegs(deps, body);
+    return write(async (trx) => {
+      const row = await createTransfer(trx, deps, tenant, body, { ...amounts, ...chainLegs });
+      // Started inside the transaction: without Temporal the transfer is not created (503, nothing done).
+      await startTransferWorkflow(deps, tenant, row);
+      return { status: 201, body: serializeTransfer(row) };
+    });
+  },
+});
+
+export const listTransfers = defineRoute({
+  method: 'get',
+  path: '/v0/transfers',
+  summary: 'List transfers, newest first',
+  tag: TAG,
+  permission: 'transfers:read',
+  query: TransferListQuery,
+  responses: { 200: TransferListSchema },
+  handler: async ({ deps, tenant, query }) => {
+    let q = tenantRows(deps.db, 'transfers', tenant);
+    if (query.state) q = q.where('state', '=', query.state as never);
+    if (query.on_behalf_of) q = q.where('customer_id', '=', query.on_behalf_of);
+    if (query.source_payment_rail) q = q.where('source_rail', '=', query.source_payment_rail);
+    if (query.destination_payment_rail) q = q.where('destination_rail', '=', query.destination_payment_rail);
+    if (query.currency) q = q.where((eb) => eb.or([eb('source_currency', '=', query.currency!), eb('destination_currency', '=', query.currency!)]));
+    if (query.client_reference_id) q = q.where('client_reference_id', '=', query.client_reference_id);
+    return { status: 200, body: await paginate(q, query, serializeTransfer) };
+  },
+});
+
+export const getTransfer = defineRoute({
+  method: 'get',
+  path: '/v0/transfers/{transfer_id}',
+  summary: 'Retrieve a transfer',
+  tag: TAG,
+  permission: 'transfers:read',
+  params: TransferIdParams,
+  responses: { 200: TransferSchema },
+  handler: async ({ deps, tenant, params }) => ({ status: 200, body: serializeTransfer(await findTransfer(deps.db, tenant, params.transfer_id)) }),
+});
+
+export const cancelTransferRoute = defineRoute({
+  method: 'delete',
+  path: '/v0/transfers/{transfer_id}',
+  summary: 'Cancel a transfer before its payout is submitted; funds already received go back to the source',
+  tag: TAG,
+  permission: 'transfers:write',
+  params: TransferIdParams,
+  responses: { 200: TransferSchema },
+  handler: async ({ deps, tenant, params }) => {
+    const row = await findTransfer(deps.db, tenant, params.transfer_id);
+    if (!CANCELABLE.includes(row.state)) throw invalidState(`The transfer is ${row.state}; it can no longer be canceled`);
+    // The workflow decides (an Update): it alone knows whether the payout has started.
+    await requestCancellation(deps, row.id, 'canceled_by_developer');
+    return { status: 200, body: serializeTransfer(await findTransfer(deps.db, tenant, row.id)) };
+  },
+});
+
+export const listPayments = defineRoute({
+  method: 'get',
+  path: '/v0/payments',
+  summary: 'List the rail and chain payments behind transfers: deposits, payouts, returns and refunds',
+  tag: 'Payments',
+  permission: 'payments:read',
+  query: PaymentListQuery,
+  responses: { 200: PaymentListSchema },
+  handler: async ({ deps, tenant, query }) => {
+    let q = tenantRows(deps.db, 'payments', tenant);
+    if (query.transfer_id) q = q.where('transfer_id', '=', query.transfer_id);
+    if (query.kind) q = q.where('kind', '=', query.kind);
+    if (query.payment_rail) q = q.where('rail', '=', query.payment_rail);
+    if (query.status) q = q.where('status', '=', query.status);
+    return { status: 200, body: await paginate(q, query, serializePayment) };
+  },
+});
+
+export const getPayment = defineRoute({
+  method: 'get',
+  path: '/v0/payments/{payment_id}',
+  summary: 'Retrieve a payment',
+  tag: 'Payments',
+  permission: 'payments:read',
+  params: z.strictObject({ payment_id: z.string() }),
+  responses: { 200: PaymentSchema },
+  handler: async ({ deps, tenant, params }) => ({
+    status: 200,
+    body: serializePayment(await findTenantRow(deps.db, 'payments', tenant, params.payment_id, { what: 'payment' })),
+  }),
+});
+
+export const sandboxDeposit = defineRoute({
+  method: 'post',
+  path: '/v0/sandbox/transfers/{transfer_id}/deposit',
+  summary: "Sandbox: the customer's deposit arrives (a fiat payment with the deposit reference, or a token transfer to the deposit address)",
+  tag: 'Sandbox',
+  permission: 'transfers:write',
+  sandboxOnly: true,
+  params: TransferIdParams,
+  responses: { 200: TransferSchema },
+  handler: async ({ deps, tenant, params }) => {
+    const row = await findTransfer(deps.db, tenant, params.transfer_id);
+    if (row.state !== 'awaiting_funds') throw invalidState(`The transfer is ${row.state}; it is not awaiting funds`);
+    if (isChainRail(row.source_rail)) {
+      // A real token transfer on the chain; the workflow finds it like any other deposit.
+      await deps.chains[row.source_rail as ChainRail].sandboxDeposit({ currency: row.source_currency, address: row.deposit_address!, amountMinor: BigInt(row.amount_minor) });
+    } else {
+      const inbound = await deps.rails.receiveInbound({
+        tenant, rail: row.source_rail as FiatRail, amountMinor: BigInt(row.amount_minor), currency: row.source_currency, reference: row.deposit_reference,
+      });
+      await notifyDeposit(deps, row.id, inbound.id);
+    }
+    return { status: 200, body: serializeTransfer(row) };
+  },
+});
+
+export const sandboxReviewDecision = defineRoute({
+  method: 'post',
+  path: '/v0/sandbox/transfers/{transfer_id}/review',
+  summary: 'Sandbox: decide a transfer held in review (approve pays it out; reject refunds it and cancels it)',
+  tag: 'Sandbox',
+  permission: 'transfers:write',
+  sandboxOnly: true,
+  params: TransferIdParams,
+  body: z.strictObject({ decision: z.enum(['approve', 'reject']), note: z.string().trim().max(500).optional() }),
+  responses: { 200: TransferSchema },
+  handler: async ({ deps, tenant, params, body }) => {
+    const row = await findTransfer(deps.db, tenant, params.transfer_id);
+    await submitReviewDecision(deps, row.id, { approve: body.decision === 'approve', note: body.note });
+    return { status: 200, body: serializeTransfer(await findTransfer(deps.db, tenant, row.id)) };
+  },
+});
+
+export const sandboxReturn = defineRoute({
+  method: 'post',
+  path: '/v0/sandbox/transfers/{transfer_id}/return',
+  summary: "Sandbox: the receiving bank returns a processed fiat payout inside the rail's return window",
+  tag: 'Sandbox',
+  permission: 'transfers:write',
+  sandboxOnly: true,
+  params: TransferIdParams,
+  body: z.strictObject({
+    code: z.string().refine((c) => c in RETURN_CODES, `must be one of ${Object.keys(RETURN_CODES).join(', ')}`).default('R01'),
+  }),
+  responses: { 200: TransferSchema },
+  handler: async ({ deps, tenant, params, body }) => {
+    const row = await findTransfer(deps.db, tenant, params.transfer_id);
+    if (isChainRail(row.destination_rail)) throw invalidState('Chain payouts are final; only fiat payouts can be returned');
+    if (row.state !== 'payment_processed') throw invalidState(`The transfer is ${row.state}; only a processed payout can be returned`);
+    const payout = await deps.db.selectFrom('payments').select('provider_payment_id').where('transfer_id', '=', row.id).where('kind', '=', 'payout').executeTakeFirstOrThrow();
+    // The workflow hears of it first: once the return window has closed it has finished, and this is a 409.
+    await notifyReturn(deps, row.id, body.code);
+    await deps.rails.returnPayment(payout.provider_payment_id!, body.code);
+    return { status: 200, body: serializeTransfer(row) };
+  },
+});
+
+export const transferRoutes = [
+  createTransferRoute, listTransfers, getTransfer, cancelTransferRoute, listPayments, getPayment, sandboxDeposit, sandboxReviewDecision, sandboxReturn,
+];

@@ -1,0 +1,215 @@
+import { sql, type Transaction } from 'kysely';
+import type { AppDeps, Tenant } from '../../api/context';
+import { ApiError, invalidField, invalidStateField } from '../../api/errors';
+import type { Database, TransferRow } from '../../db/schema';
+import { cryptoAddressError, type CryptoChain } from '../../domain/bank-validation';
+import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
+import { QuoteError, convertMinor, quoteReceipt } from '../../domain/quote';
+import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
+import { SEPA_COUNTRIES } from '../../domain/validation';
+import { recordEvent } from '../../domain/events';
+import { newId, randomBase62 } from '../../ids';
+import { findCustomer } from '../customers/repository';
+import { serializeTransfer, type StoredReceipt } from './repository';
+import type { TransferCreateInput } from './schemas';
+
+const body = (key: string, message: string) => invalidField('body', key, message);
+
+/**
+ * The platform's collection accounts in the sandbox, where customers send fiat deposits (with the
+ * transfer's deposit reference). Production reads its own from the provider.
+ */
+const COLLECTION_ACCOUNTS: Record<string, Record<string, string>> = {
+  us: { bank_name: 'Sandbox Platform Bank', bank_routing_number: '026009593', bank_account_number: '9000012345', bank_beneficiary_name: 'Financial Platform FBO Customers' },
+  swift: { bank_name: 'Sandbox Platform Bank', bic: 'BOFAUS3NXXX', bank_account_number: '9000012345', bank_beneficiary_name: 'Financial Platform FBO Customers' },
+  sepa: { bank_name: 'Sandbox Platform Bank Europe', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', bank_beneficiary_name: 'Financial Platform Europe' },
+  faster_payments: { bank_name: 'Sandbox Platform Bank UK', sort_code: '040004', account_number: '12345678', bank_beneficiary_name: 'Financial Platform UK' },
+  pix: { bank_name: 'Sandbox Platform Banco', pix_key: 'pagamentos@sandbox.financial-platform.example', bank_beneficiary_name: 'Financial Platform Brasil' },
+  spei: { bank_name: 'Sandbox Platform Banco MX', clabe: '002010077777777771', bank_beneficiary_name: 'Financial Platform Mexico' },
+};
+
+function collectionAccount(rail: PaymentRail) {
+  if (rail === 'ach' || rail === 'ach_push' || rail === 'ach_same_day' || rail === 'wire') return COLLECTION_ACCOUNTS.us;
+  return COLLECTION_ACCOUNTS[rail];
+}
+
+/** What can be checked without the database: rails, currencies, amounts and the shape of each side. */
+export function checkTransferShape(input: TransferCreateInput) {
+  const { source, destination } = input;
+  for (const [side, leg] of [['source', source], ['destination', destination]] as const) {
+    const profile = RAILS[leg.payment_rail];
+    if (!profile.currencies.includes(leg.currency)) {
+      throw body(`${side}.currency`, `${leg.payment_rail} carries ${profile.currencies.join(', ')}, not ${leg.currency}`);
+    }
+  }
+  const amountMinor = parseAmount(input.amount, ASSET_SCALE[source.currency]);
+  if (amountMinor === null) throw body('amount', `must be a positive amount with at most ${ASSET_SCALE[source.currency]} decimals for ${source.currency}`);
+  const developerFeeMinor = input.developer_fee === undefined || /^0+(\.0+)?$/.test(input.developer_fee) ? 0n : parseAmount(input.developer_fee, ASSET_SCALE[source.currency]);
+  if (developerFeeMinor === null) throw body('developer_fee', `must be an amount with at most ${ASSET_SCALE[source.currency]} decimals`);
+  if (developerFeeMinor >= amountMinor) throw body('developer_fee', 'must be below the amount');
+
+  const sourceProfile = RAILS[source.payment_rail];
+  const scale = 10n ** BigInt(sourceProfile.kind === 'chain' ? ASSET_SCALE[source.currency] : 0);
+  if (amountMinor < sourceProfile.minMinor * scale || amountMinor > sourceProfile.maxMinor * scale) {
+    throw body('amount', `${source.payment_rail} takes amounts from ${formatAmount(sourceProfile.minMinor * scale, ASSET_SCALE[source.currency])} to ${formatAmount(sourceProfile.maxMinor * scale, ASSET_SCALE[source.currency])} ${source.currency}`);
+  }
+
+  if (source.account_id) throw body('source.account_id', `No such account: '${source.account_id}' (platform accounts are funded through wallets)`);
+  if (destination.account_id) throw body('destination.account_id', `No such account: '${destination.account_id}'`);
+  if (isChainRail(source.payment_rail)) {
+    if (!source.from_address) throw body('source.from_address', `is required when the source is the ${source.payment_rail} chain (refunds go back to it)`);
+    const error = cryptoAddressError(source.payment_rail as CryptoChain, source.from_address);
+    if (error) throw body('source.from_address', `${error}`);
+  } else if (source.from_address) {
+    throw body('source.from_address', 'is only for chain sources');
+  }
+  if (isChainRail(destination.payment_rail)) {
+    if (!destination.to_address && !destination.external_account_id) {
+      throw body('destination.to_address', `is required (or an external_account_id of a ${destination.payment_rail} address)`);
+    }
+    if (destination.to_address) {
+      const error = cryptoAddressError(destination.payment_rail as CryptoChain, destination.to_address);
+      if (error) throw body('destination.to_address', error);
+    }
+  } else {
+    if (!destination.external_account_id) throw body('destination.external_account_id', `is required for a payout on ${destination.payment_rail}`);
+    if (destination.to_address) throw body('destination.to_address', 'is only for chain destinations');
+  }
+  if (destination.swift_charges && destination.payment_rail !== 'swift') throw body('destination.swift_charges', 'is only for the swift rail');
+  return { amountMinor, developerFeeMinor };
+}
+
+/** The destination account must be the customer's, of the rail's kind, and usable. */
+async function checkDestinationAccount(trx: Transaction<Database>, tenant: Tenant, customerId: string, input: TransferCreateInput) {
+  const { destination } = input;
+  if (!destination.external_account_id) return { toAddress: destination.to_address ?? null, account: null };
+  const key = 'destination.external_account_id';
+  const account = await trx.selectFrom('external_accounts').selectAll()
+    .where('id', '=', destination.external_account_id).where('developer_id', '=', tenant.developerId).where('environment', '=', tenant.environment)
+    .where('customer_id', '=', customerId).executeTakeFirst();
+  if (!account) throw body(key, `No such external account of customer ${customerId}: '${destination.external_account_id}'`);
+  const profile = RAILS[destination.payment_rail];
+  if (profile.kind === 'chain') {
+    if (account.type !== 'crypto_address' || account.chain !== destination.payment_rail) throw body(key, `is not a ${destination.payment_rail} address`);
+    if (destination.to_address && destination.to_address.toLowerCase() !== account.address!.toLowerCase()) {
+      throw body('destination.to_address', 'differs from the address of destination.external_account_id');
+    }
+  } else {
+    const fiat = profile as FiatRailProfile;
+    if (account.type !== fiat.accountType) throw body(key, `is a ${account.type}; ${destination.payment_rail} pays a ${fiat.accountType}`);
+    if (fiat.accountCountries === 'GB' && account.bank_country !== 'GB') throw body(key, 'faster_payments reaches UK accounts only');
+    if (fiat.accountCountries === 'sepa' && !SEPA_COUNTRIES.has(account.bank_country ?? '')) throw body(key, 'sepa reaches accounts in the SEPA zone only');
+    if (destination.payment_rail === 'pix' && account.bank_country !== 'BR') throw body(key, 'pix reaches Brazilian accounts only');
+  }
+  if (account.status === 'deleted') throw invalidStateField(key, `External account ${account.id} is deleted`);
+  if (account.status !== 'verified' && account.status !== 'active') {
+    throw invalidStateField(key, `External account ${account.id} is ${account.status}; it must be verified first`);
+  }
+  return { toAddress: account.type === 'crypto_address' ? account.address : null, account };
+}
+
+/** What the chains tell us before the database transaction opens: network fee and start block. */
+export async function prepareChainLegs(deps: AppDeps, input: TransferCreateInput) {
+  const { source, destination } = input;
+  const sourcePosition = isChainRail(source.payment_rail) ? await deps.chains[source.payment_rail].currentPosition() : null;
+  let gasFeeMinor = 0n;
+  if (isChainRail(destination.payment_rail)) {
+    const chain = deps.chains[destination.payment_rail];
+    const feeNative = await chain.estimatePayoutFee(destination.currency);
+    const nativeScale = ASSET_SCALE[chain.nativeAsset] ?? 18;
+    // Rounded up to the asset's smallest unit: the platform never pays gas out of its own pocket.
+    const rate = await deps.rates.rate(chain.nativeAsset, destination.currency);
+    gasFeeMinor = convertMinor(feeNative, nativeScale, ASSET_SCALE[destination.currency], rate) + 1n;
+  }
+  return { sourcePosition, gasFeeMinor };
+}
+
+export async function createTransfer(
+  trx: Transaction<Database>, deps: AppDeps, tenant: Tenant, input: TransferCreateInput,
+  prepared: { amountMinor: bigint; developerFeeMinor: bigint; sourcePosition: string | null; gasFeeMinor: bigint },
+): Promise<TransferRow> {
+  const customer = await findCustomer(trx, tenant, input.on_behalf_of).catch((err) => {
+    throw err instanceof ApiError && err.code === 'not_found' ? body('on_behalf_of', `No such customer: '${input.on_behalf_of}'`) : err;
+  });
+  if (customer.status !== 'active' || customer.kyc_status !== 'approved') {
+    throw invalidStateField('on_behalf_of', `Customer ${customer.id} is ${customer.status} with KYC ${customer.kyc_status}; transfers need an active, KYC-approved customer`);
+  }
+  for (const rail of new Set([input.source.payment_rail, input.destination.payment_rail])) {
+    const needed = RAILS[rail].endorsement;
+    if (!customer.endorsements.includes(needed)) throw invalidStateField('on_behalf_of', `Customer ${customer.id} lacks the ${needed} endorsement that ${rail} needs`);
+  }
+  const { toAddress } = await checkDestinationAccount(trx, tenant, customer.id, input);
+
+  const rate = await deps.rates.rate(input.source.currency, input.destination.currency);
+  let receipt;
+  try {
+    receipt = quoteReceipt({
+      amountMinor: prepared.amountMinor, developerFeeMinor: prepared.developerFeeMinor, from: input.source.currency, to: input.destination.currency,
+      rate, gasFeeMinor: prepared.gasFeeMinor,
+    });
+  } catch (err) {
+    if (err instanceof QuoteError) throw body('amount', err.message);
+    throw err;
+  }
+  const destinationProfile = RAILS[input.destination.payment_rail];
+  const destinationScale = 10n ** BigInt(destinationProfile.kind === 'chain' ? ASSET_SCALE[input.destination.currency] : 0);
+  if (receipt.finalMinor > destinationProfile.maxMinor * destinationScale) {
+    throw body('amount', `the final amount exceeds what ${input.destination.payment_rail} carries in one payment`);
+  }
+
+  const now = new Date();
+  const id = newId('transfer', now.getTime());
+  const depositReference = `FP${randomBase62(12).toUpperCase()}`;
+  let depositAddress: string | null = null;
+  let instructions: Record<string, string>;
+  const amount = formatAmount(prepared.amountMinor, ASSET_SCALE[input.source.currency]);
+  if (isChainRail(input.source.payment_rail)) {
+    const { index } = (await sql<{ index: string }>`select nextval('deposit_address_index')::text as index`.execute(trx)).rows[0];
+    depositAddress = deps.chains[input.source.payment_rail].depositAddress(Number(index));
+    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, to_address: depositAddress, from_address: input.source.from_address! };
+  } else {
+    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, deposit_reference: depositReference, ...collectionAccount(input.source.payment_rail) };
+  }
+  const stored: StoredReceipt = {
+    initial_minor: receipt.initialMinor.toString(),
+    developer_fee_minor: receipt.developerFeeMinor.toString(),
+    exchange_fee_minor: receipt.exchangeFeeMinor.toString(),
+    subtotal_minor: receipt.subtotalMinor.toString(),
+    gas_fee_minor: receipt.gasFeeMinor.toString(),
+    final_minor: receipt.finalMinor.toString(),
+    exchange_rate: receipt.exchangeRate,
+    source_tx_hash: null,
+    destination_tx_hash: null,
+  };
+  const row = await trx.insertInto('transfers').values({
+    id,
+    developer_id: tenant.developerId,
+    environment: tenant.environment,
+    customer_id: customer.id,
+    state: 'awaiting_funds',
+    state_reason: null,
+    client_reference_id: input.client_reference_id ?? null,
+    amount_minor: prepared.amountMinor.toString(),
+    developer_fee_minor: prepared.developerFeeMinor.toString(),
+    source_rail: input.source.payment_rail,
+    source_currency: input.source.currency,
+    source_from_address: input.source.from_address ?? null,
+    source_account_id: null,
+    destination_rail: input.destination.payment_rail,
+    destination_currency: input.destination.currency,
+    destination_external_account_id: input.destination.external_account_id ?? null,
+    destination_to_address: toAddress,
+    swift_charges: input.destination.payment_rail === 'swift' ? (input.destination.swift_charges ?? 'sha') : null,
+    receipt: JSON.stringify(stored),
+    deposit_instructions: JSON.stringify(instructions),
+    deposit_reference: depositReference,
+    deposit_address: depositAddress,
+    source_position: prepared.sourcePosition,
+    return_code: null,
+    review_reasons: null,
+    created_at: now,
+    updated_at: now,
+  }).returningAll().executeTakeFirstOrThrow();
+  await recordEvent(trx, tenant, { type: 'transfer.created', objectId: id, data: serializeTransfer(row) }, now);
+  return row;
+}

@@ -1,0 +1,82 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { AppDeps, Tenant } from '../../api/context';
+import { invalidState } from '../../api/errors';
+import type { TransferRow } from '../../db/schema';
+import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
+import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../../temporal/search-attributes';
+import {
+  cancelTransfer, decideReview, depositReceived, paymentReturned, type TransferStatus, type transferWorkflow,
+} from '../../../workflows/transfer';
+
+export const transferWorkflowId = (transferId: string) => `transfer:${transferId}`;
+
+/** Sandbox chains are polled every second; production chains less often (one activity per period). */
+const CHAIN_WATCH_MS = 60_000;
+
+/** Starts `transfer:{id}`; the return window runs on the sandbox clock in the sandbox. */
+export async function startTransferWorkflow(deps: Pick<AppDeps, 'config' | 'temporal'>, tenant: Tenant, row: TransferRow) {
+  const scale = tenant.environment === 'sandbox' ? deps.config.SANDBOX_TIME_SCALE : 1;
+  const destination = RAILS[row.destination_rail as PaymentRail];
+  const returnWindowMs = destination.kind === 'fiat' ? Math.round((destination as FiatRailProfile).returnWindowMs / scale) : 0;
+  await deps.temporal.workflow.start<typeof transferWorkflow>('transferWorkflow', {
+    workflowId: transferWorkflowId(row.id),
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [{
+      transferId: row.id,
+      sourceIsChain: isChainRail(row.source_rail),
+      destinationIsChain: isChainRail(row.destination_rail),
+      depositExpiryMs: deps.config.TRANSFER_DEPOSIT_EXPIRY_HOURS * 3600_000,
+      returnWindowMs,
+      chainWatchMs: CHAIN_WATCH_MS,
+    }],
+    typedSearchAttributes: [
+      { key: CustomerIdAttr, value: row.customer_id },
+      { key: TransferStateAttr, value: row.state },
+      { key: SourceRailAttr, value: row.source_rail },
+      { key: DestinationRailAttr, value: row.destination_rail },
+      { key: CurrencyAttr, value: row.source_currency },
+    ],
+    staticSummary: `${row.amount_minor} minor units of ${row.source_currency}: ${row.source_rail} → ${row.destination_rail} (${row.destination_currency})`,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+}
+
+function handle(deps: Pick<AppDeps, 'temporal'>, transferId: string) {
+  return deps.temporal.workflow.getHandle(transferWorkflowId(transferId));
+}
+
+/** A refused Update (the validator's message) is a 409; a finished workflow too. */
+async function update<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) throw invalidState((err.cause as Error | undefined)?.message ?? err.message);
+    const e = err as { name?: string; message?: string };
+    if (e?.name === 'WorkflowNotFoundError' || /workflow execution already completed/i.test(e?.message ?? '')) {
+      throw invalidState('The transfer is already final');
+    }
+    throw err;
+  }
+}
+
+export function requestCancellation(deps: Pick<AppDeps, 'temporal'>, transferId: string, reason: string): Promise<TransferStatus> {
+  return update(() => handle(deps, transferId).executeUpdate(cancelTransfer, { args: [{ reason }] }));
+}
+
+export function submitReviewDecision(deps: Pick<AppDeps, 'temporal'>, transferId: string, d: { approve: boolean; note?: string }): Promise<TransferStatus> {
+  return update(() => handle(deps, transferId).executeUpdate(decideReview, { args: [d] }));
+}
+
+export async function notifyDeposit(deps: Pick<AppDeps, 'temporal'>, transferId: string, railPaymentId: string) {
+  await handle(deps, transferId).signal(depositReceived, { railPaymentId });
+}
+
+export async function notifyReturn(deps: Pick<AppDeps, 'temporal'>, transferId: string, code: string) {
+  try {
+    await handle(deps, transferId).signal(paymentReturned, { code });
+  } catch (err) {
+    const e = err as { name?: string; message?: string };
+    if (e?.name === 'WorkflowNotFoundError' || /already completed/i.test(e?.message ?? '')) throw invalidState("The rail's return window has closed");
+    throw err;
+  }
+}

@@ -1,0 +1,97 @@
+import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Hex } from 'viem';
+import { ChainKeys, sandboxTokenAddress, STABLECOIN_ABI } from '../../src/chains/evm';
+import type { EvmChain } from '../../src/domain/rails';
+import { verifyLedger } from '../../src/ledger/ledger';
+import { documents, individual, stack, testDb, waitFor, waitForKycStatus, type ApiClient } from './index';
+import { TEST_MNEMONIC } from './stack';
+
+// Helpers for transfer tests: approved customers by country, usable external accounts, the chains.
+
+const ADDRESSES: Record<string, Record<string, string>> = {
+  US: { line1: '1 Market St', city: 'San Francisco', state: 'CA', postal_code: '94105', country: 'US' },
+  DE: { line1: 'Unter den Linden 1', city: 'Berlin', postal_code: '10117', country: 'DE' },
+  GB: { line1: '10 Downing St', city: 'London', postal_code: 'SW1A 2AA', country: 'GB' },
+  BR: { line1: 'Av. Paulista 1000', city: 'São Paulo', postal_code: '01310-100', country: 'BR' },
+  MX: { line1: 'Paseo de la Reforma 1', city: 'Ciudad de México', postal_code: '06600', country: 'MX' },
+};
+
+/** An active, KYC-approved individual living in `country`, with that country's endorsements. */
+export async function approvedCustomer(api: ApiClient, country = 'US', overrides: Record<string, unknown> = {}) {
+  const c = (await api.post('/v0/customers', individual({ address: ADDRESSES[country], phone: undefined, ...overrides }))).body;
+  if (!c.id) throw new Error(`customer not created: ${JSON.stringify(c)}`);
+  await api.post(`/v0/customers/${c.id}/kyc`, documents());
+  return waitForKycStatus(api, c.id, 'approved');
+}
+
+/** A US bank account verified through its micro-deposits. */
+export async function verifiedUsAccount(api: ApiClient, customerId: string, accountNumber = `${Date.now()}`.slice(-10)) {
+  const account = (await api.post('/v0/external-accounts', {
+    customer_id: customerId, type: 'us_bank_account', account_name: 'Jane Doe', routing_number: '021000021', account_number: accountNumber,
+  })).body;
+  const amounts = await waitFor(async () => {
+    const credits = (await api.get(`/v0/sandbox/external-accounts/${account.id}/micro-deposits`)).body.data.filter((p: any) => p.direction === 'credit');
+    if (credits.length < 2) return undefined;
+    const res = await api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: credits.map((p: any) => p.amount) });
+    return res.status === 200 ? res.body : undefined;
+  }, { what: 'micro-deposit verification', timeoutMs: 60_000 });
+  if (amounts.status !== 'verified') throw new Error('not verified');
+  return account;
+}
+
+export async function internationalAccount(api: ApiClient, customerId: string, iban: string, bic: string, country: string, name = 'Erika Mustermann') {
+  const res = await api.post('/v0/external-accounts', {
+    customer_id: customerId, type: 'international_bank_account', account_name: name, iban, bic, bank_name: 'Test Bank', bank_country: country,
+  });
+  if (res.status !== 201) throw new Error(`account not created: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Waits until the transfer reaches `state` and returns it. */
+export function waitForTransferState(api: ApiClient, id: string, state: string, timeoutMs = 60_000) {
+  let last = '';
+  return waitFor(async () => {
+    const t = (await api.get(`/v0/transfers/${id}`)).body;
+    last = `${t.state} (${t.state_reason ?? ''})`;
+    return t.state === state ? t : undefined;
+  }, { timeoutMs, what: `transfer ${id} in ${state}, last seen ${last}` });
+}
+
+/** The ledger holds its invariants (entries balance, balances match, nothing negative that may not be). */
+export async function expectLedgerBalanced() {
+  const result = await verifyLedger(testDb());
+  if (!result.ok) throw new Error(`ledger problems:\n${result.problems.join('\n')}`);
+}
+
+// The local EVM chains the test stack runs.
+export const chainKeys = new ChainKeys(TEST_MNEMONIC);
+
+export function chainUrl(chain: EvmChain): string {
+  const entry = stack().processEnv.EVM_RPC_URLS.split(',').find((p) => p.startsWith(`${chain}=`));
+  return entry!.slice(chain.length + 1);
+}
+
+export async function tokenBalance(chain: EvmChain, currency: string, address: string): Promise<bigint> {
+  const client = createPublicClient({ transport: http(chainUrl(chain)) });
+  return client.readContract({ address: sandboxTokenAddress(chainKeys, chain, currency), abi: erc20Abi, functionName: 'balanceOf', args: [getAddress(address)] });
+}
+
+/** A customer's own wallet on the local chain (anvil funds indexes 0–9 with ether; 0 and 1 are the platform's), funded with tokens by the issuer. */
+export async function fundedCustomerWallet(chain: EvmChain, currency: string, amountMinor: bigint, index = 5) {
+  const url = chainUrl(chain);
+  const client = createPublicClient({ transport: http(url), cacheTime: 0 });
+  const wallet = chainKeys.account(index);
+  const issuer = createWalletClient({ account: chainKeys.issuer, transport: http(url) });
+  const chainDef = { id: await client.getChainId(), name: chain, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
+  const hash = await issuer.writeContract({ address: sandboxTokenAddress(chainKeys, chain, currency), abi: STABLECOIN_ABI, functionName: 'mint', args: [wallet.address, amountMinor], chain: chainDef });
+  await client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+  return {
+    address: wallet.address,
+    /** A real ERC-20 transfer from the customer's wallet. */
+    async send(to: string, value: bigint): Promise<Hex> {
+      const w = createWalletClient({ account: wallet, transport: http(url) });
+      const h = await w.writeContract({ address: sandboxTokenAddress(chainKeys, chain, currency), abi: erc20Abi, functionName: 'transfer', args: [getAddress(to), value], chain: chainDef });
+      await client.waitForTransactionReceipt({ hash: h, pollingInterval: 100 });
+      return h;
+    },
+  };
+}

@@ -1,0 +1,312 @@
+import { apiClient, createTenant, individual, temporalClient, testDb, waitFor, type Tenant } from './harness';
+import {
+  approvedCustomer, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
+} from './harness/transfers';
+
+// Transfers end to end: HTTP → API → PostgreSQL → Temporal → rail simulators and local anvil chains.
+
+let t: Tenant;
+let us: any;
+let usAccount: any;
+const receiver = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
+
+beforeAll(async () => {
+  t = await createTenant();
+  us = await approvedCustomer(t.api, 'US');
+  usAccount = await verifiedUsAccount(t.api, us.id);
+}, 120_000);
+
+afterEach(expectLedgerBalanced);
+
+const achToWire = (amount: string, extra: Record<string, unknown> = {}) => ({
+  amount, on_behalf_of: us.id,
+  source: { payment_rail: 'ach', currency: 'usd' },
+  destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
+  ...extra,
+});
+
+async function deposit(id: string) {
+  const res = await t.api.post(`/v0/sandbox/transfers/${id}/deposit`);
+  expect(res.status).toBe(200);
+}
+
+test('fiat to fiat: awaiting_funds with deposit instructions and receipt, then every state to payment_processed', async () => {
+  const created = await t.api.post('/v0/transfers', achToWire('250.00', { developer_fee: '2.50', client_reference_id: 'invoice-42' }));
+  expect(created.status).toBe(201);
+  const tr = created.body;
+  expect(tr).toMatchObject({
+    object: 'transfer', state: 'awaiting_funds', on_behalf_of: us.id, amount: '250.00', developer_fee: '2.50', currency: 'usd',
+    client_reference_id: 'invoice-42',
+    source: { payment_rail: 'ach', currency: 'usd' },
+    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
+    receipt: {
+      initial_amount: '250.00', developer_fee: '2.50', exchange_fee: '0.00', subtotal_amount: '247.50', gas_fee: '0.00',
+      final_amount: '247.50', exchange_rate: '1', source_tx_hash: null,
+    },
+  });
+  expect(tr.source_deposit_instructions).toMatchObject({ payment_rail: 'ach', currency: 'usd', amount: '250.00', bank_routing_number: expect.any(String) });
+  expect(tr.source_deposit_instructions.deposit_reference).toMatch(/^FP[A-Z0-9]{12}$/);
+
+  await deposit(tr.id);
+  const processed = await waitForTransferState(t.api, tr.id, 'payment_processed');
+  expect(processed.state_reason).toBeNull();
+
+  const events = (await t.api.get(`/v0/events?object_id=${tr.id}&limit=50`)).body.data.map((e: any) => e.event).reverse();
+  expect(events).toEqual([
+    'transfer.created',
+    'transfer.updated', 'transfer.funds_received',
+    'transfer.updated', 'transfer.in_review',
+    'transfer.updated', 'transfer.payment_submitted',
+    'transfer.updated', 'transfer.payment_processed',
+  ]);
+  const updates = (await t.api.get(`/v0/events?object_id=${tr.id}&type=transfer.updated`)).body.data;
+  expect(updates.map((e: any) => e.data.previous_attributes.state).reverse()).toEqual(['awaiting_funds', 'funds_received', 'in_review', 'payment_submitted']);
+
+  const payments = (await t.api.get(`/v0/payments?transfer_id=${tr.id}`)).body.data;
+  expect(payments.map((p: any) => [p.kind, p.payment_rail, p.amount, p.status]).sort()).toEqual([
+    ['deposit', 'ach', '250.00', 'settled'],
+    ['payout', 'wire', '247.50', 'settled'],
+  ]);
+
+  const handle = (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`);
+  const description = await handle.describe();
+  expect(description.searchAttributes).toMatchObject({
+    TransferState: ['payment_processed'], CustomerId: [us.id], SourceRail: ['ach'], DestinationRail: ['wire'], Currency: ['usd'],
+  });
+
+  // The ledger: the customer's balance went up by the deposit and back to zero with the payout.
+  const entries = await testDb().selectFrom('ledger_transactions').select('description').where('reference_id', '=', tr.id).orderBy('created_at').execute();
+  expect(entries.map((e) => e.description)).toEqual(['transfer deposit', 'transfer payout']);
+  const devFees = await testDb().selectFrom('ledger_accounts').select('balance_minor').where('owner_id', '=', t.developerId).where('purpose', '=', 'developer_fees').executeTakeFirstOrThrow();
+  expect(devFees.balance_minor).toBe('250');
+
+  const listed = (await t.api.get('/v0/transfers?client_reference_id=invoice-42')).body.data;
+  expect(listed.map((x: any) => x.id)).toEqual([tr.id]);
+});
+
+test('onramp: ACH in, USDC out on base through a real ERC-20 transfer', async () => {
+  const before = await tokenBalance('base', 'usdc', receiver);
+  const created = await t.api.post('/v0/transfers', {
+    amount: '100.00', on_behalf_of: us.id,
+    source: { payment_rail: 'ach', currency: 'usd' },
+    destination: { payment_rail: 'base', currency: 'usdc', to_address: receiver },
+  });
+  expect(created.status).toBe(201);
+  const r = created.body.receipt;
+  expect(r).toMatchObject({ initial_amount: '100.00', exchange_fee: '0.10', subtotal_amount: '99.90', exchange_rate: '1' });
+  expect(Number(r.gas_fee)).toBeGreaterThan(0);
+  expect(Number(r.final_amount)).toBeCloseTo(99.9 - Number(r.gas_fee), 6);
+  await deposit(created.body.id);
+  const done = await waitForTransferState(t.api, created.body.id, 'payment_processed');
+  expect(done.receipt.destination_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+  const after = await tokenBalance('base', 'usdc', receiver);
+  expect(after - before).toBe(BigInt(Math.round(Number(r.final_amount) * 1e6)));
+  const payout = (await t.api.get(`/v0/payments?transfer_id=${created.body.id}&kind=payout`)).body.data[0];
+  expect(payout).toMatchObject({ payment_rail: 'base', currency: 'usdc', status: 'settled', tx_hash: done.receipt.destination_tx_hash, to_address: receiver });
+  expect(payout.network_fee).toMatch(/^\d+ \(smallest unit of eth\)$/);
+});
+
+test('offramp: USDC sent to the deposit address on ethereum is found after its confirmations, then a wire pays out', async () => {
+  const wallet = await fundedCustomerWallet('ethereum', 'usdc', 500_000_000n);
+  const created = await t.api.post('/v0/transfers', {
+    amount: '300.00', on_behalf_of: us.id,
+    source: { payment_rail: 'ethereum', currency: 'usdc', from_address: wallet.address },
+    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
+  });
+  expect(created.status).toBe(201);
+  const instructions = created.body.source_deposit_instructions;
+  expect(instructions).toMatchObject({ payment_rail: 'ethereum', currency: 'usdc', amount: '300.000000', from_address: wallet.address });
+  expect(instructions.to_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  expect(created.body.receipt).toMatchObject({ exchange_fee: '0.300000', subtotal_amount: '299.700000', final_amount: '299.70', gas_fee: '0.00' });
+  // A different amount is not this transfer's deposit; the quoted amount is.
+  await wallet.send(instructions.to_address, 1_000_000n);
+  const txHash = await wallet.send(instructions.to_address, 300_000_000n);
+  const done = await waitForTransferState(t.api, created.body.id, 'payment_processed');
+  expect(done.receipt.source_tx_hash).toBe(txHash);
+  const depositPayment = (await t.api.get(`/v0/payments?transfer_id=${done.id}&kind=deposit`)).body.data[0];
+  expect(depositPayment).toMatchObject({ payment_rail: 'ethereum', tx_hash: txHash, from_address: wallet.address, amount: '300.000000' });
+});
+
+describe('validation', () => {
+  const cases: [string, () => Record<string, unknown>, number, string, RegExp][] = [
+    ['currency not on the rail', () => achToWire('10.00', { source: { payment_rail: 'ach', currency: 'eur' } }), 400, 'source.currency', /ach carries usd/],
+    ['asset not on the chain', () => ({ ...achToWire('10.00'), destination: { payment_rail: 'tron', currency: 'usdc', to_address: 'TMStbg5fgb4uTV7fK1gEYF9hKAzP3siPsG' } }), 400, 'destination.currency', /tron carries usdt/],
+    ['too many decimals', () => achToWire('10.001'), 400, 'amount', /at most 2 decimals/],
+    ['below the rail minimum', () => achToWire('0.50'), 400, 'amount', /ach takes amounts from 1.00/],
+    ['above the rail maximum', () => achToWire('1000000.01'), 400, 'amount', /to 1000000.00/],
+    ['developer fee not below the amount', () => achToWire('10.00', { developer_fee: '10.00' }), 400, 'developer_fee', /below the amount/],
+    ['fiat payout without account', () => ({ ...achToWire('10.00'), destination: { payment_rail: 'wire', currency: 'usd' } }), 400, 'destination.external_account_id', /required/],
+    ['chain source without from_address', () => ({ ...achToWire('10.00'), source: { payment_rail: 'base', currency: 'usdc' } }), 400, 'source.from_address', /required/],
+    ['bad to_address', () => ({ ...achToWire('10.00'), destination: { payment_rail: 'base', currency: 'usdc', to_address: '0x1234' } }), 400, 'destination.to_address', /40 hexadecimal/],
+    ['swift_charges off swift', () => ({ ...achToWire('10.00'), destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id, swift_charges: 'sha' } }), 400, 'destination.swift_charges', /only for the swift rail/],
+    ['unknown rail', () => ({ ...achToWire('10.00'), source: { payment_rail: 'carrier_pigeon', currency: 'usd' } }), 400, 'source.payment_rail', /./],
+    ['unknown customer', () => achToWire('10.00', { on_behalf_of: 'cus_nope' }), 400, 'on_behalf_of', /No such customer/],
+    ['unknown field', () => achToWire('10.00', { memo: 'x' }), 400, 'memo', /./],
+    ['international account on wire', () => ({ ...achToWire('10.00'), destination: { payment_rail: 'wire', currency: 'usd', external_account_id: 'INTL' } }), 400, 'destination.external_account_id', /pays a us_bank_account/],
+    ['missing endorsement', () => ({ ...achToWire('10.00'), destination: { payment_rail: 'sepa', currency: 'eur', external_account_id: 'INTL' } }), 409, 'on_behalf_of', /lacks the can_sepa_transfer endorsement/],
+  ];
+  let intl: any;
+  beforeAll(async () => {
+    intl = await internationalAccount(t.api, us.id, 'DE89370400440532013000', 'COBADEFFXXX', 'DE');
+  });
+  test.each(cases)('%s', async (_name, body, status, key, message) => {
+    const payload = JSON.parse(JSON.stringify(body()).replace('"INTL"', JSON.stringify(intl.id)));
+    const before = await testDb().selectFrom('transfers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const res = await t.api.post('/v0/transfers', payload);
+    expect(res.status).toBe(status);
+    expect(res.body.error.source).toEqual({ location: 'body', key });
+    expect(res.body.error.message).toMatch(message);
+    const after = await testDb().selectFrom('transfers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+  });
+
+  test('customers without approved KYC, unverified and foreign accounts are refused', async () => {
+    const pending = (await t.api.post('/v0/customers', individual())).body;
+    const res = await t.api.post('/v0/transfers', achToWire('10.00', { on_behalf_of: pending.id }));
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'invalid_state', source: { key: 'on_behalf_of' } });
+    const unverified = (await t.api.post('/v0/external-accounts', {
+      customer_id: us.id, type: 'us_bank_account', account_name: 'Jane Doe', routing_number: '021000021', account_number: '55501234',
+    })).body;
+    const res2 = await t.api.post('/v0/transfers', { ...achToWire('10.00'), destination: { payment_rail: 'wire', currency: 'usd', external_account_id: unverified.id } });
+    expect(res2.status).toBe(409);
+    expect(res2.body.error.source.key).toBe('destination.external_account_id');
+    const other = await createTenant();
+    const otherCustomer = await approvedCustomer(other.api, 'US');
+    const res3 = await t.api.post('/v0/transfers', achToWire('10.00', { on_behalf_of: otherCustomer.id }));
+    expect(res3.status).toBe(400);
+    expect(res3.body.error.source.key).toBe('on_behalf_of');
+    const created = await t.api.post('/v0/transfers', achToWire('10.00'));
+    expect((await other.api.get(`/v0/transfers/${created.body.id}`)).status).toBe(404);
+    expect((await other.api.delete(`/v0/transfers/${created.body.id}`)).status).toBe(404);
+    expect((await apiClient(t.liveSecret).get(`/v0/transfers/${created.body.id}`)).status).toBe(404);
+    expect((await t.api.delete(`/v0/transfers/${created.body.id}`)).status).toBe(200);
+  });
+});
+
+test('cancel while awaiting funds: canceled, nothing moved; a later deposit is refused', async () => {
+  const tr = (await t.api.post('/v0/transfers', achToWire('40.00'))).body;
+  const res = await t.api.delete(`/v0/transfers/${tr.id}`);
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ state: 'canceled', state_reason: 'canceled_by_developer' });
+  expect((await t.api.delete(`/v0/transfers/${tr.id}`)).status).toBe(409);
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(409);
+  expect((await t.api.get(`/v0/payments?transfer_id=${tr.id}`)).body.data).toEqual([]);
+  expect(await testDb().selectFrom('ledger_transactions').select('id').where('reference_id', '=', tr.id).execute()).toEqual([]);
+});
+
+test('review hold (.15): the reason shows; rejecting refunds the deposit and cancels', async () => {
+  const tr = (await t.api.post('/v0/transfers', achToWire('60.15'))).body;
+  await deposit(tr.id);
+  const held = await waitFor(async () => {
+    const x = (await t.api.get(`/v0/transfers/${tr.id}`)).body;
+    return x.review_reasons ? x : undefined;
+  });
+  expect(held.state).toBe('in_review');
+  expect(held.review_reasons).toEqual([expect.stringMatching(/^sandbox_review/)]);
+  expect(held.state_reason).toMatch(/^on_hold: sandbox_review/);
+  const description = await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).describe();
+  expect(description.searchAttributes.TransferState).toEqual(['in_review']);
+  const rejected = await t.api.post(`/v0/sandbox/transfers/${tr.id}/review`, { decision: 'reject', note: 'unusual pattern' });
+  expect(rejected.status).toBe(200);
+  const canceled = await waitForTransferState(t.api, tr.id, 'canceled');
+  expect(canceled.state_reason).toBe('rejected_in_review: unusual pattern');
+  const payments = (await t.api.get(`/v0/payments?transfer_id=${tr.id}`)).body.data;
+  expect(payments.map((p: any) => [p.kind, p.status]).sort()).toEqual([['deposit', 'settled'], ['refund', 'settled']]);
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/review`, { decision: 'approve' })).status).toBe(409);
+});
+
+test('review hold approved pays out; cancel in review refunds; no cancel once the payout is submitted', async () => {
+  const approved = (await t.api.post('/v0/transfers', achToWire('70.15'))).body;
+  const toCancel = (await t.api.post('/v0/transfers', achToWire('71.15'))).body;
+  await deposit(approved.id);
+  await deposit(toCancel.id);
+  for (const id of [approved.id, toCancel.id]) await waitFor(async () => (await t.api.get(`/v0/transfers/${id}`)).body.review_reasons, { what: 'hold' });
+  expect((await t.api.post(`/v0/sandbox/transfers/${approved.id}/review`, { decision: 'approve' })).status).toBe(200);
+  await waitForTransferState(t.api, approved.id, 'payment_processed');
+  expect((await t.api.delete(`/v0/transfers/${approved.id}`)).body.error.code).toBe('invalid_state');
+
+  const cancel = await t.api.delete(`/v0/transfers/${toCancel.id}`);
+  expect(cancel.status).toBe(200);
+  const canceled = await waitForTransferState(t.api, toCancel.id, 'canceled');
+  expect(canceled.state_reason).toBe('canceled_by_developer');
+  const refund = (await t.api.get(`/v0/payments?transfer_id=${toCancel.id}&kind=refund`)).body.data[0];
+  expect(refund).toMatchObject({ payment_rail: 'ach', amount: '71.15', status: 'settled' });
+});
+
+test('undeliverable (.13): the bank rejects the payout with R03; the funds come back and are refunded', async () => {
+  const tr = (await t.api.post('/v0/transfers', { ...achToWire('80.13'), destination: { payment_rail: 'ach_push', currency: 'usd', external_account_id: usAccount.id } })).body;
+  await deposit(tr.id);
+  const refunded = await waitForTransferState(t.api, tr.id, 'refunded');
+  expect(refunded).toMatchObject({ return_code: 'R03', state_reason: 'rejected by the receiving bank (R03)' });
+  const states = (await t.api.get(`/v0/events?object_id=${tr.id}&type=transfer.updated&limit=20`)).body.data.map((e: any) => e.data.state).reverse();
+  expect(states).toEqual(['funds_received', 'in_review', 'payment_submitted', 'undeliverable', 'returned', 'refunded']);
+  const payments = (await t.api.get(`/v0/payments?transfer_id=${tr.id}`)).body.data;
+  expect(payments.map((p: any) => [p.kind, p.status]).sort()).toEqual([['deposit', 'settled'], ['payout', 'failed'], ['refund', 'settled'], ['return', 'settled']]);
+});
+
+test('undeliverable on chain: the stablecoin blocks the receiver, nothing is signed, the deposit is refunded', async () => {
+  const tr = (await t.api.post('/v0/transfers', {
+    amount: '20.00', on_behalf_of: us.id, source: { payment_rail: 'ach', currency: 'usd' },
+    destination: { payment_rail: 'polygon', currency: 'usdt', to_address: '0x00000000000000000000000000000000000b10c5' },
+  })).body;
+  await deposit(tr.id);
+  const refunded = await waitForTransferState(t.api, tr.id, 'refunded');
+  expect(refunded.state_reason).toMatch(/the chain refused the payout: AddressBlocked/);
+  const payout = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=payout`)).body.data[0];
+  expect(payout).toMatchObject({ status: 'failed', tx_hash: null });
+});
+
+test('returned after processing (.14, inside the return window), then refunded', async () => {
+  const tr = (await t.api.post('/v0/transfers', achToWire('90.14'))).body;
+  await deposit(tr.id);
+  const refunded = await waitForTransferState(t.api, tr.id, 'refunded');
+  expect(refunded.return_code).toBe('AC04');
+  const states = (await t.api.get(`/v0/events?object_id=${tr.id}&type=transfer.updated&limit=20`)).body.data.map((e: any) => e.data.state).reverse();
+  expect(states).toEqual(['funds_received', 'in_review', 'payment_submitted', 'payment_processed', 'returned', 'refunded']);
+});
+
+test('a return through the sandbox route; a refund that keeps failing (.16) stays visible until it goes through', async () => {
+  const tr = (await t.api.post('/v0/transfers', achToWire('95.16'))).body;
+  await deposit(tr.id);
+  await waitForTransferState(t.api, tr.id, 'payment_processed');
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { code: 'R99' })).status).toBe(400);
+  const res = await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { code: 'R01' });
+  expect(res.status).toBe(200);
+  const failing = await waitFor(async () => {
+    const x = (await t.api.get(`/v0/transfers/${tr.id}`)).body;
+    return x.state_reason?.startsWith('refund failing') ? x : undefined;
+  }, { what: 'refund failing' });
+  expect(failing.state).toBe('returned');
+  const refunded = await waitForTransferState(t.api, tr.id, 'refunded');
+  expect(refunded.return_code).toBe('R01');
+  const refund = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data[0];
+  expect(refund.attempts).toBeGreaterThanOrEqual(3);
+  expect(refund.status).toBe('settled');
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { code: 'R01' })).status).toBe(409);
+}, 90_000);
+
+test('a payout to a listed digital-currency address is held with the listing named', async () => {
+  const tr = (await t.api.post('/v0/transfers', {
+    amount: '15.00', on_behalf_of: us.id, source: { payment_rail: 'ach', currency: 'usd' },
+    destination: { payment_rail: 'ethereum', currency: 'usdc', to_address: '0x7F367cC41522cE07553e823bf3be79A889DEbe1B' },
+  })).body;
+  await deposit(tr.id);
+  const held = await waitFor(async () => (await t.api.get(`/v0/transfers/${tr.id}`)).body.review_reasons && (await t.api.get(`/v0/transfers/${tr.id}`)).body);
+  expect(held.review_reasons).toEqual([expect.stringMatching(/^sanctioned_address: the destination address 0x7F367cC41522cE07553e823bf3be79A889DEbe1B is listed for .+ \(us_ofac_sdn\)$/)]);
+  expect((await t.api.delete(`/v0/transfers/${tr.id}`)).status).toBe(200);
+  await waitForTransferState(t.api, tr.id, 'canceled');
+});
+
+test('50 concurrent POSTs with one Idempotency-Key create one transfer and one workflow', async () => {
+  const key = `dup-${Date.now()}`;
+  const results = await Promise.all(Array.from({ length: 50 }, () => t.api.post('/v0/transfers', achToWire('33.00', { client_reference_id: key }), { idempotencyKey: key })));
+  const ok = results.filter((r) => r.status === 201);
+  expect(ok.length).toBeGreaterThanOrEqual(1);
+  expect(new Set(ok.map((r) => r.body.id)).size).toBe(1);
+  for (const r of results.filter((x) => x.status !== 201)) expect(r.body.error.code).toBe('idempotency_key_in_use');
+  const rows = await testDb().selectFrom('transfers').select('id').where('client_reference_id', '=', key).execute();
+  expect(rows).toHaveLength(1);
+  const replay = await t.api.post('/v0/transfers', achToWire('33.00', { client_reference_id: key }), { idempotencyKey: key });
+  expect(replay.body.id).toBe(rows[0].id);
+});

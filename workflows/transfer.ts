@@ -1,0 +1,272 @@
+import {
+  ActivityFailure, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, defineUpdate, isCancellation,
+  proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { ChainActivities } from '../activities/chains';
+import type { FiatRailActivities } from '../activities/fiat-rails';
+import type { TransferReviewActivities } from '../activities/transfer-review';
+import type { TransferDatabaseActivities, TransferStep } from '../activities/transfers-database';
+import type { TransferState } from '../src/db/schema';
+import { TransferStateAttr } from '../src/temporal/search-attributes';
+
+export interface TransferWorkflowInput {
+  transferId: string;
+  sourceIsChain: boolean;
+  destinationIsChain: boolean;
+  /** Funds that have not arrived by then cancel the transfer. */
+  depositExpiryMs: number;
+  /** How long the receiving bank may return a settled payout (on the sandbox clock); 0 on chains. */
+  returnWindowMs: number;
+  /** How long one chain-watching activity waits before the workflow looks again. */
+  chainWatchMs: number;
+}
+
+type PayoutOutcome =
+  | { kind: 'processed'; txHash?: string; networkFee?: string; railPaymentId?: string; returnsAt?: number }
+  | { kind: 'undeliverable'; reason: string; code?: string };
+
+export interface DepositNotice {
+  railPaymentId?: string;
+  txHash?: string;
+  from?: string;
+}
+
+export interface TransferStatus {
+  state: TransferState;
+  step: string;
+  holdReasons: string[];
+}
+
+/** The deposit arrived on the source rail (sandbox route, or the provider's webhook in production). */
+export const depositReceived = defineSignal<[DepositNotice]>('depositReceived');
+/** The receiving bank returned the payout (sandbox route, or the provider's webhook). */
+export const paymentReturned = defineSignal<[{ code: string }]>('paymentReturned');
+/** DELETE /v0/transfers/{id}: accepted only before the payout; answers once the cancellation is recorded or under way. */
+export const cancelTransfer = defineUpdate<TransferStatus, [{ reason: string }]>('cancelTransfer');
+/** An operator's decision on a held transfer. */
+export const decideReview = defineUpdate<TransferStatus, [{ approve: boolean; note?: string }]>('decideReview');
+export const transferStatus = defineQuery<TransferStatus>('transferStatus');
+
+const records = proxyLocalActivities<TransferDatabaseActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+// Rail calls are short; a lost call is retried within seconds, safely (same idempotency key).
+const rails = proxyActivities<FiatRailActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+const chains = proxyActivities<ChainActivities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PayoutRejected'] },
+});
+const review = proxyActivities<TransferReviewActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/**
+ * `transfer:{id}`: awaiting_funds → funds_received → in_review → payment_submitted →
+ * payment_processed, with the branches of docs/TRANSFERS.md: cancel (before the payout; received
+ * funds go back), undeliverable → returned → refunded, and returned → refunded inside the return
+ * window. Each move is one database transaction (state, payments, ledger, events). Once money is
+ * held, the rest runs in a non-cancellable scope: compensation always finishes.
+ */
+export async function transferWorkflow(input: TransferWorkflowInput): Promise<TransferStatus> {
+  const status: TransferStatus = { state: 'awaiting_funds', step: 'Waiting for the deposit', holdReasons: [] };
+  let deposit: DepositNotice | undefined;
+  let returnCode: string | undefined;
+  let cancelReason: string | undefined;
+  let decision: { approve: boolean; note?: string } | undefined;
+  let onHold = false;
+  let payoutStarted = false;
+  let settledCancel = false;
+
+  const show = (step: string) => {
+    status.step = step;
+    setCurrentDetails(`**${status.state}** — ${step}${status.holdReasons.length ? `\n\nHold reasons:\n${status.holdReasons.map((r) => `- ${r}`).join('\n')}` : ''}`);
+  };
+  const record = async (step: TransferStep) => {
+    const { state } = await records.recordTransferStep({ transferId: input.transferId, ...step });
+    if (state !== status.state) {
+      status.state = state;
+      upsertSearchAttributes([{ key: TransferStateAttr, value: state }]);
+    }
+  };
+
+  setHandler(transferStatus, () => status);
+  setHandler(depositReceived, (notice) => void (deposit ??= notice));
+  setHandler(paymentReturned, ({ code }) => void (returnCode ??= code));
+  setHandler(
+    cancelTransfer,
+    async ({ reason }) => {
+      cancelReason ??= reason;
+      await condition(() => settledCancel);
+      return status;
+    },
+    {
+      validator: (_request: { reason: string }) => {
+        if (payoutStarted || !['awaiting_funds', 'funds_received', 'in_review'].includes(status.state)) {
+          throw new Error(`The transfer is ${status.state}; it can no longer be canceled`);
+        }
+      },
+    },
+  );
+  setHandler(
+    decideReview,
+    async (d) => {
+      decision ??= d;
+      await condition(() => !onHold);
+      return status;
+    },
+    { validator: (_decision: { approve: boolean; note?: string }) => { if (!onHold) throw new Error(`The transfer is not on hold (${status.state})`); } },
+  );
+
+  show('Waiting for the deposit');
+  try {
+    await waitForFunds();
+  } catch (err) {
+    // Cancelling the workflow before any money arrived cancels the transfer.
+    if (!isCancellation(err)) throw err;
+    cancelReason ??= 'workflow_canceled';
+  }
+  if (!deposit && !cancelReason) cancelReason = 'deposit_expired';
+  if (cancelReason && !deposit) {
+    await CancellationScope.nonCancellable(() => record({ step: 'canceled', reason: cancelReason! }));
+    settledCancel = true;
+    show(`Canceled: ${cancelReason}`);
+    return status;
+  }
+
+  await CancellationScope.nonCancellable(async () => {
+    await record({ step: 'funds_received', ...deposit });
+    await record({ step: 'in_review' });
+    show('Screening and limits');
+    const { reasons } = await review.reviewTransfer({ transferId: input.transferId });
+    if (reasons.length > 0 && !cancelReason) {
+      status.holdReasons = reasons;
+      await record({ step: 'hold', reasons });
+      onHold = true;
+      show('On hold: waiting for an operator decision');
+      await condition(() => decision !== undefined || cancelReason !== undefined);
+      onHold = false;
+      if (decision && !decision.approve) cancelReason ??= `rejected_in_review${decision.note ? `: ${decision.note}` : ''}`;
+    }
+    if (cancelReason) {
+      await refundToSource('canceled', cancelReason);
+      return;
+    }
+    payoutStarted = true;
+    await record({ step: 'payment_submitted' });
+    show(`Paying out on ${input.destinationIsChain ? 'the chain' : 'the rail'}`);
+    const outcome = input.destinationIsChain ? await payOutOnChain() : await payOutOnRail();
+    if (outcome.kind === 'undeliverable') {
+      await record({ step: 'undeliverable', reason: outcome.reason, code: outcome.code });
+      show('Undeliverable: taking the funds back');
+      await record({ step: 'returned', code: outcome.code });
+      await refundToSource('refunded');
+      return;
+    }
+    await record({ step: 'payment_processed', txHash: outcome.txHash, networkFee: outcome.networkFee });
+    if (input.destinationIsChain || input.returnWindowMs <= 0) {
+      show('Delivered (final on chain)');
+      return;
+    }
+    show('Delivered; inside the return window');
+    const code = await waitForReturn(outcome.railPaymentId!, outcome.returnsAt);
+    if (code) {
+      await record({ step: 'returned', code, reason: `returned by the receiving bank (${code})` });
+      await refundToSource('refunded');
+      return;
+    }
+    show('Delivered; the return window has closed');
+  });
+  return status;
+
+  async function waitForFunds() {
+    const expiresAt = Date.now() + input.depositExpiryMs;
+    if (!input.sourceIsChain) {
+      await condition(() => deposit !== undefined || cancelReason !== undefined, input.depositExpiryMs);
+      return;
+    }
+    // Watch the chain in periods; a cancellation stops the watching activity at once.
+    while (!deposit && !cancelReason && Date.now() < expiresAt) {
+      const watch = new CancellationScope();
+      const found = watch.run(() => chains.watchChainDeposit({ transferId: input.transferId, maxWaitMs: Math.min(input.chainWatchMs, expiresAt - Date.now()) }));
+      const canceled = condition(() => cancelReason !== undefined).then(() => watch.cancel());
+      try {
+        const result = await found;
+        if (result) deposit = { txHash: result.txHash, from: result.from };
+      } catch (err) {
+        if (!(isCancellation(err) && cancelReason)) throw err;
+      }
+      void canceled;
+    }
+  }
+
+  async function payOutOnRail(): Promise<PayoutOutcome> {
+    const sent = await rails.submitRailPayout({ transferId: input.transferId });
+    await sleep(Math.max(0, sent.settlesAt - Date.now()));
+    let payment = await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId });
+    while (payment.status === 'pending') {
+      await sleep(Math.max(1000, payment.settlesAt - Date.now()));
+      payment = await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId });
+    }
+    if (payment.status === 'rejected') return { kind: 'undeliverable', reason: `rejected by the receiving bank (${payment.code})`, code: payment.code };
+    return { kind: 'processed', railPaymentId: sent.railPaymentId, returnsAt: payment.returnsAt };
+  }
+
+  async function payOutOnChain(): Promise<PayoutOutcome> {
+    try {
+      await chains.sendChainPayment({ transferId: input.transferId, kind: 'payout' });
+    } catch (err) {
+      const cause = err instanceof ActivityFailure ? err.cause : undefined;
+      if (cause instanceof ApplicationFailure && cause.type === 'PayoutRejected') return { kind: 'undeliverable', reason: `the chain refused the payout: ${cause.message}` };
+      throw err;
+    }
+    const final = await chains.awaitChainPayment({ transferId: input.transferId, kind: 'payout' });
+    if (final.status === 'failed') return { kind: 'undeliverable', reason: final.reason };
+    if (final.status !== 'confirmed') throw new Error('unreachable: awaitChainPayment returns final states only');
+    return { kind: 'processed', txHash: final.txHash, networkFee: `${final.networkFee} (smallest unit of ${final.nativeAsset})` };
+  }
+
+  /** Waits out the return window; a return arrives as a signal, or shows in the payment's status. */
+  async function waitForReturn(railPaymentId: string, returnsAt?: number): Promise<string | undefined> {
+    const windowEnd = Date.now() + input.returnWindowMs;
+    while (!returnCode && Date.now() < windowEnd) {
+      const wake = Math.min(returnsAt ?? windowEnd, windowEnd);
+      await condition(() => returnCode !== undefined, Math.max(1, wake - Date.now()));
+      if (returnCode) break;
+      const payment = await rails.railPaymentStatus({ railPaymentId });
+      if (payment.status === 'returned') returnCode = payment.code ?? 'R02';
+      else if (returnsAt && returnsAt <= Date.now()) returnsAt = undefined;
+    }
+    return returnCode;
+  }
+
+  /**
+   * Sends the whole amount back to the source. Retries without end (a failing refund stays visible on
+   * the transfer and the payment, for operators) and moves to `finalState` once it has settled.
+   */
+  async function refundToSource(finalState: 'refunded' | 'canceled', reason?: string) {
+    show('Refunding to the source');
+    await record({ step: 'refund_submitted' });
+    // A cancellation in review answers once its refund is under way.
+    settledCancel = true;
+    if (input.sourceIsChain) {
+      await chains.sendChainPayment({ transferId: input.transferId, kind: 'refund' });
+      await chains.awaitChainPayment({ transferId: input.transferId, kind: 'refund' });
+    } else {
+      const sent = await rails.submitRailRefund({ transferId: input.transferId });
+      await sleep(Math.max(0, sent.settlesAt - Date.now()));
+      let payment = await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId });
+      while (payment.status === 'pending') {
+        await sleep(Math.max(1000, payment.settlesAt - Date.now()));
+        payment = await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId });
+      }
+    }
+    await record({ step: 'refunded', finalState, reason });
+    show(finalState === 'canceled' ? `Canceled and refunded: ${reason}` : 'Refunded to the source');
+  }
+}
