@@ -3,6 +3,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 import { business, createTenant, documents, individual, temporalClient, waitFor, waitForKycStatus, type Tenant } from './harness';
+import { approvedCustomer, verifiedUsAccount, waitForTransferState } from './harness/transfers';
 
 // Determinism: histories recorded by the running worker must replay against the current workflow code.
 
@@ -76,3 +77,38 @@ test('histories of every workflow and path replay without non-determinism', asyn
   }
   expect(replayed).toBe(7);
 });
+
+async function replay(ids: string[]) {
+  const client = await temporalClient();
+  const histories = await Promise.all(ids.map(async (workflowId) => ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows') }, histories)) {
+    expect(result.error).toBeUndefined();
+    replayed++;
+  }
+  return replayed;
+}
+
+test('transfer histories of every branch replay without non-determinism', async () => {
+  const customer = await approvedCustomer(t.api, 'US');
+  const account = await verifiedUsAccount(t.api, customer.id);
+  const create = async (amount: string, destination: Record<string, unknown>) =>
+    (await t.api.post('/v0/transfers', { amount, on_behalf_of: customer.id, source: { payment_rail: 'ach', currency: 'usd' }, destination })).body.id as string;
+  const toChain = { payment_rail: 'optimism', currency: 'usdc', to_address: '0x8ba1f109551bD432803012645Ac136ddd64DBA72' };
+  const toBank = { payment_rail: 'ach', currency: 'usd', external_account_id: account.id };
+
+  const processed = await create('10.00', toChain);
+  const canceled = await create('11.00', toChain);
+  const rejected = await create('12.15', toChain);
+  const blocked = await create('13.00', { ...toChain, to_address: '0x00000000000000000000000000000000000b10c5' });
+  const returned = await create('14.14', toBank);
+  await t.api.delete(`/v0/transfers/${canceled}`);
+  for (const id of [processed, rejected, blocked, returned]) await t.api.post(`/v0/sandbox/transfers/${id}/deposit`);
+  await waitFor(async () => (await t.api.get(`/v0/transfers/${rejected}`)).body.review_reasons);
+  await t.api.post(`/v0/sandbox/transfers/${rejected}/review`, { decision: 'reject' });
+  const ids = [processed, canceled, rejected, blocked, returned];
+  const client = await temporalClient();
+  for (const id of ids) await client.workflow.getHandle(`transfer:${id}`).result();
+  await waitForTransferState(t.api, returned, 'refunded');
+  expect(await replay(ids.map((id) => `transfer:${id}`))).toBe(5);
+}, 120_000);

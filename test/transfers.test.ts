@@ -1,4 +1,6 @@
-import { apiClient, createTenant, individual, temporalClient, testDb, waitFor, type Tenant } from './harness';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { apiClient, createTenant, stack, individual, temporalClient, testDb, waitFor, type Tenant } from './harness';
 import {
   approvedCustomer, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
 } from './harness/transfers';
@@ -222,7 +224,11 @@ test('review hold approved pays out; cancel in review refunds; no cancel once th
   await deposit(approved.id);
   await deposit(toCancel.id);
   for (const id of [approved.id, toCancel.id]) await waitFor(async () => (await t.api.get(`/v0/transfers/${id}`)).body.review_reasons, { what: 'hold' });
-  expect((await t.api.post(`/v0/sandbox/transfers/${approved.id}/review`, { decision: 'approve' })).status).toBe(200);
+  // The production operator path: the admin CLI.
+  const cli = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'transfers', 'review', approved.id, '--decision', 'approve', '--note', 'known customer'],
+    { env: stack().processEnv, encoding: 'utf8' });
+  expect(cli.status).toBe(0);
+  expect(cli.stdout).toMatch(new RegExp(`${approved.id}: (in_review|payment_submitted|payment_processed)`));
   await waitForTransferState(t.api, approved.id, 'payment_processed');
   expect((await t.api.delete(`/v0/transfers/${approved.id}`)).body.error.code).toBe('invalid_state');
 

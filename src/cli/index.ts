@@ -7,6 +7,7 @@ import { loadConfig } from '../config';
 import { createDb, migrateToLatest } from '../db';
 import { connectTemporalClient } from '../temporal/client';
 import { decideKyc } from '../resources/kyc/workflow-client';
+import { submitReviewDecision } from '../resources/transfers/workflow-client';
 import { SOURCES } from '../sanctions/sources';
 import { syncLists } from '../sanctions/sync';
 import { verifyLedger } from '../ledger/ledger';
@@ -18,6 +19,8 @@ const USAGE = `Usage: npm run cli -- <command>
               [--permissions customers:read,…] [--plan sandbox|production|enterprise]
   keys revoke key_…
   kyc decide cus_… --decision approve|reject [--reason TEXT] [--operator NAME]
+  transfers review tr_… --decision approve|reject [--note TEXT]
+                                 decide a transfer held in review (production operator path)
   lists sync [--source ID …]     download the official sanctions lists into SANCTIONS_DATA_DIR
   lists sources                  the sources screened against
   ledger verify                  check that entries balance and cached balances match
@@ -43,6 +46,7 @@ async function main(argv: string[]) {
       decision: { type: 'string' },
       reason: { type: 'string', multiple: true },
       operator: { type: 'string' },
+      note: { type: 'string' },
       source: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
@@ -97,6 +101,16 @@ async function main(argv: string[]) {
           operator: values.operator ?? process.env.USER ?? 'operator',
         });
         console.log(`${target}: kyc_status ${state.kyc_status}`);
+      } finally {
+        await temporal.connection.close();
+      }
+    } else if (group === 'transfers' && action === 'review') {
+      if (!target) throw new Error('transfers review needs a transfer id (tr_…)');
+      if (values.decision !== 'approve' && values.decision !== 'reject') throw new Error('--decision must be approve or reject');
+      const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`);
+      try {
+        const status = await submitReviewDecision({ temporal }, target, { approve: values.decision === 'approve', note: values.note });
+        console.log(`${target}: ${status.state} (${status.step})`);
       } finally {
         await temporal.connection.close();
       }

@@ -1,0 +1,96 @@
+// `npm run bench:transfers`: transfers created through the API and carried to payment_processed on
+// instant sandbox rails (PIX in, PIX out), the whole production stack on this machine (API and
+// worker processes, PostgreSQL, the Temporal dev server, anvil). Prints a markdown table for
+// docs/BENCHMARKS.md: sustained transfers/s, POST latency, and creation-to-processed latency.
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { createDb } from '../src/db';
+import { documents } from '../test/harness/documents';
+import { createUnlimitedKey, startStack } from '../test/harness/stack';
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 30);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+
+async function main() {
+  const stack = await startStack({
+    name: 'benchtr',
+    logDir: path.join(__dirname, '../test-logs/bench-transfers'),
+    // A fast sandbox clock makes PIX settle at once and its return window close within a second.
+    extraEnv: { LOG_LEVEL: 'warn', SANDBOX_TIME_SCALE: '1000000', TRANSFER_DAILY_LIMIT_USD: '1000000000' },
+  });
+  const db = createDb(stack.info.databaseUrl, 4);
+  try {
+    const key = await createUnlimitedKey(stack.info.databaseUrl);
+    const api = async (method: string, p: string, body?: unknown) => {
+      const res = await fetch(`${stack.info.apiUrl}${p}`, { method, headers: { 'Api-Key': key, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    // One approved Brazilian customer with a Brazilian account.
+    const customer = (await api('POST', '/v0/customers', {
+      type: 'individual', email: 'bench.transfers@example.com', first_name: 'Bench', last_name: 'Mark', date_of_birth: '1990-04-12',
+      address: { line1: 'Av. Paulista 1000', city: 'São Paulo', postal_code: '01310-100', country: 'BR' },
+    })).body;
+    await api('POST', `/v0/customers/${customer.id}/kyc`, documents());
+    for (let i = 0; i < 300 && (await api('GET', `/v0/customers/${customer.id}`)).body.kyc_status !== 'approved'; i++) await new Promise((r) => setTimeout(r, 100));
+    const account = (await api('POST', '/v0/external-accounts', {
+      customer_id: customer.id, type: 'international_bank_account', account_name: 'Maria Silva', iban: 'BR1800360305000010009795493C1',
+      bic: 'BRASBRRJ', bank_name: 'Banco', bank_country: 'BR',
+    })).body;
+    const body = {
+      amount: '10.00', on_behalf_of: customer.id, source: { payment_rail: 'pix', currency: 'brl' },
+      destination: { payment_rail: 'pix', currency: 'brl', external_account_id: account.id },
+    };
+
+    const postLatencies: number[] = [];
+    let errors = 0;
+    const started = Date.now();
+    const until = started + DURATION_S * 1000;
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < until) {
+        const t0 = performance.now();
+        const created = await api('POST', '/v0/transfers', body);
+        postLatencies.push(performance.now() - t0);
+        if (created.status !== 201) {
+          errors++;
+          continue;
+        }
+        const deposit = await api('POST', `/v0/sandbox/transfers/${created.body.id}/deposit`);
+        if (deposit.status !== 200) errors++;
+      }
+    }));
+    const created = postLatencies.length - errors;
+    // Then wait for every transfer to be processed (or give up after two minutes).
+    const drainDeadline = Date.now() + 120_000;
+    let processed = 0;
+    while (Date.now() < drainDeadline) {
+      processed = Number((await sql<{ n: string }>`select count(*)::text as n from transfers where state = 'payment_processed'`.execute(db)).rows[0].n);
+      if (processed >= created) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const rows = (await sql<{ created_at: Date; processed_at: Date }>`
+      select t.created_at, e.created_at as processed_at from transfers t
+      join events e on e.object_id = t.id and e.type = 'transfer.payment_processed'`.execute(db)).rows;
+    const endToEnd = rows.map((r) => r.processed_at.getTime() - r.created_at.getTime()).sort((a, b) => a - b);
+    const first = Math.min(...rows.map((r) => r.created_at.getTime()));
+    const last = Math.max(...rows.map((r) => r.processed_at.getTime()));
+    const sustained = rows.length / ((last - first) / 1000);
+    postLatencies.sort((a, b) => a - b);
+
+    const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+    console.log(`\n${new Date().toISOString().slice(0, 10)} — ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${CONCURRENCY} clients creating for ${DURATION_S} s`);
+    console.log('\n| transfers created | processed | errors | transfers/s sustained (first created → last processed) | POST p50 ms | POST p99 ms | created→processed p50 ms | p99 ms |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    console.log(`| ${created} | ${rows.length} | ${errors} | ${sustained.toFixed(1)} | ${percentile(postLatencies, 50).toFixed(1)} | ${percentile(postLatencies, 99).toFixed(1)} | ${percentile(endToEnd, 50)} | ${percentile(endToEnd, 99)} |`);
+  } finally {
+    await db.destroy();
+    await stack.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

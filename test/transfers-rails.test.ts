@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { createPublicClient, http, parseAbiItem } from 'viem';
+import { encodeChainAddress } from '../src/domain/bank-validation';
+import { sandboxTokenAddress } from '../src/chains/evm';
+import { createTenant, stack, testDb, waitFor, type Tenant } from './harness';
+import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
+import {
+  approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
+} from './harness/transfers';
+
+// Regional rails, FX, the simulated chains, and a worker killed right after a payout went out.
+
+let t: Tenant;
+beforeAll(async () => {
+  t = await createTenant();
+});
+afterEach(expectLedgerBalanced);
+
+async function depositAndSettle(id: string) {
+  expect((await t.api.post(`/v0/sandbox/transfers/${id}/deposit`)).status).toBe(200);
+  return waitForTransferState(t.api, id, 'payment_processed');
+}
+
+test('sepa (EUR in a German account) and an FX onramp EUR → USDC on base', async () => {
+  const de = await approvedCustomer(t.api, 'DE');
+  expect(de.endorsements).toContain('can_sepa_transfer');
+  const iban = await internationalAccount(t.api, de.id, 'DE89370400440532013000', 'COBADEFFXXX', 'DE');
+  const sepa = (await t.api.post('/v0/transfers', {
+    amount: '120.00', on_behalf_of: de.id, source: { payment_rail: 'sepa', currency: 'EUR' },
+    destination: { payment_rail: 'sepa', currency: 'eur', external_account_id: iban.id },
+  })).body;
+  expect(sepa.source_deposit_instructions).toMatchObject({ payment_rail: 'sepa', currency: 'eur', iban: expect.stringMatching(/^DE/), bic: expect.any(String) });
+  expect((await depositAndSettle(sepa.id)).receipt.final_amount).toBe('120.00');
+
+  const receiver = chainKeys.account(7).address;
+  const before = await tokenBalance('base', 'usdc', receiver);
+  const fx = (await t.api.post('/v0/transfers', {
+    amount: '100.00', on_behalf_of: de.id, source: { payment_rail: 'sepa', currency: 'eur' },
+    destination: { payment_rail: 'base', currency: 'usdc', to_address: receiver },
+  })).body;
+  // 50 bp across currencies, rounded up; 1.08 USDC per EUR, rounded down; gas deducted.
+  expect(fx.receipt).toMatchObject({ initial_amount: '100.00', exchange_fee: '0.50', subtotal_amount: '99.50', exchange_rate: '1.08' });
+  const gas = BigInt(Math.round(Number(fx.receipt.gas_fee) * 1e6));
+  expect(BigInt(Math.round(Number(fx.receipt.final_amount) * 1e6))).toBe(107_460_000n - gas);
+  await depositAndSettle(fx.id);
+  expect(await tokenBalance('base', 'usdc', receiver) - before).toBe(107_460_000n - gas);
+  // The conversion balances per currency through the FX accounts.
+  const fxLegs = await testDb().selectFrom('ledger_entries').innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
+    .innerJoin('ledger_transactions', 'ledger_transactions.id', 'ledger_entries.transaction_id')
+    .select(['ledger_entries.currency', 'ledger_entries.amount_minor']).where('ledger_transactions.reference_id', '=', fx.id)
+    .where('ledger_accounts.purpose', '=', 'fx_conversion').execute();
+  expect(fxLegs.map((l) => [l.currency, l.amount_minor]).sort()).toEqual([['eur', '9950'], ['usdc', '-107460000']]);
+});
+
+test('faster_payments, pix, spei and swift pay out in their currencies', async () => {
+  const gb = await approvedCustomer(t.api, 'GB');
+  const gbAccount = await internationalAccount(t.api, gb.id, 'GB29NWBK60161331926819', 'NWBKGB2L', 'GB', 'John Smith');
+  const fps = (await t.api.post('/v0/transfers', {
+    amount: '75.00', on_behalf_of: gb.id, source: { payment_rail: 'faster_payments', currency: 'gbp' },
+    destination: { payment_rail: 'faster_payments', currency: 'gbp', external_account_id: gbAccount.id },
+  })).body;
+  expect(fps.source_deposit_instructions).toMatchObject({ sort_code: expect.any(String), account_number: expect.any(String) });
+  await depositAndSettle(fps.id);
+
+  const br = await approvedCustomer(t.api, 'BR');
+  const brAccount = await internationalAccount(t.api, br.id, 'BR1800360305000010009795493C1', 'BRASBRRJ', 'BR', 'Maria Silva');
+  const pix = (await t.api.post('/v0/transfers', {
+    amount: '500.00', on_behalf_of: br.id, source: { payment_rail: 'pix', currency: 'brl' },
+    destination: { payment_rail: 'pix', currency: 'brl', external_account_id: brAccount.id },
+  })).body;
+  expect(pix.source_deposit_instructions.pix_key).toBeDefined();
+  await depositAndSettle(pix.id);
+
+  const mx = await approvedCustomer(t.api, 'MX');
+  const clabe = (await t.api.post('/v0/external-accounts', { customer_id: mx.id, type: 'mx_bank_account', account_name: 'Juan Pérez', clabe: '002010077777777771' })).body;
+  const spei = (await t.api.post('/v0/transfers', {
+    amount: '1500.00', on_behalf_of: mx.id, source: { payment_rail: 'spei', currency: 'mxn' },
+    destination: { payment_rail: 'spei', currency: 'mxn', external_account_id: clabe.id },
+  })).body;
+  expect(spei.source_deposit_instructions.clabe).toMatch(/^\d{18}$/);
+  await depositAndSettle(spei.id);
+  // SPEI pays CLABEs only; an IBAN is refused, naming the field.
+  const wrong = await t.api.post('/v0/transfers', {
+    amount: '10.00', on_behalf_of: gb.id, source: { payment_rail: 'faster_payments', currency: 'gbp' },
+    destination: { payment_rail: 'sepa', currency: 'eur', external_account_id: gbAccount.id },
+  });
+  expect(wrong.status).toBe(409);
+
+  const us = await approvedCustomer(t.api, 'US');
+  const abroad = await internationalAccount(t.api, us.id, 'DE89370400440532013000', 'COBADEFFXXX', 'DE');
+  const swift = (await t.api.post('/v0/transfers', {
+    amount: '2000.00', on_behalf_of: us.id, source: { payment_rail: 'ach_same_day', currency: 'usd' },
+    destination: { payment_rail: 'swift', currency: 'usd', external_account_id: abroad.id, swift_charges: 'our' },
+  })).body;
+  expect(swift.destination).toMatchObject({ payment_rail: 'swift', swift_charges: 'our' });
+  await depositAndSettle(swift.id);
+  for (const id of [fps.id, pix.id, spei.id, swift.id]) {
+    const payout = (await t.api.get(`/v0/payments?transfer_id=${id}&kind=payout`)).body.data[0];
+    expect(payout.status).toBe('settled');
+  }
+}, 120_000);
+
+test('simulated chains: USDC from solana to a stellar address, USDT out on tron', async () => {
+  const customer = await approvedCustomer(t.api, 'DE');
+  const solanaWallet = encodeChainAddress('solana', randomBytes(32));
+  const stellarAddress = encodeChainAddress('stellar', randomBytes(32));
+  const tronAddress = encodeChainAddress('tron', randomBytes(20));
+  const toStellar = (await t.api.post('/v0/transfers', {
+    amount: '50.000000', on_behalf_of: customer.id, source: { payment_rail: 'solana', currency: 'usdc', from_address: solanaWallet },
+    destination: { payment_rail: 'stellar', currency: 'usdc', to_address: stellarAddress },
+  })).body;
+  expect(toStellar.source_deposit_instructions.to_address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+  const done = await depositAndSettle(toStellar.id);
+  expect(done.receipt.source_tx_hash).toBeTruthy();
+  expect(done.receipt.destination_tx_hash).toMatch(/^[0-9a-f]{64}$/);
+  const rows = await testDb().selectFrom('simulated_chain_transactions').selectAll().where('to_address', '=', stellarAddress).execute();
+  expect(rows).toHaveLength(1);
+  const toTron = (await t.api.post('/v0/transfers', {
+    amount: '25.00', on_behalf_of: customer.id, source: { payment_rail: 'sepa', currency: 'eur' },
+    destination: { payment_rail: 'tron', currency: 'usdt', to_address: tronAddress },
+  })).body;
+  await depositAndSettle(toTron.id);
+});
+
+describe('a worker killed right after a payout went out', () => {
+  let api: ChildProcess;
+  let worker: ChildProcess | undefined;
+  let url: string;
+  let customerId: string;
+  let accountId: string;
+  const root = path.join(__dirname, '..');
+  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: `transfer-crash-${process.pid}` });
+  const startWorker = () => startProcess('worker-transfer-crash', path.join(root, 'workers/main.ts'), env(), stack().logDir);
+  const request = async (method: string, p: string, body?: unknown) => {
+    const res = await fetch(`${url}${p}`, { method, headers: { 'Api-Key': t.secret, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+    return { status: res.status, body: await res.json() as any };
+  };
+
+  beforeAll(async () => {
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    api = startProcess('api-transfer-crash', path.join(root, 'src/main/api.ts'), { ...env(), PORT: String(port) }, stack().logDir);
+    await waitUntilReady(`${url}/readyz`, api, 60_000);
+    worker = startWorker();
+    const c = await approvedCustomer(t.api, 'US');
+    customerId = c.id;
+    accountId = (await verifiedUsAccount(t.api, customerId)).id;
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([api, worker].filter((p): p is ChildProcess => Boolean(p)).map(stopProcess));
+  });
+
+  async function killRightAfter(submitted: () => Promise<boolean>) {
+    const deadline = Date.now() + 60_000;
+    while (!(await submitted()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+    worker!.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 300));
+    worker = startWorker();
+  }
+
+  test('EVM payout: the signed transaction is re-sent, never a second one; the transfer finishes', async () => {
+    const receiver = chainKeys.account(8).address;
+    const tr = (await request('POST', '/v0/transfers', {
+      amount: '42.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
+      destination: { payment_rail: 'arbitrum', currency: 'usdc', to_address: receiver },
+    })).body;
+    const fromBlock = await createPublicClient({ transport: http(chainUrl('arbitrum')) }).getBlockNumber();
+    expect((await request('POST', `/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
+    await killRightAfter(async () => Boolean((await testDb().selectFrom('payments').select('tx_hash').where('transfer_id', '=', tr.id).where('kind', '=', 'payout').executeTakeFirst())?.tx_hash));
+    const done = await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
+    const logs = await createPublicClient({ transport: http(chainUrl('arbitrum')) }).getLogs({
+      address: sandboxTokenAddress(chainKeys, 'arbitrum', 'usdc'), event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
+      args: { to: receiver }, fromBlock,
+    });
+    expect(logs).toHaveLength(1);
+    expect(logs[0].transactionHash).toBe(done.receipt.destination_tx_hash);
+  }, 120_000);
+
+  test('fiat payout: exactly one payment on the rail after the restart', async () => {
+    const tr = (await request('POST', '/v0/transfers', {
+      amount: '43.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
+      destination: { payment_rail: 'ach', currency: 'usd', external_account_id: accountId },
+    })).body;
+    expect((await request('POST', `/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
+    const railPayouts = () => testDb().selectFrom('rail_payments').select('id').where('reference', '=', tr.id).where('purpose', '=', 'payout').execute();
+    await killRightAfter(async () => (await railPayouts()).length > 0);
+    await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
+    expect(await railPayouts()).toHaveLength(1);
+    await waitFor(async () => (await request('GET', `/v0/transfers/${tr.id}`)).body.state === 'payment_processed');
+  }, 120_000);
+});
