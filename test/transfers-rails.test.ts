@@ -56,7 +56,7 @@ test('sepa (EUR in a German account) and an FX onramp EUR → USDC on base', asy
 
 test('faster_payments, pix, spei and swift pay out in their currencies', async () => {
   const gb = await approvedCustomer(t.api, 'GB');
-  const gbAccount = await internationalAccount(t.api, gb.id, 'GB29NWBK60161331926819', 'NWBKGB2L', 'GB', 'John Smith');
+  const gbAccount = await internationalAccount(t.api, gb.id, 'GB29NWBK60161331926819', 'NWBKGB2L', 'GB', 'Olivia Bennett');
   const fps = (await t.api.post('/v0/transfers', {
     amount: '75.00', on_behalf_of: gb.id, source: { payment_rail: 'faster_payments', currency: 'gbp' },
     destination: { payment_rail: 'faster_payments', currency: 'gbp', external_account_id: gbAccount.id },
@@ -82,11 +82,19 @@ test('faster_payments, pix, spei and swift pay out in their currencies', async (
   expect(spei.source_deposit_instructions.clabe).toMatch(/^\d{18}$/);
   await depositAndSettle(spei.id);
   // SPEI pays CLABEs only; an IBAN is refused, naming the field.
+  const mxIban = await internationalAccount(t.api, mx.id, 'DE89370400440532013000', 'COBADEFFXXX', 'DE');
   const wrong = await t.api.post('/v0/transfers', {
-    amount: '10.00', on_behalf_of: gb.id, source: { payment_rail: 'faster_payments', currency: 'gbp' },
-    destination: { payment_rail: 'sepa', currency: 'eur', external_account_id: gbAccount.id },
+    amount: '10.00', on_behalf_of: mx.id, source: { payment_rail: 'spei', currency: 'mxn' },
+    destination: { payment_rail: 'spei', currency: 'mxn', external_account_id: mxIban.id },
   });
-  expect(wrong.status).toBe(409);
+  expect(wrong.status).toBe(400);
+  expect(wrong.body.error).toMatchObject({ source: { key: 'destination.external_account_id' }, message: expect.stringMatching(/spei pays a mx_bank_account/) });
+  // Faster Payments reaches UK accounts only.
+  const fpsAbroad = await t.api.post('/v0/transfers', {
+    amount: '10.00', on_behalf_of: gb.id, source: { payment_rail: 'faster_payments', currency: 'gbp' },
+    destination: { payment_rail: 'faster_payments', currency: 'gbp', external_account_id: (await internationalAccount(t.api, gb.id, 'DE89370400440532013000', 'COBADEFFXXX', 'DE')).id },
+  });
+  expect(fpsAbroad.status).toBe(400);
 
   const us = await approvedCustomer(t.api, 'US');
   const abroad = await internationalAccount(t.api, us.id, 'DE89370400440532013000', 'COBADEFFXXX', 'DE');

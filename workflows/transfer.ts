@@ -1,6 +1,6 @@
 import {
   ActivityFailure, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, defineUpdate, isCancellation,
-  proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes,
+  proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes, type RetryPolicy,
 } from '@temporalio/workflow';
 import type { ChainActivities } from '../activities/chains';
 import type { FiatRailActivities } from '../activities/fiat-rails';
@@ -56,11 +56,11 @@ const rails = proxyActivities<FiatRailActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
-const chains = proxyActivities<ChainActivities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PayoutRejected'] },
-});
+const chainRetry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PayoutRejected'] };
+// Sending is one signed broadcast: a short timeout re-sends the same bytes soon after a crash.
+const chainSend = proxyActivities<ChainActivities>({ startToCloseTimeout: '10 seconds', retry: chainRetry });
+// Watching heartbeats: a lost watcher is noticed within seconds.
+const chains = proxyActivities<ChainActivities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '10 seconds', retry: chainRetry });
 const review = proxyActivities<TransferReviewActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -219,7 +219,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
 
   async function payOutOnChain(): Promise<PayoutOutcome> {
     try {
-      await chains.sendChainPayment({ transferId: input.transferId, kind: 'payout' });
+      await chainSend.sendChainPayment({ transferId: input.transferId, kind: 'payout' });
     } catch (err) {
       const cause = err instanceof ActivityFailure ? err.cause : undefined;
       if (cause instanceof ApplicationFailure && cause.type === 'PayoutRejected') return { kind: 'undeliverable', reason: `the chain refused the payout: ${cause.message}` };
@@ -255,7 +255,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     // A cancellation in review answers once its refund is under way.
     settledCancel = true;
     if (input.sourceIsChain) {
-      await chains.sendChainPayment({ transferId: input.transferId, kind: 'refund' });
+      await chainSend.sendChainPayment({ transferId: input.transferId, kind: 'refund' });
       await chains.awaitChainPayment({ transferId: input.transferId, kind: 'refund' });
     } else {
       const sent = await rails.submitRailRefund({ transferId: input.transferId });

@@ -47,13 +47,17 @@ export async function internationalAccount(api: ApiClient, customerId: string, i
 }
 
 /** Waits until the transfer reaches `state` and returns it. */
-export function waitForTransferState(api: ApiClient, id: string, state: string, timeoutMs = 60_000) {
+export async function waitForTransferState(api: ApiClient, id: string, state: string, timeoutMs = 60_000) {
   let last = '';
-  return waitFor(async () => {
-    const t = (await api.get(`/v0/transfers/${id}`)).body;
-    last = `${t.state} (${t.state_reason ?? ''})`;
-    return t.state === state ? t : undefined;
-  }, { timeoutMs, what: `transfer ${id} in ${state}, last seen ${last}` });
+  try {
+    return await waitFor(async () => {
+      const t = (await api.get(`/v0/transfers/${id}`)).body;
+      last = `${t.state} (${t.state_reason ?? ''})`;
+      return t.state === state ? t : undefined;
+    }, { timeoutMs, what: `transfer ${id} in ${state}` });
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last seen ${last}`);
+  }
 }
 
 /** The ledger holds its invariants (entries balance, balances match, nothing negative that may not be). */
