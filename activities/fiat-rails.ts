@@ -12,6 +12,11 @@ import { paymentKey, type TransferDatabaseActivities } from './transfers-databas
 export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; records: TransferDatabaseActivities }) {
   const load = (transferId: string) => deps.db.selectFrom('transfers').selectAll().where('id', '=', transferId).executeTakeFirstOrThrow();
 
+  async function status(railPaymentId: string) {
+    const p = await deps.rails.getPayment(railPaymentId);
+    return { status: p.status, code: p.code, returnsAt: p.returnsAt?.getTime(), settlesAt: p.settlesAt.getTime() };
+  }
+
   async function submit(transferId: string, kind: 'payout' | 'refund') {
     const row = await load(transferId);
     const money = transferMoney(row);
@@ -28,7 +33,8 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
         purpose: kind,
       });
       await deps.records.recordPaymentSent({ transferId, kind, providerPaymentId: payment.id, settlesAt: payment.settlesAt.getTime() });
-      return { railPaymentId: payment.id, settlesAt: payment.settlesAt.getTime() };
+      // Instant rails may have settled already: the workflow then needs no timer and no second call.
+      return { railPaymentId: payment.id, ...(await status(payment.id)) };
     } catch (err) {
       if (err instanceof RailUnavailableError) {
         await deps.records.recordPaymentFailure({ transferId, kind, reason: err.message });
@@ -50,8 +56,7 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
     },
 
     async railPaymentStatus(input: { railPaymentId: string }) {
-      const p = await deps.rails.getPayment(input.railPaymentId);
-      return { status: p.status, code: p.code, returnsAt: p.returnsAt?.getTime(), settlesAt: p.settlesAt.getTime() };
+      return status(input.railPaymentId);
     },
   };
 }

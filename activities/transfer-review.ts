@@ -53,12 +53,14 @@ export function createTransferReviewActivities(deps: { db: Db; cipher: DataCiphe
       if (amountUsd >= BigInt(Math.round(deps.limits.reviewThresholdUsd * 100))) {
         reasons.push(`amount_threshold: ${t.amount_minor} minor units of ${t.source_currency} is at least ${deps.limits.reviewThresholdUsd} USD`);
       }
+      // The customer's other live transfers of the last 24 hours, summed per currency in SQL.
       const since = new Date(t.created_at.getTime() - 24 * 3600_000);
-      const recent = await deps.db.selectFrom('transfers').select(['amount_minor', 'source_currency'])
+      const recent = await deps.db.selectFrom('transfers')
+        .select(['source_currency', (eb) => eb.fn.sum<string>('amount_minor').as('total')])
         .where('customer_id', '=', t.customer_id).where('created_at', '>=', since).where('created_at', '<=', t.created_at)
-        .where('state', 'not in', ['canceled', 'refunded', 'awaiting_funds']).execute();
+        .where('state', 'not in', ['canceled', 'refunded', 'awaiting_funds']).groupBy('source_currency').execute();
       let totalUsd = 0n;
-      for (const r of recent) totalUsd += await usdMinor(BigInt(r.amount_minor), r.source_currency);
+      for (const r of recent) totalUsd += await usdMinor(BigInt(r.total), r.source_currency);
       if (totalUsd > BigInt(Math.round(deps.limits.dailyLimitUsd * 100))) {
         reasons.push(`velocity_limit: the customer's transfers in 24 hours exceed ${deps.limits.dailyLimitUsd} USD`);
       }

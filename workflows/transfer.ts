@@ -51,9 +51,15 @@ const records = proxyLocalActivities<TransferDatabaseActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
-// Rail calls are short; a lost call is retried within seconds, safely (same idempotency key).
-const rails = proxyActivities<FiatRailActivities>({
+// Rail calls and the review are short calls (a provider API, in-memory screening and a few queries):
+// local activities, run by the worker that runs the workflow, so they cost no round trip through
+// the Temporal server. A call lost with a crashed worker runs again, safely: idempotency keys.
+const rails = proxyLocalActivities<FiatRailActivities>({
   startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+const review = proxyLocalActivities<TransferReviewActivities>({
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 const chainRetry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PayoutRejected'] };
@@ -61,11 +67,6 @@ const chainRetry: RetryPolicy = { initialInterval: '1 second', backoffCoefficien
 const chainSend = proxyActivities<ChainActivities>({ startToCloseTimeout: '10 seconds', retry: chainRetry });
 // Watching heartbeats: a lost watcher is noticed within seconds.
 const chains = proxyActivities<ChainActivities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '10 seconds', retry: chainRetry });
-const review = proxyActivities<TransferReviewActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-
 /**
  * `transfer:{id}`: awaiting_funds → funds_received → in_review → payment_submitted →
  * payment_processed, with the branches of docs/TRANSFERS.md: cancel (before the payout; received
@@ -207,12 +208,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
 
   async function payOutOnRail(): Promise<PayoutOutcome> {
     const sent = await rails.submitRailPayout({ transferId: input.transferId });
-    await sleep(Math.max(0, sent.settlesAt - Date.now()));
-    let payment = await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId });
-    while (payment.status === 'pending') {
-      await sleep(Math.max(1000, payment.settlesAt - Date.now()));
-      payment = await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId });
-    }
+    const payment = await untilSettled(sent);
     if (payment.status === 'rejected') return { kind: 'undeliverable', reason: `rejected by the receiving bank (${payment.code})`, code: payment.code };
     return { kind: 'processed', railPaymentId: sent.railPaymentId, returnsAt: payment.returnsAt };
   }
@@ -229,6 +225,16 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     if (final.status === 'failed') return { kind: 'undeliverable', reason: final.reason };
     if (final.status !== 'confirmed') throw new Error('unreachable: awaitChainPayment returns final states only');
     return { kind: 'processed', txHash: final.txHash, networkFee: `${final.networkFee} (smallest unit of ${final.nativeAsset})` };
+  }
+
+  /** Sleeps until the rail payment's settlement time, then asks the rail, until it is no longer pending. */
+  async function untilSettled(sent: { railPaymentId: string; status: string; settlesAt: number }) {
+    let payment = sent;
+    while (payment.status === 'pending') {
+      await sleep(Math.max(1, payment.settlesAt - Date.now()));
+      payment = { railPaymentId: sent.railPaymentId, ...(await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId })) };
+    }
+    return payment as Awaited<ReturnType<typeof rails.railPaymentStatus>> & { railPaymentId: string };
   }
 
   /** Waits out the return window; a return arrives as a signal, or shows in the payment's status. */
@@ -258,13 +264,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
       await chainSend.sendChainPayment({ transferId: input.transferId, kind: 'refund' });
       await chains.awaitChainPayment({ transferId: input.transferId, kind: 'refund' });
     } else {
-      const sent = await rails.submitRailRefund({ transferId: input.transferId });
-      await sleep(Math.max(0, sent.settlesAt - Date.now()));
-      let payment = await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId });
-      while (payment.status === 'pending') {
-        await sleep(Math.max(1000, payment.settlesAt - Date.now()));
-        payment = await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId });
-      }
+      await untilSettled(await rails.submitRailRefund({ transferId: input.transferId }));
     }
     await record({ step: 'refunded', finalState, reason });
     show(finalState === 'canceled' ? `Canceled and refunded: ${reason}` : 'Refunded to the source');

@@ -47,14 +47,31 @@ function accountRow(db: Executor, tenant: Tenant, ref: LedgerAccountRef) {
     .where('currency', '=', ref.currency);
 }
 
-async function ensureAccount(trx: Transaction<Database>, tenant: Tenant, ref: LedgerAccountRef): Promise<string> {
+/** The ids of the accounts the references name, creating those that do not exist yet (two queries in all). */
+async function ensureAccounts(trx: Transaction<Database>, tenant: Tenant, refs: LedgerAccountRef[]): Promise<string[]> {
+  const key = (r: { owner_type?: string; ownerType?: string; owner_id?: string; ownerId?: string; purpose: string; currency: string }) =>
+    `${r.owner_type ?? r.ownerType}|${r.owner_id ?? r.ownerId}|${r.purpose}|${r.currency}`;
   const now = new Date();
-  await sql`
-    insert into ledger_accounts (id, developer_id, environment, owner_type, owner_id, purpose, currency, allow_negative, created_at)
-    values (${newId('ledgerAccount', now.getTime())}, ${tenant.developerId}, ${tenant.environment}, ${ref.ownerType}, ${ref.ownerId},
-            ${ref.purpose}, ${ref.currency}, ${MAY_GO_NEGATIVE[ref.purpose]}, ${now})
-    on conflict (developer_id, environment, owner_type, owner_id, purpose, currency) do nothing`.execute(trx);
-  return (await accountRow(trx, tenant, ref).select('id').executeTakeFirstOrThrow()).id;
+  // Sorted, so concurrent movements creating the same new accounts insert them in the same order (no deadlock).
+  const unique = [...new Map(refs.map((r) => [key(r), r])).entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, r]) => r);
+  await trx.insertInto('ledger_accounts').values(unique.map((ref, i) => ({
+    id: newId('ledgerAccount', now.getTime() + i),
+    developer_id: tenant.developerId,
+    environment: tenant.environment,
+    owner_type: ref.ownerType,
+    owner_id: ref.ownerId,
+    purpose: ref.purpose,
+    currency: ref.currency,
+    allow_negative: MAY_GO_NEGATIVE[ref.purpose],
+    created_at: now,
+  }))).onConflict((oc) => oc.columns(['developer_id', 'environment', 'owner_type', 'owner_id', 'purpose', 'currency']).doNothing()).execute();
+  const rows = await trx.selectFrom('ledger_accounts').select(['id', 'owner_type', 'owner_id', 'purpose', 'currency'])
+    .where('developer_id', '=', tenant.developerId).where('environment', '=', tenant.environment)
+    .where((eb) => eb.or(unique.map((r) => eb.and([
+      eb('owner_type', '=', r.ownerType), eb('owner_id', '=', r.ownerId), eb('purpose', '=', r.purpose), eb('currency', '=', r.currency),
+    ])))).execute();
+  const ids = new Map(rows.map((r) => [key(r), r.id]));
+  return refs.map((r) => ids.get(key(r))!);
 }
 
 /**
@@ -91,7 +108,7 @@ export async function postTransaction(
     return { transactionId: existing.id, replayed: true };
   }
 
-  const accountIds = await Promise.all(movement.postings.map((p) => ensureAccount(trx, tenant, p.account)));
+  const accountIds = await ensureAccounts(trx, tenant, movement.postings.map((p) => p.account));
   const deltas = new Map<string, bigint>();
   accountIds.forEach((accountId, i) => deltas.set(accountId, (deltas.get(accountId) ?? 0n) + movement.postings[i].amountMinor));
   const locked = await trx
