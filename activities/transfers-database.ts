@@ -4,7 +4,7 @@ import type { Db } from '../src/db';
 import type { Database, PaymentKind, PaymentStatus, TransferRow, TransferState } from '../src/db/schema';
 import { recordEvent } from '../src/domain/events';
 import {
-  TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, type TransferMoney,
+  PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, type TransferMoney,
 } from '../src/domain/transfers';
 import { newId } from '../src/ids';
 import { postTransaction, type Posting } from '../src/ledger/ledger';
@@ -22,6 +22,21 @@ export type TransferStep =
   | { step: 'refund_submitted' }
   | { step: 'refunded'; finalState: 'refunded' | 'canceled'; reason?: string }
   | { step: 'canceled'; reason: string };
+
+/** The state each step leads to (or, for steps that record without moving, the state they happen in). */
+const STEP_STATE: Record<TransferStep['step'], TransferState> = {
+  funds_received: 'funds_received', in_review: 'in_review', hold: 'in_review', payment_submitted: 'payment_submitted',
+  payment_processed: 'payment_processed', undeliverable: 'undeliverable', returned: 'returned', refund_submitted: 'returned',
+  refunded: 'refunded', canceled: 'canceled',
+};
+
+/** A step replayed after a crash, once the transfer has moved on, must change nothing. */
+function alreadyPast(current: TransferState, step: TransferStep): boolean {
+  if (step.step === 'refunded') return current === step.finalState;
+  if (step.step === 'refund_submitted') return PROGRESS[current] >= PROGRESS.refunded;
+  const target = STEP_STATE[step.step];
+  return current !== target && PROGRESS[current] >= PROGRESS[target];
+}
 
 const tenantOf = (row: TransferRow): Tenant => ({ developerId: row.developer_id, environment: row.environment });
 
@@ -91,6 +106,7 @@ export function createTransferDatabaseActivities(db: Db) {
     async recordTransferStep(input: { transferId: string } & TransferStep): Promise<{ state: TransferState }> {
       return db.transaction().execute(async (trx) => {
         const row = await trx.selectFrom('transfers').selectAll().where('id', '=', input.transferId).forUpdate().executeTakeFirstOrThrow();
+        if (alreadyPast(row.state, input)) return { state: row.state };
         const money = transferMoney(row);
         const receipt = row.receipt as unknown as StoredReceipt;
         switch (input.step) {

@@ -4,6 +4,7 @@ import { apiClient, createTenant, stack, individual, temporalClient, testDb, wai
 import {
   approvedCustomer, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
 } from './harness/transfers';
+import { transferStatus } from '../workflows/transfer';
 
 // Transfers end to end: HTTP → API → PostgreSQL → Temporal → rail simulators and local anvil chains.
 
@@ -316,3 +317,45 @@ test('50 concurrent POSTs with one Idempotency-Key create one transfer and one w
   const replay = await t.api.post('/v0/transfers', achToWire('33.00', { client_reference_id: key }), { idempotencyKey: key });
   expect(replay.body.id).toBe(rows[0].id);
 });
+
+test('cancelling the workflow in Temporal: while on hold the funds go back; once the payout is out it still finishes', async () => {
+  const client = await temporalClient();
+  const held = (await t.api.post('/v0/transfers', achToWire('44.15'))).body;
+  await deposit(held.id);
+  await waitFor(async () => (await t.api.get(`/v0/transfers/${held.id}`)).body.review_reasons, { what: 'hold' });
+  const status = await client.workflow.getHandle(`transfer:${held.id}`).query(transferStatus);
+  expect(status).toMatchObject({ state: 'in_review', step: 'On hold: waiting for an operator decision', holdReasons: [expect.stringMatching(/^sandbox_review/)] });
+  await client.workflow.getHandle(`transfer:${held.id}`).cancel();
+  const canceled = await waitForTransferState(t.api, held.id, 'canceled');
+  expect(canceled.state_reason).toBe('workflow_canceled');
+  expect((await t.api.get(`/v0/payments?transfer_id=${held.id}&kind=refund`)).body.data[0].status).toBe('settled');
+
+  const paying = (await t.api.post('/v0/transfers', achToWire('45.00'))).body;
+  await deposit(paying.id);
+  await waitFor(async () => ['payment_submitted', 'payment_processed'].includes((await t.api.get(`/v0/transfers/${paying.id}`)).body.state), { what: 'payout submitted' });
+  await client.workflow.getHandle(`transfer:${paying.id}`).cancel();
+  await waitForTransferState(t.api, paying.id, 'payment_processed');
+  const payout = (await t.api.get(`/v0/payments?transfer_id=${paying.id}&kind=payout`)).body.data[0];
+  expect(payout.status).toBe('settled');
+});
+
+test('amount threshold and 24-hour velocity hold transfers for review', async () => {
+  const big = await approvedCustomer(t.api, 'US');
+  const account = await verifiedUsAccount(t.api, big.id);
+  const send = async (amount: string) => {
+    const tr = (await t.api.post('/v0/transfers', { ...achToWire(amount), on_behalf_of: big.id, destination: { payment_rail: 'wire', currency: 'usd', external_account_id: account.id } })).body;
+    await deposit(tr.id);
+    return tr.id as string;
+  };
+  const large = await send('10000.00');
+  const heldLarge = await waitFor(async () => (await t.api.get(`/v0/transfers/${large}`)).body.review_reasons && (await t.api.get(`/v0/transfers/${large}`)).body);
+  expect(heldLarge.review_reasons).toEqual([expect.stringMatching(/^amount_threshold/)]);
+  expect((await t.api.post(`/v0/sandbox/transfers/${large}/review`, { decision: 'approve' })).status).toBe(200);
+  // 10,000 + 4 × 9,000 = 46,000 is within the 50,000 daily limit; the next 9,000 is not.
+  for (let i = 0; i < 4; i++) await waitForTransferState(t.api, await send('9000.00'), 'payment_processed');
+  const over = await send('9000.00');
+  const heldVelocity = await waitFor(async () => (await t.api.get(`/v0/transfers/${over}`)).body.review_reasons && (await t.api.get(`/v0/transfers/${over}`)).body);
+  expect(heldVelocity.review_reasons).toEqual([expect.stringMatching(/^velocity_limit/)]);
+  expect((await t.api.delete(`/v0/transfers/${over}`)).status).toBe(200);
+  await waitForTransferState(t.api, over, 'canceled');
+}, 120_000);

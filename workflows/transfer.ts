@@ -148,12 +148,24 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     if (reasons.length > 0 && !cancelReason) {
       status.holdReasons = reasons;
       await record({ step: 'hold', reasons });
-      onHold = true;
-      show('On hold: waiting for an operator decision');
-      await condition(() => decision !== undefined || cancelReason !== undefined);
-      onHold = false;
-      if (decision && !decision.approve) cancelReason ??= `rejected_in_review${decision.note ? `: ${decision.note}` : ''}`;
     }
+  });
+  if (status.holdReasons.length > 0 && !cancelReason) {
+    onHold = true;
+    show('On hold: waiting for an operator decision');
+    try {
+      await condition(() => decision !== undefined || cancelReason !== undefined);
+    } catch (err) {
+      // Cancelling the workflow while it holds received funds cancels the transfer: they go back.
+      if (!isCancellation(err)) throw err;
+      cancelReason ??= 'workflow_canceled';
+    }
+    onHold = false;
+    if (decision && !decision.approve) cancelReason ??= `rejected_in_review${decision.note ? `: ${decision.note}` : ''}`;
+  }
+
+  // From here on money moves: nothing, not even cancelling the workflow, stops it half-way.
+  await CancellationScope.nonCancellable(async () => {
     if (cancelReason) {
       await refundToSource('canceled', cancelReason);
       return;

@@ -20,6 +20,15 @@ export const TRANSITIONS: Record<TransferState, readonly TransferState[]> = {
   refunded: [],
 };
 
+/**
+ * How far along its life a transfer is. A step whose state the transfer has already passed is a
+ * replay (a worker crashed before the workflow recorded the step's completion) and changes nothing.
+ */
+export const PROGRESS: Record<TransferState, number> = {
+  awaiting_funds: 0, funds_received: 1, in_review: 2, payment_submitted: 3, payment_processed: 4, undeliverable: 4,
+  returned: 5, refunded: 6, canceled: 6,
+};
+
 /** States a DELETE may cancel from: nothing has been paid out yet. */
 export const CANCELABLE: readonly TransferState[] = ['awaiting_funds', 'funds_received', 'in_review'];
 
