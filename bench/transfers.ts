@@ -81,6 +81,12 @@ async function main() {
       const first = Math.min(...done.map((r) => r.created_at.getTime()));
       const last = Math.max(...done.map((r) => r.processed_at.getTime()));
       postLatencies.sort((a, b) => a - b);
+      // Where the time goes: median time from creation to each named event.
+      const steps = (await sql<{ type: string; p50: number }>`
+        select e.type, percentile_cont(0.5) within group (order by extract(epoch from e.created_at - t.created_at) * 1000) as p50
+        from transfers t join events e on e.object_id = t.id and e.type like 'transfer.%' and e.type <> 'transfer.updated'
+        where t.created_at >= ${phaseStart} group by e.type order by p50`.execute(db)).rows;
+      console.log(`${clients} client(s), median ms from creation: ${steps.map((x) => `${x.type.replace('transfer.', '')} ${Math.round(x.p50)}`).join(', ')}`);
       rows.push(`| ${clients} | ${created} | ${done.length} | ${errors} | ${(done.length / ((last - first) / 1000)).toFixed(1)} | ${percentile(postLatencies, 50).toFixed(1)} | ${percentile(postLatencies, 99).toFixed(1)} | ${percentile(endToEnd, 50)} | ${percentile(endToEnd, 99)} |`);
     }
 
