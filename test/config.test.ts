@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../src/config';
+import { ALL_SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 
 // Pure logic: configuration parsing and its error messages.
 
@@ -32,4 +35,20 @@ test('each bad value is named with what is expected', () => {
 
 test('PUBLIC_BASE_URL loses a trailing slash', () => {
   expect(loadConfig({ PUBLIC_BASE_URL: 'https://pay.example.com/' }).publicBaseUrl).toBe('https://pay.example.com');
+});
+
+test('chain and transfer settings are parsed and checked', () => {
+  const c = loadConfig({ EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545, base=https://base.example/rpc', SANDBOX_FX_RATES: 'eur=1.10,gbp=1.3' });
+  expect(c.EVM_RPC_URLS).toEqual({ ethereum: 'http://127.0.0.1:8545', base: 'https://base.example/rpc' });
+  expect(c.SANDBOX_FX_RATES).toEqual({ eur: '1.10', gbp: '1.3' });
+  expect(c.EVM_CONFIRMATIONS).toBe(2);
+  expect(() => loadConfig({ EVM_RPC_URLS: 'bitcoin=http://x' })).toThrow(/EVM_RPC_URLS: 'bitcoin=http:\/\/x' is not chain=http\(s\):\/\/url/);
+  expect(() => loadConfig({ SANDBOX_FX_RATES: 'eur=abc' })).toThrow(/SANDBOX_FX_RATES: 'eur=abc' is not currency=rate/);
+  expect(() => loadConfig({ CHAIN_TREASURY_MNEMONIC: 'too short' })).toThrow(/CHAIN_TREASURY_MNEMONIC: must be a BIP-39 mnemonic/);
+});
+
+test('docker-compose registers every search attribute the workflows set', () => {
+  const compose = readFileSync(path.join(__dirname, '../docker-compose.yml'), 'utf8');
+  const registered = /for a in ([\w ]+); do/.exec(compose)![1].split(' ');
+  expect(registered.sort()).toEqual(ALL_SEARCH_ATTRIBUTES.map((a) => a.name).sort());
 });
