@@ -141,7 +141,8 @@ export class EvmChainAdapter implements ChainAdapter {
         if (row.signed_transaction) return row.signed_transaction as Hex;
         await sql`insert into chain_nonces (chain, address, next_nonce) values (${this.chain}, ${treasury.address}, ${pendingNonce})
                   on conflict do nothing`.execute(trx);
-        const { next_nonce } = await trx.updateTable('chain_nonces').set({ next_nonce: sql`next_nonce + 1` })
+        // Never below the chain's own count: a transaction sent by other means must not be overwritten.
+        const { next_nonce } = await trx.updateTable('chain_nonces').set({ next_nonce: sql`greatest(next_nonce, ${pendingNonce}) + 1` })
           .where('chain', '=', this.chain).where('address', '=', treasury.address).returning('next_nonce').executeTakeFirstOrThrow();
         const signed = await treasury.signTransaction({
           type: 'eip1559', chainId, nonce: Number(next_nonce) - 1, to, data, gas: PAYOUT_GAS,

@@ -39,7 +39,7 @@ export async function startAnvilNodes(opts: { basePort: number; mnemonic: string
         '--block-time', String(opts.blockTimeSeconds ?? 1), '--silent'];
       if (opts.stateDir) {
         fs.mkdirSync(opts.stateDir, { recursive: true });
-        args.push('--state', path.join(opts.stateDir, `anvil-${chain}.json`), '--state-interval', '5');
+        args.push('--state', path.join(opts.stateDir, `anvil-${chain}.json`), '--state-interval', '1');
       }
       const child = spawn(anvil, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       processes.push(child);
