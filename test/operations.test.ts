@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { apiClient, createTenant, documents, individual, stack, testDb, waitFor, waitForKycStatus } from './harness';
 import { TcpProxy } from './harness/tcp-proxy';
+import { approvedCustomer, chainUrl } from './harness/transfers';
 import { freePort, startProcess, waitUntilReady } from './harness/stack';
 
 const root = path.join(__dirname, '..');
@@ -63,6 +64,7 @@ describe('dependencies down', () => {
   let api: ChildProcess;
   let pgProxy: TcpProxy;
   let temporalProxy: TcpProxy;
+  let chainProxy: TcpProxy;
   let url: string;
 
   beforeAll(async () => {
@@ -73,11 +75,15 @@ describe('dependencies down', () => {
     const [tHost, tPort] = s.temporalAddress.split(':');
     temporalProxy = new TcpProxy({ host: tHost, port: Number(tPort) });
     await temporalProxy.start();
+    const base = new URL(chainUrl('base'));
+    chainProxy = new TcpProxy({ host: base.hostname, port: Number(base.port) });
+    await chainProxy.start();
     db.port = String(pgProxy.port);
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     api = startProcess('api-dependencies', path.join(root, 'src/main/api.ts'), {
       ...s.processEnv, PORT: String(port), DATABASE_URL: db.toString(), TEMPORAL_ADDRESS: `127.0.0.1:${temporalProxy.port}`,
+      EVM_RPC_URLS: s.processEnv.EVM_RPC_URLS.replace(/base=[^,]+/, `base=http://127.0.0.1:${chainProxy.port}`),
     }, s.logDir);
     await waitUntilReady(`${url}/readyz`, api, 60_000);
   });
@@ -86,6 +92,7 @@ describe('dependencies down', () => {
     api?.kill('SIGTERM');
     await pgProxy?.cut();
     await temporalProxy?.cut();
+    await chainProxy?.cut();
   });
 
   const post = (key: string, body: unknown) =>
@@ -106,6 +113,28 @@ describe('dependencies down', () => {
     await temporalProxy.restore();
     await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, { timeoutMs: 30_000, what: 'Temporal back' });
     await waitFor(async () => (await post(t.secret, individual())).status === 201, { timeoutMs: 30_000, what: 'create after recovery' });
+  });
+
+  test('a chain node down: a transfer paying out on it answers 503 having done nothing; fiat transfers go on', async () => {
+    const t = await createTenant();
+    const customer = await approvedCustomer(t.api, 'US');
+    const send = (destination: Record<string, unknown>) => fetch(`${url}/v0/transfers`, {
+      method: 'POST', headers: { 'Api-Key': t.secret, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ amount: '10.00', on_behalf_of: customer.id, source: { payment_rail: 'ach', currency: 'usd' }, destination }),
+    });
+    const toBase = { payment_rail: 'base', currency: 'usdc', to_address: '0x8ba1f109551bD432803012645Ac136ddd64DBA72' };
+    expect((await send(toBase)).status).toBe(201);
+    await chainProxy.cut();
+    const res = await send(toBase);
+    expect(res.status).toBe(503);
+    expect((await res.json()).error.code).toBe('service_unavailable');
+    expect(await testDb().selectFrom('transfers').select('id').where('customer_id', '=', customer.id).execute()).toHaveLength(1);
+    const intl = (await t.api.post('/v0/external-accounts', {
+      customer_id: customer.id, type: 'international_bank_account', account_name: 'Erika Mustermann', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', bank_name: 'Bank', bank_country: 'DE',
+    })).body;
+    expect((await send({ payment_rail: 'swift', currency: 'usd', external_account_id: intl.id })).status).toBe(201);
+    await chainProxy.restore();
+    await waitFor(async () => (await send(toBase)).status === 201, { timeoutMs: 30_000, what: 'chain back' });
   });
 
   test('PostgreSQL down: readiness 503 and requests 503', async () => {
