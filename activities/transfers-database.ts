@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Tenant } from '../src/api/context';
 import type { Db } from '../src/db';
 import type { Database, PaymentKind, PaymentStatus, TransferRow, TransferState } from '../src/db/schema';
-import { recordEvent } from '../src/domain/events';
+import { recordEvents } from '../src/domain/events';
 import {
   PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, type TransferMoney,
 } from '../src/domain/transfers';
@@ -45,16 +45,18 @@ export const paymentKey = (transferId: string, kind: PaymentKind) => `${transfer
 
 export function createTransferDatabaseActivities(db: Db) {
   /** Moves the transfer to `next` unless it is there already (a retried step). False when nothing changed. */
-  async function move(trx: Transaction<Database>, row: TransferRow, next: TransferState, set: Partial<Record<keyof TransferRow, unknown>> = {}) {
+  async function moveState(trx: Transaction<Database>, row: TransferRow, next: TransferState, set: Partial<Record<keyof TransferRow, unknown>> = {}) {
     if (row.state === next) return false;
     if (!TRANSITIONS[row.state].includes(next)) throw new Error(`transfer ${row.id}: no move from ${row.state} to ${next}`);
     const now = new Date();
     const updated = await trx.updateTable('transfers').set({ ...set, state: next, updated_at: now } as never)
       .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
     const data = serializeTransfer(updated);
-    await recordEvent(trx, tenantOf(row), { type: 'transfer.updated', objectId: row.id, data, previousAttributes: { state: row.state } }, now);
-    // One millisecond later, so that lists show the named event after its transfer.updated.
-    await recordEvent(trx, tenantOf(row), { type: `transfer.${next}`, objectId: row.id, data }, new Date(now.getTime() + 1));
+    await recordEvents(trx, tenantOf(row), [
+      { type: 'transfer.updated', objectId: row.id, data, previousAttributes: { state: row.state }, at: now },
+      // One millisecond later, so that lists show the named event after its transfer.updated.
+      { type: `transfer.${next}`, objectId: row.id, data, at: new Date(now.getTime() + 1) },
+    ]);
     return true;
   }
 
@@ -108,16 +110,21 @@ export function createTransferDatabaseActivities(db: Db) {
         const row = await trx.selectFrom('transfers').selectAll().where('id', '=', input.transferId).forUpdate().executeTakeFirstOrThrow();
         if (alreadyPast(row.state, input)) return { state: row.state };
         const money = transferMoney(row);
+        // The state the step leaves the transfer in, when it moved it.
+        let reached: TransferState | undefined;
+        const move = async (r: TransferRow, next: TransferState, set: Partial<Record<keyof TransferRow, unknown>> = {}) => {
+          if (await moveState(trx, r, next, set)) reached = next;
+        };
         const receipt = row.receipt as unknown as StoredReceipt;
         switch (input.step) {
           case 'funds_received':
             if (row.state !== 'awaiting_funds') break;
             await upsertPayment(trx, row, 'deposit', money, { status: 'settled', tx_hash: input.txHash ?? null, from_address: input.from ?? null, provider_payment_id: input.railPaymentId ?? null });
             await post(trx, row, 'deposit', depositPostings(money));
-            await move(trx, row, 'funds_received', input.txHash ? { receipt: JSON.stringify({ ...receipt, source_tx_hash: input.txHash }) } : {});
+            await move(row, 'funds_received', input.txHash ? { receipt: JSON.stringify({ ...receipt, source_tx_hash: input.txHash }) } : {});
             break;
           case 'in_review':
-            await move(trx, row, 'in_review');
+            await move(row, 'in_review');
             break;
           case 'hold':
             await trx.updateTable('transfers').set({ review_reasons: JSON.stringify(input.reasons), state_reason: `on_hold: ${input.reasons.join('; ')}`, updated_at: new Date() })
@@ -127,22 +134,22 @@ export function createTransferDatabaseActivities(db: Db) {
             if (row.state !== 'in_review') break;
             await upsertPayment(trx, row, 'payout', money, { status: 'pending' });
             await post(trx, row, 'payout', payoutPostings(money));
-            await move(trx, row, 'payment_submitted', { state_reason: null });
+            await move(row, 'payment_submitted', { state_reason: null });
             break;
           case 'payment_processed':
             await setPayment(trx, row.id, 'payout', { status: 'settled', ...(input.networkFee ? { network_fee: input.networkFee } : {}) });
-            await move(trx, row, 'payment_processed', input.txHash ? { receipt: JSON.stringify({ ...receipt, destination_tx_hash: input.txHash }) } : {});
+            await move(row, 'payment_processed', input.txHash ? { receipt: JSON.stringify({ ...receipt, destination_tx_hash: input.txHash }) } : {});
             break;
           case 'undeliverable':
             await setPayment(trx, row.id, 'payout', { status: 'failed', failure_reason: input.reason, return_code: input.code ?? null });
-            await move(trx, row, 'undeliverable', { state_reason: input.reason, return_code: input.code ?? null });
+            await move(row, 'undeliverable', { state_reason: input.reason, return_code: input.code ?? null });
             break;
           case 'returned':
             // The payout's money is back with the platform: its ledger legs (fees included) are reversed.
             if (row.state === 'payment_processed') await setPayment(trx, row.id, 'payout', { status: 'returned', return_code: input.code ?? null });
             await upsertPayment(trx, row, 'return', money, { status: 'settled', return_code: input.code ?? row.return_code });
             await post(trx, row, 'payout-reversal', payoutReversalPostings(money));
-            await move(trx, row, 'returned', {
+            await move(row, 'returned', {
               return_code: input.code ?? row.return_code, state_reason: input.reason ?? row.state_reason,
             });
             break;
@@ -154,14 +161,13 @@ export function createTransferDatabaseActivities(db: Db) {
             break;
           case 'refunded':
             await setPayment(trx, row.id, 'refund', { status: 'settled', failure_reason: null });
-            await move(trx, row, input.finalState, { state_reason: input.reason ?? row.state_reason });
+            await move(row, input.finalState, { state_reason: input.reason ?? row.state_reason });
             break;
           case 'canceled':
-            await move(trx, row, 'canceled', { state_reason: input.reason });
+            await move(row, 'canceled', { state_reason: input.reason });
             break;
         }
-        const after = await trx.selectFrom('transfers').select('state').where('id', '=', row.id).executeTakeFirstOrThrow();
-        return { state: after.state };
+        return { state: reached ?? row.state };
       });
     },
 

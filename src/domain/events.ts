@@ -10,21 +10,33 @@ import { newId } from '../ids';
 export async function recordEvent(
   trx: Kysely<Database> | Transaction<Database>,
   tenant: Tenant,
-  e: { type: string; objectId: string; data: object; previousAttributes?: Record<string, unknown> },
+  e: OutboxEvent,
   at = new Date(),
 ) {
+  await recordEvents(trx, tenant, [{ ...e, at }]);
+}
+
+export interface OutboxEvent {
+  type: string;
+  objectId: string;
+  data: object;
+  previousAttributes?: Record<string, unknown>;
+}
+
+/** Several events in one insert (same transaction), each at its own time. */
+export async function recordEvents(trx: Kysely<Database> | Transaction<Database>, tenant: Tenant, events: (OutboxEvent & { at: Date })[]) {
   await trx
     .insertInto('events')
-    .values({
-      id: newId('event', at.getTime()),
+    .values(events.map((e) => ({
+      id: newId('event', e.at.getTime()),
       developer_id: tenant.developerId,
       environment: tenant.environment,
       type: e.type,
       object_id: e.objectId,
       data: JSON.stringify(e.data),
       previous_attributes: e.previousAttributes ? JSON.stringify(e.previousAttributes) : null,
-      created_at: at,
-    })
+      created_at: e.at,
+    })))
     .execute();
 }
 

@@ -118,13 +118,19 @@ export async function postTransaction(
     .orderBy('id')
     .forUpdate()
     .execute();
+  const balances: { id: string; balance: string }[] = [];
   for (const account of locked) {
     const next = BigInt(account.balance_minor) + deltas.get(account.id)!;
     if (next < 0n && !account.allow_negative) {
       throw new LedgerError('insufficient_funds', `${account.purpose} of ${account.owner_id} in ${account.currency} would go below zero`);
     }
-    await trx.updateTable('ledger_accounts').set({ balance_minor: next.toString() }).where('id', '=', account.id).execute();
+    balances.push({ id: account.id, balance: next.toString() });
   }
+  // Every new balance in one statement (the rows are locked already).
+  await sql`
+    update ledger_accounts a set balance_minor = v.balance::numeric
+    from (values ${sql.join(balances.map((b) => sql`(${b.id}, ${b.balance})`))}) as v(id, balance)
+    where a.id = v.id`.execute(trx);
   await trx
     .insertInto('ledger_entries')
     .values(movement.postings.map((p, i) => ({
