@@ -3,20 +3,18 @@ import type { ChainAdapters } from '../src/chains';
 import { PayoutRejectedError } from '../src/chains/chain-adapter';
 import type { Db } from '../src/db';
 import type { ChainRail } from '../src/domain/rails';
-import { transferMoney } from '../src/resources/transfers/repository';
+import { loadTransfer, paymentLeg } from '../src/resources/transfers/repository';
 import { paymentKey, type TransferDatabaseActivities } from './transfers-database';
 
 /** Activities that watch and move a transfer's money on chains (EVM over JSON-RPC, or the simulators). */
 export function createChainActivities(deps: { db: Db; chains: ChainAdapters; records: TransferDatabaseActivities; pollMs: number }) {
-  const load = (transferId: string) => deps.db.selectFrom('transfers').selectAll().where('id', '=', transferId).executeTakeFirstOrThrow();
-
   return {
     /**
      * Watches the deposit address for the quoted amount, heartbeating, for up to `maxWaitMs`; null when
      * it has not arrived (the workflow waits again, so its history grows by one activity per period).
      */
     async watchChainDeposit(input: { transferId: string; maxWaitMs: number }) {
-      const row = await load(input.transferId);
+      const row = await loadTransfer(deps.db, input.transferId);
       const chain = deps.chains[row.source_rail as ChainRail];
       const until = Date.now() + input.maxWaitMs;
       for (;;) {
@@ -32,16 +30,11 @@ export function createChainActivities(deps: { db: Db; chains: ChainAdapters; rec
 
     /** Signs, records and broadcasts the payout (or the refund to from_address); a retry re-sends the same transaction. */
     async sendChainPayment(input: { transferId: string; kind: 'payout' | 'refund' }) {
-      const row = await load(input.transferId);
-      const money = transferMoney(row);
-      const payout = input.kind === 'payout';
-      const chain = deps.chains[(payout ? row.destination_rail : row.source_rail) as ChainRail];
+      const row = await loadTransfer(deps.db, input.transferId);
+      const leg = paymentLeg(row, input.kind);
       try {
-        const { txHash } = await chain.sendPayout({
-          idempotencyKey: paymentKey(row.id, input.kind),
-          currency: payout ? row.destination_currency : row.source_currency,
-          to: payout ? row.destination_to_address! : row.source_from_address!,
-          amountMinor: payout ? money.finalMinor : money.amountMinor,
+        const { txHash } = await deps.chains[leg.rail as ChainRail].sendPayout({
+          idempotencyKey: paymentKey(row.id, input.kind), currency: leg.currency, to: leg.toAddress!, amountMinor: leg.amountMinor,
         });
         await deps.records.recordPaymentSent({ transferId: row.id, kind: input.kind, txHash });
         return { txHash };
@@ -54,8 +47,8 @@ export function createChainActivities(deps: { db: Db; chains: ChainAdapters; rec
 
     /** Waits (heartbeating) until the payment is final on chain: confirmed with its fee, or failed. */
     async awaitChainPayment(input: { transferId: string; kind: 'payout' | 'refund' }) {
-      const row = await load(input.transferId);
-      const chain = deps.chains[(input.kind === 'payout' ? row.destination_rail : row.source_rail) as ChainRail];
+      const row = await loadTransfer(deps.db, input.transferId);
+      const chain = deps.chains[paymentLeg(row, input.kind).rail as ChainRail];
       for (;;) {
         const status = await chain.payoutStatus(paymentKey(row.id, input.kind));
         if (status.status !== 'pending') return status;

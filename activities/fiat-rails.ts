@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../src/db';
 import type { FiatRail } from '../src/domain/rails';
 import { RailUnavailableError, type RailAdapter } from '../src/providers/rails';
-import { transferMoney } from '../src/resources/transfers/repository';
+import { loadTransfer, paymentLeg } from '../src/resources/transfers/repository';
 import { paymentKey, type TransferDatabaseActivities } from './transfers-database';
 
 /**
@@ -10,25 +10,23 @@ import { paymentKey, type TransferDatabaseActivities } from './transfers-databas
  * Every call carries the payment's idempotency key: a retry after a crash is the same payment.
  */
 export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; records: TransferDatabaseActivities }) {
-  const load = (transferId: string) => deps.db.selectFrom('transfers').selectAll().where('id', '=', transferId).executeTakeFirstOrThrow();
-
   async function status(railPaymentId: string) {
     const p = await deps.rails.getPayment(railPaymentId);
     return { status: p.status, code: p.code, returnsAt: p.returnsAt?.getTime(), settlesAt: p.settlesAt.getTime() };
   }
 
   async function submit(transferId: string, kind: 'payout' | 'refund') {
-    const row = await load(transferId);
-    const money = transferMoney(row);
+    const row = await loadTransfer(deps.db, transferId);
+    const leg = paymentLeg(row, kind);
     try {
       const payment = await deps.rails.submitPayment({
         tenant: { developerId: row.developer_id, environment: row.environment },
         idempotencyKey: paymentKey(transferId, kind),
-        rail: (kind === 'payout' ? row.destination_rail : row.source_rail) as FiatRail,
+        rail: leg.rail as FiatRail,
         direction: 'credit',
-        amountMinor: kind === 'payout' ? money.finalMinor : money.amountMinor,
-        currency: kind === 'payout' ? row.destination_currency : row.source_currency,
-        externalAccountId: kind === 'payout' ? (row.destination_external_account_id ?? undefined) : undefined,
+        amountMinor: leg.amountMinor,
+        currency: leg.currency,
+        externalAccountId: leg.externalAccountId ?? undefined,
         reference: transferId,
         purpose: kind,
       });

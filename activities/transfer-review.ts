@@ -4,6 +4,7 @@ import { ASSET_SCALE } from '../src/domain/money';
 import { convertMinor, type RateProvider } from '../src/domain/quote';
 import { isMagicCents } from '../src/providers/rails';
 import { storeScreening } from '../src/resources/sanctions/service';
+import { loadTransfer } from '../src/resources/transfers/repository';
 import type { SanctionsScreener } from '../src/sanctions/screener';
 
 export interface TransferReviewLimits {
@@ -23,7 +24,7 @@ export function createTransferReviewActivities(deps: { db: Db; cipher: DataCiphe
 
   return {
     async reviewTransfer(input: { transferId: string }): Promise<{ reasons: string[] }> {
-      const t = await deps.db.selectFrom('transfers').selectAll().where('id', '=', input.transferId).executeTakeFirstOrThrow();
+      const t = await loadTransfer(deps.db, input.transferId);
       const tenant = { developerId: t.developer_id, environment: t.environment };
       const reasons: string[] = [];
 

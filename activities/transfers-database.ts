@@ -4,11 +4,11 @@ import type { Db } from '../src/db';
 import type { Database, PaymentKind, PaymentStatus, TransferRow, TransferState } from '../src/db/schema';
 import { recordEvents } from '../src/domain/events';
 import {
-  PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, type TransferMoney,
+  PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings,
 } from '../src/domain/transfers';
 import { newId } from '../src/ids';
 import { postTransaction, type Posting } from '../src/ledger/ledger';
-import { serializeTransfer, transferMoney, type StoredReceipt } from '../src/resources/transfers/repository';
+import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from '../src/resources/transfers/repository';
 
 /** Each step of a transfer's life as the workflow records it: state, payments, ledger and events in one transaction. */
 export type TransferStep =
@@ -65,28 +65,24 @@ export function createTransferDatabaseActivities(db: Db) {
   }
 
   async function upsertPayment(
-    trx: Transaction<Database>, row: TransferRow, kind: PaymentKind, money: TransferMoney,
+    trx: Transaction<Database>, row: TransferRow, kind: PaymentKind,
     fields: { status: PaymentStatus; tx_hash?: string | null; from_address?: string | null; provider_payment_id?: string | null; return_code?: string | null; failure_reason?: string | null },
   ) {
     const now = new Date();
-    const outbound = kind === 'payout';
-    const source = kind === 'deposit' || kind === 'refund';
-    const rail = source ? row.source_rail : row.destination_rail;
-    const currency = source ? row.source_currency : row.destination_currency;
-    const amount = outbound || kind === 'return' ? money.finalMinor : money.amountMinor;
+    const leg = paymentLeg(row, kind);
     await trx.insertInto('payments').values({
       id: newId('payment', now.getTime()),
       developer_id: row.developer_id,
       environment: row.environment,
       transfer_id: row.id,
       kind,
-      rail,
-      currency,
-      amount_minor: amount.toString(),
+      rail: leg.rail,
+      currency: leg.currency,
+      amount_minor: leg.amountMinor.toString(),
       status: fields.status,
-      external_account_id: kind === 'payout' || kind === 'return' ? row.destination_external_account_id : null,
+      external_account_id: leg.externalAccountId,
       from_address: fields.from_address ?? null,
-      to_address: kind === 'payout' ? row.destination_to_address : kind === 'refund' ? row.source_from_address : kind === 'deposit' ? row.deposit_address : null,
+      to_address: leg.toAddress,
       provider_payment_id: fields.provider_payment_id ?? null,
       tx_hash: fields.tx_hash ?? null,
       signed_transaction: null,
@@ -119,7 +115,7 @@ export function createTransferDatabaseActivities(db: Db) {
         switch (input.step) {
           case 'funds_received':
             if (row.state !== 'awaiting_funds') break;
-            await upsertPayment(trx, row, 'deposit', money, { status: 'settled', tx_hash: input.txHash ?? null, from_address: input.from ?? null, provider_payment_id: input.railPaymentId ?? null });
+            await upsertPayment(trx, row, 'deposit', { status: 'settled', tx_hash: input.txHash ?? null, from_address: input.from ?? null, provider_payment_id: input.railPaymentId ?? null });
             await post(trx, row, 'deposit', depositPostings(money));
             await move(row, 'funds_received', input.txHash ? { receipt: JSON.stringify({ ...receipt, source_tx_hash: input.txHash }) } : {});
             break;
@@ -132,7 +128,7 @@ export function createTransferDatabaseActivities(db: Db) {
             break;
           case 'payment_submitted':
             if (row.state !== 'in_review') break;
-            await upsertPayment(trx, row, 'payout', money, { status: 'pending' });
+            await upsertPayment(trx, row, 'payout', { status: 'pending' });
             await post(trx, row, 'payout', payoutPostings(money));
             await move(row, 'payment_submitted', { state_reason: null });
             break;
@@ -147,14 +143,14 @@ export function createTransferDatabaseActivities(db: Db) {
           case 'returned':
             // The payout's money is back with the platform: its ledger legs (fees included) are reversed.
             if (row.state === 'payment_processed') await setPayment(trx, row.id, 'payout', { status: 'returned', return_code: input.code ?? null });
-            await upsertPayment(trx, row, 'return', money, { status: 'settled', return_code: input.code ?? row.return_code });
+            await upsertPayment(trx, row, 'return', { status: 'settled', return_code: input.code ?? row.return_code });
             await post(trx, row, 'payout-reversal', payoutReversalPostings(money));
             await move(row, 'returned', {
               return_code: input.code ?? row.return_code, state_reason: input.reason ?? row.state_reason,
             });
             break;
           case 'refund_submitted':
-            await upsertPayment(trx, row, 'refund', money, { status: 'pending' });
+            await upsertPayment(trx, row, 'refund', { status: 'pending' });
             await post(trx, row, 'refund', refundPostings(money));
             await trx.updateTable('transfers').set({ state_reason: row.state === 'returned' ? row.state_reason : 'refunding to the source', updated_at: new Date() })
               .where('id', '=', row.id).execute();

@@ -1,4 +1,5 @@
 import type { Endorsement } from './kyc';
+import { ASSET_SCALE } from './money';
 
 /**
  * The payment rails of spec 2.5: which currencies each carries, which external account it pays,
@@ -30,8 +31,9 @@ export interface FiatRailProfile {
   /** For international accounts: the countries whose IBANs this rail reaches (undefined: any). */
   accountCountries?: 'sepa' | 'GB';
   endorsement: Endorsement;
-  minMinor: bigint;
-  maxMinor: bigint;
+  /** Amount bounds of one payment, in whole units of the currency. */
+  minUnits: bigint;
+  maxUnits: bigint;
   /**
    * Settlement on the real clock: instant rails settle in seconds at any hour; batch rails settle on
    * a business day, the same one when submitted before the cut-off (UTC hour), otherwise the next.
@@ -48,25 +50,25 @@ export interface ChainRailProfile {
   kind: 'chain';
   currencies: readonly string[];
   endorsement: Endorsement;
-  minMinor: bigint;
-  maxMinor: bigint;
+  /** Amount bounds of one payment, in whole units of the asset. */
+  minUnits: bigint;
+  maxUnits: bigint;
 }
 
-const usd = (whole: number) => BigInt(whole) * 100n;
 
 export const RAILS: Record<PaymentRail, FiatRailProfile | ChainRailProfile> = {
   // ACH: batches settle the next business day; same-day ACH the same day before its cut-off. Receiving
   // banks return within two banking days (R01–R04…); unauthorised-debit returns (R10) take 60 days.
-  ach: fiat('us_bank_account', ['usd'], 'can_ach_transfer', usd(1), usd(1_000_000), { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02'),
-  ach_push: fiat('us_bank_account', ['usd'], 'can_ach_transfer', usd(1), usd(1_000_000), { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02'),
-  ach_same_day: fiat('us_bank_account', ['usd'], 'can_ach_transfer', usd(1), usd(1_000_000), { cutoffUtcHour: 20, businessDaysAfter: 0 }, 2 * DAY, 'R03', 'R02'),
+  ach: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02'),
+  ach_push: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02'),
+  ach_same_day: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 20, businessDaysAfter: 0 }, 2 * DAY, 'R03', 'R02'),
   // Fedwire settles on submission during its operating day; a wire is final but may be sent back.
-  wire: fiat('us_bank_account', ['usd'], 'can_wire_transfer', usd(1), usd(10_000_000), { cutoffUtcHour: 22, businessDaysAfter: 0 }, 5 * DAY, 'AC01', 'AC04'),
-  swift: fiat('international_bank_account', ['usd'], 'can_swift_transfer', usd(1), usd(10_000_000), { cutoffUtcHour: 16, businessDaysAfter: 2 }, 10 * DAY, 'AC01', 'AC04'),
-  sepa: { ...fiat('international_bank_account', ['eur'], 'can_sepa_transfer', usd(1), usd(1_000_000), { cutoffUtcHour: 15, businessDaysAfter: 1 }, 3 * DAY, 'AC01', 'AC04'), accountCountries: 'sepa' },
-  faster_payments: { ...fiat('international_bank_account', ['gbp'], 'can_faster_payments_transfer', usd(1), usd(1_000_000), { instantMs: 2_000 }, 2 * DAY, 'AC01', 'AC04'), accountCountries: 'GB' },
-  pix: fiat('international_bank_account', ['brl'], 'can_pix_transfer', usd(1), usd(1_000_000), { instantMs: 1_000 }, 2 * DAY, 'AC01', 'MD06'),
-  spei: fiat('mx_bank_account', ['mxn'], 'can_spei_transfer', usd(1), usd(10_000_000), { instantMs: 3_000 }, 2 * DAY, 'AC01', 'AC04'),
+  wire: fiat('us_bank_account', ['usd'], 'can_wire_transfer', 1n, 10_000_000n, { cutoffUtcHour: 22, businessDaysAfter: 0 }, 5 * DAY, 'AC01', 'AC04'),
+  swift: fiat('international_bank_account', ['usd'], 'can_swift_transfer', 1n, 10_000_000n, { cutoffUtcHour: 16, businessDaysAfter: 2 }, 10 * DAY, 'AC01', 'AC04'),
+  sepa: { ...fiat('international_bank_account', ['eur'], 'can_sepa_transfer', 1n, 1_000_000n, { cutoffUtcHour: 15, businessDaysAfter: 1 }, 3 * DAY, 'AC01', 'AC04'), accountCountries: 'sepa' },
+  faster_payments: { ...fiat('international_bank_account', ['gbp'], 'can_faster_payments_transfer', 1n, 1_000_000n, { instantMs: 2_000 }, 2 * DAY, 'AC01', 'AC04'), accountCountries: 'GB' },
+  pix: fiat('international_bank_account', ['brl'], 'can_pix_transfer', 1n, 1_000_000n, { instantMs: 1_000 }, 2 * DAY, 'AC01', 'MD06'),
+  spei: fiat('mx_bank_account', ['mxn'], 'can_spei_transfer', 1n, 10_000_000n, { instantMs: 3_000 }, 2 * DAY, 'AC01', 'AC04'),
   ethereum: chain(['usdc', 'usdt', 'dai', 'pyusd']),
   polygon: chain(['usdc', 'usdt']),
   arbitrum: chain(['usdc', 'usdt']),
@@ -78,15 +80,20 @@ export const RAILS: Record<PaymentRail, FiatRailProfile | ChainRailProfile> = {
 };
 
 function fiat(
-  accountType: FiatRailProfile['accountType'], currencies: string[], endorsement: Endorsement, minMinor: bigint, maxMinor: bigint,
+  accountType: FiatRailProfile['accountType'], currencies: string[], endorsement: Endorsement, minUnits: bigint, maxUnits: bigint,
   settlement: FiatRailProfile['settlement'], returnWindowMs: number, rejectCode: string, returnCode: string,
 ): FiatRailProfile {
-  return { kind: 'fiat', accountType, currencies, endorsement, minMinor, maxMinor, settlement, returnWindowMs, rejectCode, returnCode };
+  return { kind: 'fiat', accountType, currencies, endorsement, minUnits, maxUnits, settlement, returnWindowMs, rejectCode, returnCode };
 }
 
 function chain(currencies: string[]): ChainRailProfile {
-  // Bounds in whole units of the asset (scale applied by the caller); stablecoins only.
-  return { kind: 'chain', currencies, endorsement: 'can_trade_stablecoins', minMinor: 1n, maxMinor: 1_000_000n };
+  return { kind: 'chain', currencies, endorsement: 'can_trade_stablecoins', minUnits: 1n, maxUnits: 1_000_000n };
+}
+
+/** The amount bounds of one payment on `rail`, in minor units of `currency`. */
+export function railBoundsMinor(rail: PaymentRail, currency: string): { min: bigint; max: bigint } {
+  const unit = 10n ** BigInt(ASSET_SCALE[currency]);
+  return { min: RAILS[rail].minUnits * unit, max: RAILS[rail].maxUnits * unit };
 }
 
 /** Return codes a sandbox return may carry, with their meaning (NACHA R-codes, ISO 20022 reasons). */

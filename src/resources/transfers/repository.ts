@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Tenant } from '../../api/context';
-import type { Database, PaymentRow, TransferRow } from '../../db/schema';
+import type { Database, PaymentKind, PaymentRow, TransferRow } from '../../db/schema';
 import { findTenantRow } from '../../db/tenant-scope';
 import { ASSET_SCALE, formatAmount } from '../../domain/money';
 import type { TransferMoney } from '../../domain/transfers';
@@ -22,6 +22,27 @@ export interface StoredReceipt {
   exchange_rate: string;
   source_tx_hash: string | null;
   destination_tx_hash: string | null;
+}
+
+/** A transfer by id, for the workflow's activities (the workflow carries the id, not the tenant). */
+export function loadTransfer(db: Executor, id: string) {
+  return db.selectFrom('transfers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/**
+ * Where each payment of a transfer moves money: deposits and refunds on the source side (the whole
+ * amount), payouts and returns on the destination side (the final amount).
+ */
+export function paymentLeg(row: TransferRow, kind: PaymentKind) {
+  const sourceSide = kind === 'deposit' || kind === 'refund';
+  const money = transferMoney(row);
+  return {
+    rail: sourceSide ? row.source_rail : row.destination_rail,
+    currency: sourceSide ? row.source_currency : row.destination_currency,
+    amountMinor: sourceSide ? money.amountMinor : money.finalMinor,
+    externalAccountId: sourceSide ? null : row.destination_external_account_id,
+    toAddress: { deposit: row.deposit_address, refund: row.source_from_address, payout: row.destination_to_address, return: null }[kind],
+  };
 }
 
 export function transferMoney(row: TransferRow): TransferMoney {

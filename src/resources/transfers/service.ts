@@ -5,7 +5,7 @@ import type { Database, TransferRow } from '../../db/schema';
 import { cryptoAddressError, type CryptoChain } from '../../domain/bank-validation';
 import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
 import { QuoteError, convertMinor, quoteReceipt } from '../../domain/quote';
-import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
+import { RAILS, isChainRail, railBoundsMinor, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
 import { SEPA_COUNTRIES } from '../../domain/validation';
 import { recordEvent } from '../../domain/events';
 import { newId, randomBase62 } from '../../ids';
@@ -48,10 +48,10 @@ export function checkTransferShape(input: TransferCreateInput) {
   if (developerFeeMinor === null) throw body('developer_fee', `must be an amount with at most ${ASSET_SCALE[source.currency]} decimals`);
   if (developerFeeMinor >= amountMinor) throw body('developer_fee', 'must be below the amount');
 
-  const sourceProfile = RAILS[source.payment_rail];
-  const scale = 10n ** BigInt(sourceProfile.kind === 'chain' ? ASSET_SCALE[source.currency] : 0);
-  if (amountMinor < sourceProfile.minMinor * scale || amountMinor > sourceProfile.maxMinor * scale) {
-    throw body('amount', `${source.payment_rail} takes amounts from ${formatAmount(sourceProfile.minMinor * scale, ASSET_SCALE[source.currency])} to ${formatAmount(sourceProfile.maxMinor * scale, ASSET_SCALE[source.currency])} ${source.currency}`);
+  const bounds = railBoundsMinor(source.payment_rail, source.currency);
+  if (amountMinor < bounds.min || amountMinor > bounds.max) {
+    const scale = ASSET_SCALE[source.currency];
+    throw body('amount', `${source.payment_rail} takes amounts from ${formatAmount(bounds.min, scale)} to ${formatAmount(bounds.max, scale)} ${source.currency}`);
   }
 
   if (source.account_id) throw body('source.account_id', `No such account: '${source.account_id}' (platform accounts are funded through wallets)`);
@@ -151,9 +151,7 @@ export async function createTransfer(
     if (err instanceof QuoteError) throw body('amount', err.message);
     throw err;
   }
-  const destinationProfile = RAILS[input.destination.payment_rail];
-  const destinationScale = 10n ** BigInt(destinationProfile.kind === 'chain' ? ASSET_SCALE[input.destination.currency] : 0);
-  if (receipt.finalMinor > destinationProfile.maxMinor * destinationScale) {
+  if (receipt.finalMinor > railBoundsMinor(input.destination.payment_rail, input.destination.currency).max) {
     throw body('amount', `the final amount exceeds what ${input.destination.payment_rail} carries in one payment`);
   }
 
