@@ -48,6 +48,7 @@ async function main() {
     // Warm-up, then the measured runs.
     await autocannon({ url: `${stack.info.apiUrl}/v0/customers/${customer.id}`, headers, connections: 10, duration: 3 });
     const rows = [
+      await run('GET /v0/customers/{id}', 8, { url: `${stack.info.apiUrl}/v0/customers/${customer.id}`, headers }),
       await run('GET /v0/customers/{id}', 16, { url: `${stack.info.apiUrl}/v0/customers/${customer.id}`, headers }),
       await run('POST /v0/customers', 16, { url: `${stack.info.apiUrl}/v0/customers`, method: 'POST', headers, body }),
     ];

@@ -19,10 +19,9 @@ async function main() {
     name: 'benchtr',
     logDir: path.join(__dirname, '../test-logs/bench-transfers'),
     // A fast sandbox clock makes PIX settle at once and its return window close within a second.
-    // BENCH_NODE_OPTIONS=--cpu-prof profiles the API and worker processes.
+    // STACK_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' profiles the API and worker processes.
     extraEnv: {
       LOG_LEVEL: 'warn', SANDBOX_TIME_SCALE: '1000000', TRANSFER_DAILY_LIMIT_USD: '1000000000',
-      ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
     },
   });
   const db = createDb(stack.info.databaseUrl, 4);

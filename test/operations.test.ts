@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import Redis from 'ioredis';
 import { apiClient, createTenant, documents, individual, stack, testDb, waitFor, waitForKycStatus } from './harness';
 import { TcpProxy } from './harness/tcp-proxy';
 import { approvedCustomer, chainUrl } from './harness/transfers';
@@ -164,5 +165,24 @@ describe('dependencies down', () => {
     // Separate in-process limits would let 20 through (10 per process).
     expect(ok).toBeGreaterThanOrEqual(10);
     expect(ok).toBeLessThanOrEqual(12);
+  });
+
+  test('rate-limit counters in Redis expire: a second window after 2 s, a day quota after 25 h', async () => {
+    const t = await createTenant();
+    const { id, key } = await t.key({ plan: 'sandbox' });
+    expect((await fetch(`${url}/v0/customers?limit=1`, { headers: { 'Api-Key': key } })).status).toBe(200);
+    const redis = new Redis(stack().redisUrl);
+    try {
+      const [secondKey] = await redis.keys(`rl:s:${id}:*`);
+      const [dayKey] = await redis.keys(`rl:d:${id}:*`);
+      expect(Number(await redis.get(secondKey!))).toBe(1);
+      expect(Number(await redis.get(dayKey!))).toBe(1);
+      const secondTtl = await redis.ttl(secondKey!);
+      expect(secondTtl).toBeGreaterThan(0);
+      expect(secondTtl).toBeLessThanOrEqual(2);
+      expect(await redis.ttl(dayKey!)).toBeGreaterThan(89_000);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

@@ -2,7 +2,7 @@ import type { Db } from '../db';
 import type { Environment } from '../db/schema';
 import { PERMISSIONS, type Permission } from '../api/context';
 import { sha256Hex } from '../crypto';
-import { newId, randomBase62 } from '../ids';
+import { newId, secretBase62 } from '../ids';
 
 export async function createDeveloper(db: Db, input: { name: string; rateLimitPerSecond?: number; dailyQuota?: number }) {
   const id = newId('developer');
@@ -35,7 +35,7 @@ export async function createApiKey(db: Db, input: CreateKeyInput) {
     if (!PERMISSIONS.includes(p)) throw new Error(`unknown permission '${p}' (one of ${PERMISSIONS.join(', ')})`);
   }
   if (input.kind === 'publishable' && input.permissions) throw new Error('publishable keys take no permission list');
-  const key = `${input.kind === 'secret' ? 'sk' : 'pk'}_${input.environment === 'production' ? 'live' : 'test'}_${randomBase62(40)}`;
+  const key = `${input.kind === 'secret' ? 'sk' : 'pk'}_${input.environment === 'production' ? 'live' : 'test'}_${secretBase62(40)}`;
   const id = newId('apiKey');
   const plan = input.plan ?? (input.environment === 'production' ? 'production' : 'sandbox');
   await db

@@ -49,20 +49,35 @@ export class InProcessRateLimiter implements RateLimiter {
   async close() {}
 }
 
+/**
+ * Both counters bumped in one script: one round trip and one command per request. Expiries are
+ * set when a window opens; a window key outlives its second so a late request still counts.
+ */
+const HIT_SCRIPT = `
+local s = redis.call('INCR', KEYS[1])
+if s == 1 then redis.call('EXPIRE', KEYS[1], 2) end
+local d = redis.call('INCR', KEYS[2])
+if d == 1 then redis.call('EXPIRE', KEYS[2], 90000) end
+return {s, d}`;
+
+type RedisWithHit = Redis & { rateLimitHit(secKey: string, dayKey: string): Promise<[number, number]> };
+
 /** The same windows in Redis, so that limits hold across API processes. */
 export class RedisRateLimiter implements RateLimiter {
-  private readonly redis: Redis;
+  private readonly redis: RedisWithHit;
   constructor(url: string) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-    this.redis.on('error', () => undefined);
+    // Auto-pipelining sends the hits of concurrent requests to Redis in one write.
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, enableAutoPipelining: true });
+    redis.defineCommand('rateLimitHit', { numberOfKeys: 2, lua: HIT_SCRIPT });
+    redis.on('error', () => undefined);
+    this.redis = redis as RedisWithHit;
   }
 
   async hit(keyId: string, limits: { perSecond: number; perDay: number }, now = Date.now()) {
     const secKey = `rl:s:${keyId}:${Math.floor(now / 1000)}`;
     const dayKey = `rl:d:${keyId}:${Math.floor(now / 86_400_000)}`;
-    const res = await this.redis.multi().incr(secKey).expire(secKey, 2).incr(dayKey).expire(dayKey, 90_000).exec();
-    if (!res) throw new Error('rate limit store unavailable');
-    return decide(Number(res[0][1]), Number(res[2][1]), limits, now);
+    const [secondCount, dayCount] = await this.redis.rateLimitHit(secKey, dayKey);
+    return decide(secondCount, dayCount, limits, now);
   }
 
   async close() {

@@ -119,7 +119,10 @@ process.once('exit', () => {
 
 export function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, logDir: string): ChildProcess {
   const out = fs.openSync(path.join(logDir, `${name}.log`), 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { env, stdio: ['ignore', out, out] });
+  // STACK_NODE_ARGS (for example `--cpu-prof --cpu-prof-dir=prof`) go to the API and worker processes;
+  // Node refuses profiling flags in NODE_OPTIONS.
+  const nodeArgs = (env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], { env, stdio: ['ignore', out, out] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   child.on('exit', (code, signal) => {

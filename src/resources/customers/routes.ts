@@ -4,7 +4,7 @@ import { invalidState } from '../../api/errors';
 import { paginate } from '../../api/pagination';
 import { defineRoute, type HandlerContext } from '../../api/route';
 import { changedAttributes, recordEvent } from '../../domain/events';
-import { newId, randomBase62 } from '../../ids';
+import { newId, secretBase62 } from '../../ids';
 import { sha256Hex } from '../../crypto';
 import { startKycWorkflow, closeKycWorkflow } from '../kyc/workflow-client';
 import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from './repository';
@@ -26,7 +26,7 @@ export const createCustomer = defineRoute({
     const now = new Date();
     const id = newId('customer', now.getTime());
     // The link token is shown once; only its hash is kept, so a database leak reveals no link.
-    const token = randomBase62(43);
+    const token = secretBase62(43);
     const linkExpiresAt = new Date(now.getTime() + deps.config.KYC_LINK_TTL_HOURS * 3600_000);
     return write(async (trx) => {
       const row = await trx
