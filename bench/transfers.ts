@@ -7,10 +7,22 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { createDb } from '../src/db';
 import { documents } from '../test/harness/documents';
+import { cpuShares, cpuSnapshot } from './cpu';
 import { createUnlimitedKey, startStack } from '../test/harness/stack';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 30);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+
+/** Processes of the stack, by command line, for the CPU line of each phase. */
+const CPU_KINDS = {
+  'Temporal dev server': /temporal server start-dev/,
+  worker: /workers\/main\.ts/,
+  API: /src\/main\/api\.ts/,
+  PostgreSQL: /^postgres/,
+  'bench client': /bench\/transfers\.ts/,
+  anvil: /anvil/,
+  Redis: /redis-server/,
+};
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
@@ -53,6 +65,7 @@ async function main() {
       await sql`truncate table events`.execute(db);
       const phaseStart = new Date();
       const postLatencies: number[] = [];
+      const cpuBefore = cpuSnapshot();
       let errors = 0;
       const until = Date.now() + DURATION_S * 1000;
       await Promise.all(Array.from({ length: clients }, async () => {
@@ -77,6 +90,7 @@ async function main() {
         if (processed >= created) break;
         await new Promise((r) => setTimeout(r, 500));
       }
+      const cpu = cpuShares(cpuBefore, cpuSnapshot(), CPU_KINDS);
       const done = (await sql<{ created_at: Date; processed_at: Date }>`
         select t.created_at, e.created_at as processed_at from transfers t
         join events e on e.object_id = t.id and e.type = 'transfer.payment_processed' where t.created_at >= ${phaseStart}`.execute(db)).rows;
@@ -90,6 +104,7 @@ async function main() {
         from transfers t join events e on e.object_id = t.id and e.type like 'transfer.%' and e.type <> 'transfer.updated'
         where t.created_at >= ${phaseStart} group by e.type order by p50`.execute(db)).rows;
       console.log(`${clients} client(s), median ms from creation: ${steps.map((x) => `${x.type.replace('transfer.', '')} ${Math.round(x.p50)}`).join(', ')}`);
+      console.log(`${clients} client(s), CPU (share of one core over the phase): ${cpu}`);
       rows.push(`| ${clients} | ${created} | ${done.length} | ${errors} | ${(done.length / ((last - first) / 1000)).toFixed(1)} | ${percentile(postLatencies, 50).toFixed(1)} | ${percentile(postLatencies, 99).toFixed(1)} | ${percentile(endToEnd, 50)} | ${percentile(endToEnd, 99)} |`);
     }
 

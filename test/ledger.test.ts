@@ -62,6 +62,19 @@ test('concurrent movements on the same accounts keep balances exact', async () =
   expect(await balanceOf(testDb(), tenant, customerUsd)).toBe(1_250n);
 });
 
+test('concurrent first movements of new accounts create each account once, without deadlock', async () => {
+  const fresh = (id: string): LedgerAccountRef => ({ ownerType: 'customer', ownerId: id, purpose: 'customer_funds', currency: 'gbp' });
+  const clearing: LedgerAccountRef = { ownerType: 'platform', ownerId: 'faster_payments', purpose: 'rail_clearing', currency: 'gbp' };
+  // Ten movements racing to open the same two accounts, in both orders of their postings.
+  await Promise.all(Array.from({ length: 10 }, (_, i) => post(`open-${i}`, i % 2
+    ? [[fresh('cus_new_a'), 7n], [clearing, -7n]]
+    : [[clearing, -7n], [fresh('cus_new_a'), 7n]])));
+  expect(await balanceOf(testDb(), tenant, fresh('cus_new_a'))).toBe(70n);
+  const opened = await testDb().selectFrom('ledger_accounts').select('id')
+    .where('developer_id', '=', tenant.developerId).where('currency', '=', 'gbp').execute();
+  expect(opened).toHaveLength(2);
+});
+
 test('entries are immutable', async () => {
   await expect(sql`update ledger_entries set amount_minor = 1 where id = (select min(id) from ledger_entries)`.execute(testDb())).rejects.toThrow(/immutable/);
   await expect(sql`delete from ledger_entries where id = (select min(id) from ledger_entries)`.execute(testDb())).rejects.toThrow(/immutable/);

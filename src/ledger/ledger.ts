@@ -47,31 +47,57 @@ function accountRow(db: Executor, tenant: Tenant, ref: LedgerAccountRef) {
     .where('currency', '=', ref.currency);
 }
 
-/** The ids of the accounts the references name, creating those that do not exist yet (two queries in all). */
-async function ensureAccounts(trx: Transaction<Database>, tenant: Tenant, refs: LedgerAccountRef[]): Promise<string[]> {
-  const key = (r: { owner_type?: string; ownerType?: string; owner_id?: string; ownerId?: string; purpose: string; currency: string }) =>
-    `${r.owner_type ?? r.ownerType}|${r.owner_id ?? r.ownerId}|${r.purpose}|${r.currency}`;
-  const now = new Date();
-  // Sorted, so concurrent movements creating the same new accounts insert them in the same order (no deadlock).
-  const unique = [...new Map(refs.map((r) => [key(r), r])).entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, r]) => r);
-  await trx.insertInto('ledger_accounts').values(unique.map((ref, i) => ({
-    id: newId('ledgerAccount', now.getTime() + i),
-    developer_id: tenant.developerId,
-    environment: tenant.environment,
-    owner_type: ref.ownerType,
-    owner_id: ref.ownerId,
-    purpose: ref.purpose,
-    currency: ref.currency,
-    allow_negative: MAY_GO_NEGATIVE[ref.purpose],
-    created_at: now,
-  }))).onConflict((oc) => oc.columns(['developer_id', 'environment', 'owner_type', 'owner_id', 'purpose', 'currency']).doNothing()).execute();
-  const rows = await trx.selectFrom('ledger_accounts').select(['id', 'owner_type', 'owner_id', 'purpose', 'currency'])
+interface LockedAccount {
+  id: string;
+  owner_type: string;
+  owner_id: string;
+  purpose: LedgerPurpose;
+  currency: string;
+  balance_minor: string;
+  allow_negative: boolean;
+}
+
+const refKey = (r: { owner_type?: string; ownerType?: string; owner_id?: string; ownerId?: string; purpose: string; currency: string }) =>
+  `${r.owner_type ?? r.ownerType}|${r.owner_id ?? r.ownerId}|${r.purpose}|${r.currency}`;
+
+/** The accounts the references name, locked for update in id order (so concurrent movements cannot deadlock). */
+function lockAccounts(trx: Transaction<Database>, tenant: Tenant, refs: LedgerAccountRef[]): Promise<LockedAccount[]> {
+  return trx.selectFrom('ledger_accounts')
+    .select(['id', 'owner_type', 'owner_id', 'purpose', 'currency', 'balance_minor', 'allow_negative'])
     .where('developer_id', '=', tenant.developerId).where('environment', '=', tenant.environment)
-    .where((eb) => eb.or(unique.map((r) => eb.and([
+    .where((eb) => eb.or(refs.map((r) => eb.and([
       eb('owner_type', '=', r.ownerType), eb('owner_id', '=', r.ownerId), eb('purpose', '=', r.purpose), eb('currency', '=', r.currency),
-    ])))).execute();
-  const ids = new Map(rows.map((r) => [key(r), r.id]));
-  return refs.map((r) => ids.get(key(r))!);
+    ]))))
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * The accounts of a movement, locked: one query once they exist; the first movement of a new
+ * account creates it, then locks again.
+ */
+async function lockOrCreateAccounts(trx: Transaction<Database>, tenant: Tenant, refs: LedgerAccountRef[]): Promise<Map<string, LockedAccount>> {
+  const unique = [...new Map(refs.map((r) => [refKey(r), r])).entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, r]) => r);
+  let locked = await lockAccounts(trx, tenant, unique);
+  if (locked.length < unique.length) {
+    const found = new Set(locked.map(refKey));
+    const now = new Date();
+    // Sorted, so concurrent movements creating the same new accounts insert them in the same order.
+    await trx.insertInto('ledger_accounts').values(unique.filter((r) => !found.has(refKey(r))).map((ref, i) => ({
+      id: newId('ledgerAccount', now.getTime() + i),
+      developer_id: tenant.developerId,
+      environment: tenant.environment,
+      owner_type: ref.ownerType,
+      owner_id: ref.ownerId,
+      purpose: ref.purpose,
+      currency: ref.currency,
+      allow_negative: MAY_GO_NEGATIVE[ref.purpose],
+      created_at: now,
+    }))).onConflict((oc) => oc.columns(['developer_id', 'environment', 'owner_type', 'owner_id', 'purpose', 'currency']).doNothing()).execute();
+    locked = await lockAccounts(trx, tenant, unique);
+  }
+  return new Map(locked.map((a) => [refKey(a), a]));
 }
 
 /**
@@ -108,39 +134,27 @@ export async function postTransaction(
     return { transactionId: existing.id, replayed: true };
   }
 
-  const accountIds = await ensureAccounts(trx, tenant, movement.postings.map((p) => p.account));
+  const accounts = await lockOrCreateAccounts(trx, tenant, movement.postings.map((p) => p.account));
+  const accountIds = movement.postings.map((p) => accounts.get(refKey(p.account))!.id);
   const deltas = new Map<string, bigint>();
   accountIds.forEach((accountId, i) => deltas.set(accountId, (deltas.get(accountId) ?? 0n) + movement.postings[i].amountMinor));
-  const locked = await trx
-    .selectFrom('ledger_accounts')
-    .select(['id', 'balance_minor', 'allow_negative', 'purpose', 'owner_id', 'currency'])
-    .where('id', 'in', [...deltas.keys()])
-    .orderBy('id')
-    .forUpdate()
-    .execute();
   const balances: { id: string; balance: string }[] = [];
-  for (const account of locked) {
+  for (const account of accounts.values()) {
     const next = BigInt(account.balance_minor) + deltas.get(account.id)!;
     if (next < 0n && !account.allow_negative) {
       throw new LedgerError('insufficient_funds', `${account.purpose} of ${account.owner_id} in ${account.currency} would go below zero`);
     }
     balances.push({ id: account.id, balance: next.toString() });
   }
-  // Every new balance in one statement (the rows are locked already).
+  // The new balances (rows locked above) and the entries, in one statement.
   await sql`
-    update ledger_accounts a set balance_minor = v.balance::numeric
-    from (values ${sql.join(balances.map((b) => sql`(${b.id}, ${b.balance})`))}) as v(id, balance)
-    where a.id = v.id`.execute(trx);
-  await trx
-    .insertInto('ledger_entries')
-    .values(movement.postings.map((p, i) => ({
-      transaction_id: id,
-      account_id: accountIds[i],
-      currency: p.account.currency,
-      amount_minor: p.amountMinor.toString(),
-      created_at: now,
-    })))
-    .execute();
+    with new_balances as (
+      update ledger_accounts a set balance_minor = v.balance::numeric
+      from (values ${sql.join(balances.map((b) => sql`(${b.id}, ${b.balance})`))}) as v(id, balance)
+      where a.id = v.id
+    )
+    insert into ledger_entries (transaction_id, account_id, currency, amount_minor, created_at)
+    values ${sql.join(movement.postings.map((p, i) => sql`(${id}, ${accountIds[i]}, ${p.account.currency}, ${p.amountMinor.toString()}::numeric, ${now})`))}`.execute(trx);
   return { transactionId: id, replayed: false };
 }
 

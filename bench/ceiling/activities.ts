@@ -1,0 +1,5 @@
+export function createCeilingActivities() {
+  return {
+    async noOp(): Promise<void> {},
+  };
+}
