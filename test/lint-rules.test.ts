@@ -37,3 +37,15 @@ test('type-only imports of activities and the workflow SDK are allowed in workfl
 test('activities may use Node and the database', async () => {
   expect(await lint("import pg from 'pg';\nexport const x = pg;\n", 'activities/example.ts')).toHaveLength(0);
 });
+
+// Every workflow run evaluates the bundle's modules afresh, so a library pulled in by an innocent
+// import (a validation helper importing zod and phone metadata) costs CPU on every transfer.
+test('the workflow bundle holds the SDK and our workflow code only', async () => {
+  const { bundleWorkflowCode } = await import('@temporalio/worker');
+  const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: silent as never });
+  const modules = [...code.matchAll(/\/\*\*\*\/ "(\.\/[^"]+)"/g)].map((m) => m[1]!);
+  expect(modules.length).toBeGreaterThan(10);
+  const allowed = [/^\.\/node_modules\/(@temporalio|nexus-rpc|ms|long|@protobufjs|protobufjs)\//, /^\.\/workflows\//, /^\.\/src\/(temporal\/search-attributes|domain\/(kyc|regions))\.ts$/];
+  expect(modules.filter((m) => !allowed.some((re) => re.test(m)))).toEqual([]);
+});

@@ -1,4 +1,4 @@
-import { SEPA_COUNTRIES } from './validation';
+import { SEPA_COUNTRIES } from './regions';
 
 export const KYC_STATUSES = [
   'not_started', 'pending', 'incomplete', 'manual_review', 'under_review', 'awaiting_ubo', 'approved', 'rejected',

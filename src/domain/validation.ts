@@ -28,10 +28,3 @@ export const pastDate = z
   .refine((v) => v >= '1900-01-01' && new Date(`${v}T00:00:00.000Z`).getTime() < Date.now(), {
     message: 'must be a date in the past, after 1900-01-01',
   });
-
-export const EEA_COUNTRIES = new Set([
-  'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU',
-  'MT', 'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE', 'IS', 'LI', 'NO',
-]);
-/** SEPA reaches beyond the EEA (e.g. Switzerland, the UK, Monaco). */
-export const SEPA_COUNTRIES = new Set([...EEA_COUNTRIES, 'CH', 'GB', 'MC', 'SM', 'VA', 'AD']);

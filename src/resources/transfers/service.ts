@@ -6,7 +6,7 @@ import { cryptoAddressError, type CryptoChain } from '../../domain/bank-validati
 import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
 import { QuoteError, convertMinor, quoteReceipt } from '../../domain/quote';
 import { RAILS, isChainRail, railBoundsMinor, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
-import { SEPA_COUNTRIES } from '../../domain/validation';
+import { SEPA_COUNTRIES } from '../../domain/regions';
 import { recordEvent } from '../../domain/events';
 import { newId, randomBase62 } from '../../ids';
 import { findCustomer } from '../customers/repository';
