@@ -186,3 +186,35 @@ describe('dependencies down', () => {
     }
   });
 });
+
+describe('shutdown', () => {
+  // Ctrl-C reaches a process twice when a parent (npm, tsx) relays the terminal's SIGINT: that must
+  // still be one clean shutdown. Only a later second Ctrl-C forces the exit.
+  async function signalTwice(opts: { gapMs: number; stopMs: string }) {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures/slow-stop-process.ts')], {
+      env: { ...process.env, STOP_MS: opts.stopMs },
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await waitFor(async () => output.includes('ready'), { timeoutMs: 30_000, what: 'process ready' });
+    child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, opts.gapMs));
+    child.kill('SIGINT');
+    return { code: await exited, output };
+  }
+
+  test('two SIGINTs 100 ms apart: one clean shutdown, exit code 0', async () => {
+    const { code, output } = await signalTwice({ gapMs: 100, stopMs: '600' });
+    expect(code).toBe(0);
+    expect(output).toContain('stopped');
+    expect(output).not.toContain('forced exit');
+  });
+
+  test('a second SIGINT 2.5 s later, while the stop still runs, forces the exit', async () => {
+    const { code, output } = await signalTwice({ gapMs: 2500, stopMs: 'never' });
+    expect(code).toBe(130);
+    expect(output).toContain('forced exit on second SIGINT');
+  });
+});

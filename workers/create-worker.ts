@@ -18,7 +18,7 @@ export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher:
   };
 }
 
-/** One worker polls the platform task queue for every workflow and activity. */
+/** One worker polls the platform task queue for every workflow and activity; it runs once created. */
 export async function createWorker(opts: {
   address: string;
   namespace: string;
@@ -34,5 +34,15 @@ export async function createWorker(opts: {
     activities: createActivities(opts.activityDeps),
     maxConcurrentActivityTaskExecutions: 200,
   });
-  return { worker, connection };
+  const running = worker.run();
+  return {
+    worker,
+    running,
+    /** Lets in-flight tasks finish, then closes the connection. The SDK itself starts the shutdown on SIGINT/SIGTERM. */
+    stop: async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
 }

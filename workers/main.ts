@@ -18,21 +18,18 @@ runMain('worker', async () => {
   const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
   await sanctions.load();
   const stopWatching = await sanctions.watchForUpdates(config.DATABASE_URL);
-  const { worker, connection } = await createWorker({
+  const worker = await createWorker({
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activityDeps: activityDepsFromConfig(config, { db, cipher, sanctions }),
   });
   log.info({ task_queue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
-  const running = worker.run();
   return {
-    done: running,
+    done: worker.running,
     stop: async () => {
-      worker.shutdown();
-      await running;
+      await worker.stop();
       await stopWatching();
-      await connection.close();
       await db.destroy();
     },
   };

@@ -64,18 +64,13 @@ runMain('platform', async () => {
     const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
     await sanctions.load();
     stops.push(await sanctions.watchForUpdates(databaseUrl));
-    const { worker, connection } = await createWorker({
+    const worker = await createWorker({
       address: temporalAddress,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       activityDeps: activityDepsFromConfig(config, { db, cipher, sanctions }),
     });
-    const running = worker.run();
-    stops.push(async () => {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    });
+    stops.push(worker.stop);
 
     const api = await startApiServer({ config, db, temporal, cipher, log, sanctions });
     stops.push(api.stop);
@@ -100,7 +95,7 @@ runMain('platform', async () => {
         '',
       ].join('\n'),
     );
-    return { stop: stopAll, done: running };
+    return { stop: stopAll, done: worker.running };
   } catch (err) {
     await stopAll();
     throw err;

@@ -1,17 +1,25 @@
+const SAME_SIGNAL_WINDOW_MS = 2000;
+
 /**
  * Runs a long-lived process: starts it, and on SIGINT/SIGTERM stops it cleanly once (a second
- * signal forces the exit). Start-up errors print one clear line and exit 1.
+ * signal, two seconds or more after the first, forces the exit). Start-up errors print one clear
+ * line and exit 1.
  */
 export function runMain(name: string, start: () => Promise<{ stop: () => Promise<void>; done?: Promise<unknown> }>) {
   let stopping = false;
   start()
     .then(({ stop, done }) => {
+      let stoppingSince = 0;
       const shutdown = (signal: string) => {
         if (stopping) {
+          // One Ctrl-C often arrives twice: from the terminal to the whole process group, and
+          // relayed by a parent (npm, tsx). Only a later signal is a deliberate second Ctrl-C.
+          if (Date.now() - stoppingSince < SAME_SIGNAL_WINDOW_MS) return;
           process.stderr.write(`${name}: forced exit on second ${signal}\n`);
           process.exit(130);
         }
         stopping = true;
+        stoppingSince = Date.now();
         process.stderr.write(`${name}: ${signal} received, shutting down…\n`);
         stop().then(
           () => process.exit(0),
