@@ -38,58 +38,70 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
     },
   });
 
-  // One local anvil node per EVM chain, with the sandbox stablecoins deployed.
-  const anvil = await startAnvilNodes({ basePort: await freePortRange(5), mnemonic: TEST_MNEMONIC });
-  for (const p of anvil.processes) children.add(p);
-
+  // What has been started so far, stopped in reverse order; also when a later step fails, so that a
+  // failed start leaves no dev server or chain node behind (the dev server is not our child process).
+  const started: (() => Promise<void>)[] = [() => temporalEnv.teardown()];
+  const stopStarted = async () => {
+    for (const stop of started.splice(0).reverse()) await stop().catch(() => undefined);
+  };
   const dbName = `fp_${opts.name}_${process.pid}`;
-  await adminQuery(`drop database if exists ${dbName} with (force)`);
-  await adminQuery(`create database ${dbName}`);
-  const databaseUrl = adminUrl().replace(/\/[^/]*$/, `/${dbName}`);
+  try {
+    // One local anvil node per EVM chain, with the sandbox stablecoins deployed.
+    const anvil = await startAnvilNodes({ basePort: await freePortRange(5), mnemonic: TEST_MNEMONIC });
+    for (const p of anvil.processes) children.add(p);
+    started.push(() => anvil.stop());
 
-  const apiPort = await freePort();
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
-    TEMPORAL_NAMESPACE: 'default',
-    TEMPORAL_TASK_QUEUE: `${opts.name}-${process.pid}`,
-    DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-    PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
-    LOG_LEVEL: 'info',
-    DATA_DIR: path.join(opts.logDir, 'data'),
-    // The sandbox clock at 43,200×: ACH settles in 2 s, a 14-day micro-deposit expiry takes 28 s.
-    SANDBOX_TIME_SCALE: '43200',
-    // The real lists from ../shared/sanctions-data, read in place.
-    SANCTIONS_DATA_DIR: writeSharedManifest(path.join(opts.logDir, 'sanctions')),
-    EVM_RPC_URLS: anvil.env,
-    CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC,
-    ...opts.extraEnv,
-  };
-  const worker = startProcess('worker', path.join(root, 'workers/main.ts'), env, opts.logDir);
-  const api = startProcess('api', path.join(root, 'src/main/api.ts'), { ...env, PORT: String(apiPort) }, opts.logDir);
-  await waitUntilReady(`http://127.0.0.1:${apiPort}/readyz`, api, 60_000);
-  await waitForPoller(temporalEnv, env.TEMPORAL_TASK_QUEUE, worker, 60_000);
+    await adminQuery(`drop database if exists ${dbName} with (force)`);
+    await adminQuery(`create database ${dbName}`);
+    const databaseUrl = adminUrl().replace(/\/[^/]*$/, `/${dbName}`);
 
-  const info: StackInfo = {
-    apiUrl: `http://127.0.0.1:${apiPort}`,
-    databaseUrl,
-    temporalAddress: `127.0.0.1:${temporalPort}`,
-    namespace: 'default',
-    taskQueue: env.TEMPORAL_TASK_QUEUE,
-    encryptionKey: env.DATA_ENCRYPTION_KEY,
-    redisUrl: env.REDIS_URL,
-    processEnv: env,
-    logDir: opts.logDir,
-  };
-  const stop = async (keepDatabase = false) => {
-    await Promise.all([api, worker].map(stopProcess));
-    await temporalEnv.teardown();
-    await anvil.stop();
-    if (!keepDatabase) await adminQuery(`drop database if exists ${dbName} with (force)`);
-  };
-  return { info, stop, processes: { api, worker } };
+    const apiPort = await freePort();
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: `${opts.name}-${process.pid}`,
+      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+      LOG_LEVEL: 'info',
+      DATA_DIR: path.join(opts.logDir, 'data'),
+      // The sandbox clock at 43,200×: ACH settles in 2 s, a 14-day micro-deposit expiry takes 28 s.
+      SANDBOX_TIME_SCALE: '43200',
+      // The real lists from ../shared/sanctions-data, read in place.
+      SANCTIONS_DATA_DIR: writeSharedManifest(path.join(opts.logDir, 'sanctions')),
+      EVM_RPC_URLS: anvil.env,
+      CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC,
+      ...opts.extraEnv,
+    };
+    const worker = startProcess('worker', path.join(root, 'workers/main.ts'), env, opts.logDir);
+    const api = startProcess('api', path.join(root, 'src/main/api.ts'), { ...env, PORT: String(apiPort) }, opts.logDir);
+    started.push(() => Promise.all([api, worker].map(stopProcess)).then(() => undefined));
+    await waitUntilReady(`http://127.0.0.1:${apiPort}/readyz`, api, 60_000);
+    await waitForPoller(temporalEnv, env.TEMPORAL_TASK_QUEUE, worker, 60_000);
+
+    const info: StackInfo = {
+      apiUrl: `http://127.0.0.1:${apiPort}`,
+      databaseUrl,
+      temporalAddress: `127.0.0.1:${temporalPort}`,
+      namespace: 'default',
+      taskQueue: env.TEMPORAL_TASK_QUEUE,
+      encryptionKey: env.DATA_ENCRYPTION_KEY,
+      redisUrl: env.REDIS_URL,
+      processEnv: env,
+      logDir: opts.logDir,
+    };
+    const stop = async (keepDatabase = false) => {
+      await stopStarted();
+      if (!keepDatabase) await adminQuery(`drop database if exists ${dbName} with (force)`);
+    };
+    return { info, stop, processes: { api, worker } };
+  } catch (err) {
+    await stopStarted();
+    await adminQuery(`drop database if exists ${dbName} with (force)`).catch(() => undefined);
+    throw err;
+  }
 }
 
 async function adminQuery(sql: string) {
