@@ -66,6 +66,7 @@ describe('dependencies down', () => {
   let pgProxy: TcpProxy;
   let temporalProxy: TcpProxy;
   let chainProxy: TcpProxy;
+  let redisProxy: TcpProxy;
   let url: string;
 
   beforeAll(async () => {
@@ -79,11 +80,15 @@ describe('dependencies down', () => {
     const base = new URL(chainUrl('base'));
     chainProxy = new TcpProxy({ host: base.hostname, port: Number(base.port) });
     await chainProxy.start();
+    const redis = new URL(s.redisUrl);
+    redisProxy = new TcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+    await redisProxy.start();
+    redis.port = String(redisProxy.port);
     db.port = String(pgProxy.port);
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     api = startProcess('api-dependencies', path.join(root, 'src/main/api.ts'), {
-      ...s.processEnv, PORT: String(port), DATABASE_URL: db.toString(), TEMPORAL_ADDRESS: `127.0.0.1:${temporalProxy.port}`,
+      ...s.processEnv, PORT: String(port), DATABASE_URL: db.toString(), TEMPORAL_ADDRESS: `127.0.0.1:${temporalProxy.port}`, REDIS_URL: redis.toString(),
       EVM_RPC_URLS: s.processEnv.EVM_RPC_URLS.replace(/base=[^,]+/, `base=http://127.0.0.1:${chainProxy.port}`),
     }, s.logDir);
     await waitUntilReady(`${url}/readyz`, api, 60_000);
@@ -94,6 +99,7 @@ describe('dependencies down', () => {
     await pgProxy?.cut();
     await temporalProxy?.cut();
     await chainProxy?.cut();
+    await redisProxy?.cut();
   });
 
   const post = (key: string, body: unknown) =>
@@ -149,6 +155,18 @@ describe('dependencies down', () => {
     expect((await res.json()).error.code).toBe('service_unavailable');
     await pgProxy.restore();
     await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, { timeoutMs: 30_000, what: 'PostgreSQL back' });
+  });
+
+  test('Redis down: the rate limiter fails open (requests served without limit headers), and recovers', async () => {
+    const t = await createTenant();
+    const list = () => fetch(`${url}/v0/customers?limit=1`, { headers: { 'Api-Key': t.secret } });
+    expect((await list()).headers.get('ratelimit-limit')).toMatch(/^\d+$/);
+    await redisProxy.cut();
+    const during = await list();
+    expect(during.status).toBe(200);
+    expect(during.headers.get('ratelimit-limit')).toBeNull();
+    await redisProxy.restore();
+    await waitFor(async () => (await list()).headers.get('ratelimit-limit') !== null, { timeoutMs: 30_000, what: 'the limiter back on Redis' });
   });
 
   test('rate limits hold across API processes (shared Redis)', async () => {
