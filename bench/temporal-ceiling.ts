@@ -4,28 +4,19 @@
 // updates as a real transfer. The ceiling that `npm run bench:transfers` can approach, not pass.
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { resolveTemporalCli } from '../src/embedded/temporal-cli';
-import { ALL_SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 import { createCeilingActivities } from './ceiling/activities';
 import type { transferShapedWorkflow } from './ceiling/workflow';
-import { freePort } from '../test/harness/stack';
+import { freePort, startTestTemporalServer } from '../test/harness/stack';
 import { cpuShares, cpuSnapshot } from './cpu';
+import { percentile } from './stats';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 20);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 
 async function main() {
-  const cli = resolveTemporalCli();
-  if (!cli) throw new Error('Temporal CLI not found: run `npm run temporal:install`');
   // The same dev server and flags as the test harness and bench:transfers (in-memory SQLite).
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: cli }, ip: '127.0.0.1', port: await freePort(), namespace: 'default',
-      searchAttributes: ALL_SEARCH_ATTRIBUTES, extraArgs: ['--log-level', 'error'],
-    },
-  });
+  const env = await startTestTemporalServer(await freePort());
   const taskQueue = `ceiling-${process.pid}`;
   const worker = await Worker.create({
     connection: env.nativeConnection, namespace: 'default', taskQueue,
@@ -33,7 +24,7 @@ async function main() {
   });
   const running = worker.run();
   try {
-    const started: { id: string; at: number }[] = [];
+    const started: string[] = [];
     const startLatencies: number[] = [];
     const until = Date.now() + DURATION_S * 1000;
     const t0 = Date.now();
@@ -47,15 +38,15 @@ async function main() {
         });
         startLatencies.push(performance.now() - s);
         await handle.signal('deposit');
-        started.push({ id, at: Date.now() });
+        started.push(id);
       }
     }));
     // Sustained rate: started workflows ÷ (first start → last completion).
-    await Promise.all(started.map(({ id }) => env.client.workflow.getHandle(id).result()));
+    await Promise.all(started.map((id) => env.client.workflow.getHandle(id).result()));
     const seconds = (Date.now() - t0) / 1000;
     const cpu = cpuShares(cpuBefore, cpuSnapshot(), { 'Temporal dev server': /temporal server start-dev/, 'this process (client and worker)': new RegExp(`^\\S*node.*temporal-ceiling`) });
     startLatencies.sort((a, b) => a - b);
-    const p = (q: number) => startLatencies[Math.min(startLatencies.length - 1, Math.floor((startLatencies.length * q) / 100))]!.toFixed(1);
+    const p = (q: number) => percentile(startLatencies, q).toFixed(1);
     console.log(`\n${new Date().toISOString().slice(0, 10)} — ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, ${CLIENTS} clients, ${DURATION_S} s of starts`);
     console.log('\n| workflows | completed/s sustained | start p50 ms | start p99 ms |');
     console.log('|---|---|---|---|');

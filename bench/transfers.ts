@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { createDb } from '../src/db';
 import { documents } from '../test/harness/documents';
 import { cpuShares, cpuSnapshot } from './cpu';
+import { percentile } from './stats';
 import { createUnlimitedKey, startStack } from '../test/harness/stack';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 30);
@@ -24,17 +25,13 @@ const CPU_KINDS = {
   Redis: /redis-server/,
 };
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
-
 async function main() {
   const stack = await startStack({
     name: 'benchtr',
     logDir: path.join(__dirname, '../test-logs/bench-transfers'),
     // A fast sandbox clock makes PIX settle at once and its return window close within a second.
     // STACK_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' profiles the API and worker processes.
-    extraEnv: {
-      LOG_LEVEL: 'warn', SANDBOX_TIME_SCALE: '1000000', TRANSFER_DAILY_LIMIT_USD: '1000000000',
-    },
+    extraEnv: { LOG_LEVEL: 'warn', SANDBOX_TIME_SCALE: '1000000', TRANSFER_DAILY_LIMIT_USD: '1000000000' },
   });
   const db = createDb(stack.info.databaseUrl, 4);
   try {

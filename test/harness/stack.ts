@@ -24,19 +24,8 @@ const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgr
  */
 export async function startStack(opts: { name: string; logDir: string; extraEnv?: Record<string, string> }) {
   fs.mkdirSync(opts.logDir, { recursive: true });
-  const cli = resolveTemporalCli();
-  if (!cli) throw new Error('Temporal CLI not found: run `npm run temporal:install` (needs Go) or set TEMPORAL_CLI_PATH');
   const temporalPort = await freePort();
-  const temporalEnv = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: cli },
-      ip: '127.0.0.1',
-      port: temporalPort,
-      namespace: 'default',
-      searchAttributes: ALL_SEARCH_ATTRIBUTES,
-      extraArgs: ['--log-level', 'error'],
-    },
-  });
+  const temporalEnv = await startTestTemporalServer(temporalPort);
 
   // What has been started so far, stopped in reverse order; also when a later step fails, so that a
   // failed start leaves no dev server or chain node behind (the dev server is not our child process).
@@ -102,6 +91,22 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
     await adminQuery(`drop database if exists ${dbName} with (force)`).catch(() => undefined);
     throw err;
   }
+}
+
+/** The pinned Temporal CLI dev server (in-memory SQLite) with our search attributes, as tests and benchmarks run it. */
+export function startTestTemporalServer(port: number) {
+  const cli = resolveTemporalCli();
+  if (!cli) throw new Error('Temporal CLI not found: run `npm run temporal:install` (needs Go) or set TEMPORAL_CLI_PATH');
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: cli },
+      ip: '127.0.0.1',
+      port,
+      namespace: 'default',
+      searchAttributes: ALL_SEARCH_ATTRIBUTES,
+      extraArgs: ['--log-level', 'error'],
+    },
+  });
 }
 
 async function adminQuery(sql: string) {
