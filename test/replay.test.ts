@@ -3,7 +3,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 import { business, createTenant, documents, individual, temporalClient, waitFor, waitForKycStatus, type Tenant } from './harness';
-import { approvedCustomer, verifiedUsAccount, waitForTransferState } from './harness/transfers';
+import { approvedCustomer, verifiedUsAccount, waitForChainWatch, waitForTransferState } from './harness/transfers';
 
 // Determinism: histories recorded by the running worker must replay against the current workflow code.
 
@@ -110,5 +110,13 @@ test('transfer histories of every branch replay without non-determinism', async 
   const client = await temporalClient();
   for (const id of ids) await client.workflow.getHandle(`transfer:${id}`).result();
   await waitForTransferState(t.api, returned, 'refunded');
-  expect(await replay(ids.map((id) => `transfer:${id}`))).toBe(5);
+  // Funded on chain, cancelled in Temporal while the chain is watched.
+  const chainFunded = (await t.api.post('/v0/transfers', {
+    amount: '15.00', on_behalf_of: customer.id, source: { payment_rail: 'ethereum', currency: 'usdc', from_address: toChain.to_address }, destination: toBank,
+  })).body.id as string;
+  await waitForChainWatch(chainFunded);
+  await client.workflow.getHandle(`transfer:${chainFunded}`).cancel();
+  await client.workflow.getHandle(`transfer:${chainFunded}`).result();
+  ids.push(chainFunded);
+  expect(await replay(ids.map((id) => `transfer:${id}`))).toBe(6);
 }, 120_000);

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { apiClient, createTenant, stack, individual, temporalClient, testDb, waitFor, type Tenant } from './harness';
 import {
-  approvedCustomer, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
+  approvedCustomer, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForChainWatch, waitForTransferState,
 } from './harness/transfers';
 import { transferStatus } from '../workflows/transfer';
 
@@ -196,6 +196,34 @@ test('cancel while awaiting funds: canceled, nothing moved; a later deposit is r
   expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(409);
   expect((await t.api.get(`/v0/payments?transfer_id=${tr.id}`)).body.data).toEqual([]);
   expect(await testDb().selectFrom('ledger_transactions').select('id').where('reference_id', '=', tr.id).execute()).toEqual([]);
+});
+
+test('a transfer funded on chain: cancelled while the chain is being watched, by DELETE or in Temporal, ends at once', async () => {
+  const client = await temporalClient();
+  const wallet = await fundedCustomerWallet('ethereum', 'usdc', 100_000_000n);
+  const onChain = () => ({
+    amount: '20.00', on_behalf_of: us.id,
+    source: { payment_rail: 'ethereum', currency: 'usdc', from_address: wallet.address },
+    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
+  });
+
+  const deleted = (await t.api.post('/v0/transfers', onChain())).body;
+  await waitForChainWatch(deleted.id);
+  const res = await t.api.delete(`/v0/transfers/${deleted.id}`);
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ state: 'canceled', state_reason: 'canceled_by_developer' });
+
+  const canceledInTemporal = (await t.api.post('/v0/transfers', onChain())).body;
+  await waitForChainWatch(canceledInTemporal.id);
+  await client.workflow.getHandle(`transfer:${canceledInTemporal.id}`).cancel();
+  expect((await waitForTransferState(t.api, canceledInTemporal.id, 'canceled')).state_reason).toBe('workflow_canceled');
+
+  for (const id of [deleted.id, canceledInTemporal.id]) {
+    const handle = client.workflow.getHandle(`transfer:${id}`);
+    expect(await handle.result()).toMatchObject({ state: 'canceled' });
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+    expect(await testDb().selectFrom('ledger_transactions').select('id').where('reference_id', '=', id).execute()).toEqual([]);
+  }
 });
 
 test('review hold (.15): the reason shows; rejecting refunds the deposit and cancels', async () => {

@@ -203,18 +203,19 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
       await condition(() => deposit !== undefined || cancelReason !== undefined, input.depositExpiryMs);
       return;
     }
-    // Watch the chain in periods; a cancellation stops the watching activity at once.
+    // Watch the chain in periods. A DELETE stops the current watching activity at once; cancelling
+    // the workflow reaches it through the root scope, and also ends this wait for the request (its
+    // rejection is handled here: an unhandled one would fail every workflow task from then on).
+    let watch: CancellationScope | undefined;
+    void condition(() => cancelReason !== undefined).then(() => watch?.cancel(), () => undefined);
     while (!deposit && !cancelReason && Date.now() < expiresAt) {
-      const watch = new CancellationScope();
-      const found = watch.run(() => chains.watchChainDeposit({ transferId: input.transferId, maxWaitMs: Math.min(input.chainWatchMs, expiresAt - Date.now()) }));
-      const canceled = condition(() => cancelReason !== undefined).then(() => watch.cancel());
+      watch = new CancellationScope();
       try {
-        const result = await found;
-        if (result) deposit = { txHash: result.txHash, from: result.from };
+        const found = await watch.run(() => chains.watchChainDeposit({ transferId: input.transferId, maxWaitMs: Math.min(input.chainWatchMs, expiresAt - Date.now()) }));
+        if (found) deposit = { txHash: found.txHash, from: found.from };
       } catch (err) {
         if (!(isCancellation(err) && cancelReason)) throw err;
       }
-      void canceled;
     }
   }
 

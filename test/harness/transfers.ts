@@ -2,7 +2,7 @@ import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, typ
 import { ChainKeys, sandboxTokenAddress, STABLECOIN_ABI } from '../../src/chains/evm';
 import type { EvmChain } from '../../src/domain/rails';
 import { verifyLedger } from '../../src/ledger/ledger';
-import { documents, individual, stack, testDb, waitFor, waitForKycStatus, type ApiClient } from './index';
+import { documents, individual, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient } from './index';
 import { TEST_MNEMONIC } from './stack';
 
 // Helpers for transfer tests: approved customers by country, usable external accounts, the chains.
@@ -44,6 +44,15 @@ export async function internationalAccount(api: ApiClient, customerId: string, i
   });
   if (res.status !== 201) throw new Error(`account not created: ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/** Waits until the workflow of a transfer funded on chain is watching the chain for the deposit. */
+export async function waitForChainWatch(transferId: string) {
+  const client = await temporalClient();
+  await waitFor(async () => {
+    const { pendingActivities } = (await client.workflow.getHandle(`transfer:${transferId}`).describe()).raw;
+    return pendingActivities?.some((a) => a.activityType?.name === 'watchChainDeposit');
+  }, { what: `transfer ${transferId} watching the chain` });
 }
 
 /** Waits until the transfer reaches `state` and returns it. */
