@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { apiClient, createTenant, stack, individual, temporalClient, testDb, waitFor, type Tenant } from './harness';
 import {
   approvedCustomer, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForChainWatch, waitForTransferState,
 } from './harness/transfers';
+import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
 import { transferStatus } from '../workflows/transfer';
 
 // Transfers end to end: HTTP → API → PostgreSQL → Temporal → rail simulators and local anvil chains.
@@ -387,3 +388,33 @@ test('amount threshold and 24-hour velocity hold transfers for review', async ()
   expect((await t.api.delete(`/v0/transfers/${over}`)).status).toBe(200);
   await waitForTransferState(t.api, over, 'canceled');
 }, 120_000);
+
+describe('deposit expiry', () => {
+  // An API process whose transfers wait 3.6 s for their deposit (TRANSFER_DEPOSIT_EXPIRY_HOURS=0.001);
+  // the shared worker runs their workflows.
+  let api: ChildProcess;
+  let url: string;
+  beforeAll(async () => {
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    api = startProcess('api-deposit-expiry', path.join(__dirname, '../src/main/api.ts'), { ...stack().processEnv, PORT: String(port), TRANSFER_DEPOSIT_EXPIRY_HOURS: '0.001' }, stack().logDir);
+    await waitUntilReady(`${url}/readyz`, api, 60_000);
+  }, 90_000);
+  afterAll(() => stopProcess(api));
+
+  test('no deposit in time, on a rail or on a chain: canceled as deposit_expired, nothing moved, a late deposit refused', async () => {
+    const create = async (body: Record<string, unknown>) => {
+      const res = await fetch(`${url}/v0/transfers`, { method: 'POST', headers: { 'Api-Key': t.secret, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const onRail = await create(achToWire('30.00'));
+    const onChain = await create({ ...achToWire('31.00'), source: { payment_rail: 'base', currency: 'usdc', from_address: receiver } });
+    for (const id of [onRail, onChain]) {
+      expect((await waitForTransferState(t.api, id, 'canceled', 30_000)).state_reason).toBe('deposit_expired');
+      expect((await t.api.post(`/v0/sandbox/transfers/${id}/deposit`)).status).toBe(409);
+      expect((await t.api.get(`/v0/payments?transfer_id=${id}`)).body.data).toEqual([]);
+      expect(await testDb().selectFrom('ledger_transactions').select('id').where('reference_id', '=', id).execute()).toEqual([]);
+    }
+  }, 60_000);
+});
