@@ -84,8 +84,11 @@ const envSchema = z.object({
     .refine((v) => v.trim().split(/\s+/).length >= 12, { message: 'must be a BIP-39 mnemonic of 12 or more words' }),
   /** Blocks on top of a deposit's block before it counts as received. */
   EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(2),
-  /** Transfers whose funds do not arrive within this time are canceled (on the real clock). */
-  TRANSFER_DEPOSIT_EXPIRY_HOURS: z.coerce.number().positive().default(72),
+  /**
+   * Transfers whose funds do not arrive within this time are canceled (on the real clock). At most 30
+   * days: a chain deposit is watched in half-hour periods, and the workflow's history must stay small.
+   */
+  TRANSFER_DEPOSIT_EXPIRY_HOURS: z.coerce.number().positive().max(720).default(72),
   /** Transfers of at least this many US dollars (or their equivalent) wait for an operator's review. */
   TRANSFER_REVIEW_THRESHOLD_USD: z.coerce.number().positive().default(10_000),
   /** A customer's transfers within 24 hours above this many US dollars are held for review (velocity). */

@@ -45,6 +45,8 @@ test('chain and transfer settings are parsed and checked', () => {
   expect(() => loadConfig({ EVM_RPC_URLS: 'bitcoin=http://x' })).toThrow(/EVM_RPC_URLS: 'bitcoin=http:\/\/x' is not chain=http\(s\):\/\/url/);
   expect(() => loadConfig({ SANDBOX_FX_RATES: 'eur=abc' })).toThrow(/SANDBOX_FX_RATES: 'eur=abc' is not currency=rate/);
   expect(() => loadConfig({ CHAIN_TREASURY_MNEMONIC: 'too short' })).toThrow(/CHAIN_TREASURY_MNEMONIC: must be a BIP-39 mnemonic/);
+  expect(loadConfig({ TRANSFER_DEPOSIT_EXPIRY_HOURS: '720' }).TRANSFER_DEPOSIT_EXPIRY_HOURS).toBe(720);
+  expect(() => loadConfig({ TRANSFER_DEPOSIT_EXPIRY_HOURS: '721' })).toThrow(/TRANSFER_DEPOSIT_EXPIRY_HOURS:/);
 });
 
 test('docker-compose registers every search attribute the workflows set', () => {

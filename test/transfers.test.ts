@@ -219,6 +219,11 @@ test('a transfer funded on chain: cancelled while the chain is being watched, by
   await client.workflow.getHandle(`transfer:${canceledInTemporal.id}`).cancel();
   expect((await waitForTransferState(t.api, canceledInTemporal.id, 'canceled')).state_reason).toBe('workflow_canceled');
 
+  // The watcher ran on the watchers' own task queue (their slots are not the payouts').
+  const { events } = await client.workflow.getHandle(`transfer:${deleted.id}`).fetchHistory();
+  const scheduled = events!.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a?.activityType?.name === 'watchChainDeposit');
+  expect(scheduled.map((a) => a!.taskQueue!.name)).toEqual([`${stack().processEnv.TEMPORAL_TASK_QUEUE}-chain-watch`]);
+
   for (const id of [deleted.id, canceledInTemporal.id]) {
     const handle = client.workflow.getHandle(`transfer:${id}`);
     expect(await handle.result()).toMatchObject({ state: 'canceled' });

@@ -5,6 +5,7 @@ import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
 import { createMoneyProviders } from '../src/providers';
 import type { SanctionsScreener } from '../src/sanctions/screener';
+import { chainWatchTaskQueue } from '../src/temporal/task-queues';
 
 /** What the activities need, from the configuration and the process's shared resources. */
 export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher: DataCipher; sanctions: SanctionsScreener }): ActivityDeps {
@@ -18,7 +19,10 @@ export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher:
   };
 }
 
-/** One worker polls the platform task queue for every workflow and activity; it runs once created. */
+/**
+ * One worker polls the platform task queue for every workflow and activity, and a second one, on the
+ * same connection, the deposit watchers' queue (src/temporal/task-queues.ts). Both run once created.
+ */
 export async function createWorker(opts: {
   address: string;
   namespace: string;
@@ -26,21 +30,31 @@ export async function createWorker(opts: {
   activityDeps: ActivityDeps;
 }) {
   const connection = await NativeConnection.connect({ address: opts.address });
-  const worker = await Worker.create({
-    connection,
-    namespace: opts.namespace,
-    taskQueue: opts.taskQueue,
-    workflowsPath: require.resolve('../workflows'),
-    activities: createActivities(opts.activityDeps),
-    maxConcurrentActivityTaskExecutions: 200,
-  });
-  const running = worker.run();
+  const activities = createActivities(opts.activityDeps);
+  const workers = [
+    await Worker.create({
+      connection,
+      namespace: opts.namespace,
+      taskQueue: opts.taskQueue,
+      workflowsPath: require.resolve('../workflows'),
+      activities,
+      maxConcurrentActivityTaskExecutions: 200,
+    }),
+    // A watcher mostly sleeps between two looks at the chain: many fit in one process.
+    await Worker.create({
+      connection,
+      namespace: opts.namespace,
+      taskQueue: chainWatchTaskQueue(opts.taskQueue),
+      activities: { watchChainDeposit: activities.watchChainDeposit },
+      maxConcurrentActivityTaskExecutions: 2_000,
+    }),
+  ];
+  const running = Promise.all(workers.map((w) => w.run())).then(() => undefined);
   return {
-    worker,
     running,
     /** Lets in-flight tasks finish, then closes the connection. The SDK itself starts the shutdown on SIGINT/SIGTERM. */
     stop: async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await connection.close();
     },

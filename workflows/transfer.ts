@@ -1,6 +1,6 @@
 import {
   ActivityFailure, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, defineUpdate, isCancellation,
-  proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes, type RetryPolicy,
+  proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes, workflowInfo, type RetryPolicy,
 } from '@temporalio/workflow';
 import type { ChainActivities } from '../activities/chains';
 import type { FiatRailActivities } from '../activities/fiat-rails';
@@ -8,6 +8,7 @@ import type { TransferReviewActivities } from '../activities/transfer-review';
 import type { TransferDatabaseActivities, TransferStep } from '../activities/transfers-database';
 import type { TransferState } from '../src/db/schema';
 import { TransferStateAttr } from '../src/temporal/search-attributes';
+import { chainWatchTaskQueue } from '../src/temporal/task-queues';
 
 export interface TransferWorkflowInput {
   transferId: string;
@@ -65,7 +66,7 @@ const review = proxyLocalActivities<TransferReviewActivities>({
 const chainRetry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PayoutRejected'] };
 // Sending is one signed broadcast: a short timeout re-sends the same bytes soon after a crash.
 const chainSend = proxyActivities<ChainActivities>({ startToCloseTimeout: '10 seconds', retry: chainRetry });
-// Watching heartbeats: a lost watcher is noticed within seconds.
+// Waiting for a payment to be final heartbeats: a lost waiter is noticed within seconds.
 const chains = proxyActivities<ChainActivities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '10 seconds', retry: chainRetry });
 /**
  * `transfer:{id}`: awaiting_funds → funds_received → in_review → payment_submitted →
@@ -206,12 +207,17 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     // Watch the chain in periods. A DELETE stops the current watching activity at once; cancelling
     // the workflow reaches it through the root scope, and also ends this wait for the request (its
     // rejection is handled here: an unhandled one would fail every workflow task from then on).
+    // The watchers have a task queue of their own (src/temporal/task-queues.ts); a period lasts up to
+    // `chainWatchMs`, so the history grows by one activity per period, not per look at the chain.
+    const watcher = proxyActivities<ChainActivities>({
+      taskQueue: chainWatchTaskQueue(workflowInfo().taskQueue), startToCloseTimeout: '1 hour', heartbeatTimeout: '10 seconds', retry: chainRetry,
+    });
     let watch: CancellationScope | undefined;
     void condition(() => cancelReason !== undefined).then(() => watch?.cancel(), () => undefined);
     while (!deposit && !cancelReason && Date.now() < expiresAt) {
       watch = new CancellationScope();
       try {
-        const found = await watch.run(() => chains.watchChainDeposit({ transferId: input.transferId, maxWaitMs: Math.min(input.chainWatchMs, expiresAt - Date.now()) }));
+        const found = await watch.run(() => watcher.watchChainDeposit({ transferId: input.transferId, maxWaitMs: Math.min(input.chainWatchMs, expiresAt - Date.now()) }));
         if (found) deposit = { txHash: found.txHash, from: found.from };
       } catch (err) {
         if (!(isCancellation(err) && cancelReason)) throw err;

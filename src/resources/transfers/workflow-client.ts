@@ -10,8 +10,12 @@ import {
 
 export const transferWorkflowId = (transferId: string) => `transfer:${transferId}`;
 
-/** Sandbox chains are polled every second; production chains less often (one activity per period). */
-const CHAIN_WATCH_MS = 60_000;
+/**
+ * How long one deposit-watching activity lasts (it looks at the chain every few seconds meanwhile):
+ * a 72-hour expiry takes 144 periods, a history of under a thousand events. Below the watcher's
+ * one-hour start-to-close timeout.
+ */
+const CHAIN_WATCH_MS = 30 * 60_000;
 
 /** Starts `transfer:{id}`; the return window runs on the sandbox clock in the sandbox. */
 export async function startTransferWorkflow(deps: Pick<AppDeps, 'config' | 'temporal'>, tenant: Tenant, row: TransferRow) {
