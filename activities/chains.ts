@@ -10,21 +10,23 @@ import { paymentKey, type TransferDatabaseActivities } from './transfers-databas
 export function createChainActivities(deps: { db: Db; chains: ChainAdapters; records: TransferDatabaseActivities; pollMs: number }) {
   return {
     /**
-     * Watches the deposit address for the quoted amount, heartbeating, for up to `maxWaitMs`; null when
-     * it has not arrived (the workflow waits again, so its history grows by one activity per period).
+     * Watches the deposit address for the quoted amount, heartbeating, for up to `maxWaitMs`. Returns
+     * the deposit, or none and the position reached, where the workflow's next period starts (a
+     * retried attempt resumes from its heartbeat), so no block is read twice and none is skipped.
      */
-    async watchChainDeposit(input: { transferId: string; maxWaitMs: number }) {
+    async watchChainDeposit(input: { transferId: string; maxWaitMs: number; fromPosition?: string }) {
       const row = await loadTransfer(deps.db, input.transferId);
       const chain = deps.chains[row.source_rail as ChainRail];
       const until = Date.now() + input.maxWaitMs;
+      let position: string = Context.current().info.heartbeatDetails ?? input.fromPosition ?? row.source_position!;
       for (;;) {
-        const found = await chain.findDeposit({
-          currency: row.source_currency, address: row.deposit_address!, fromPosition: row.source_position!, amountMinor: BigInt(row.amount_minor),
-        });
-        if (found) return { txHash: found.txHash, from: found.from, confirmations: found.confirmations };
-        if (Date.now() >= until) return null;
-        Context.current().heartbeat();
-        await sleep(deps.pollMs);
+        const scan = await chain.findDeposit({ currency: row.source_currency, address: row.deposit_address!, fromPosition: position, amountMinor: BigInt(row.amount_minor) });
+        if (scan.deposit) return { deposit: { txHash: scan.deposit.txHash, from: scan.deposit.from, confirmations: scan.deposit.confirmations }, position };
+        position = scan.nextPosition;
+        if (Date.now() >= until) return { deposit: null, position };
+        Context.current().heartbeat(position);
+        // Behind the chain (a bounded range per look): read on at once.
+        if (scan.caughtUp) await sleep(deps.pollMs);
       }
     },
 

@@ -84,6 +84,8 @@ const envSchema = z.object({
     .refine((v) => v.trim().split(/\s+/).length >= 12, { message: 'must be a BIP-39 mnemonic of 12 or more words' }),
   /** Blocks on top of a deposit's block before it counts as received. */
   EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(2),
+  /** At most this many blocks per log query when looking for deposits (RPC providers cap the range). */
+  EVM_LOG_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(2_000),
   /**
    * Transfers whose funds do not arrive within this time are canceled (on the real clock). At most 30
    * days: a chain deposit is watched in half-hour periods, and the workflow's history must stay small.

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { createPublicClient, http, parseAbiItem } from 'viem';
+import { createPublicClient, createTestClient, getAddress, http, parseAbiItem } from 'viem';
 import { encodeChainAddress } from '../src/domain/bank-validation';
-import { sandboxTokenAddress } from '../src/chains/evm';
+import { EvmChainAdapter, sandboxTokenAddress } from '../src/chains/evm';
 import { createTenant, stack, testDb, waitFor, type Tenant } from './harness';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
 import {
-  approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
+  approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
 } from './harness/transfers';
 
 // Regional rails, FX, the simulated chains, and a worker killed right after a payout went out.
@@ -130,6 +130,39 @@ test('simulated chains: USDC from solana to a stellar address, USDT out on tron'
     destination: { payment_rail: 'tron', currency: 'usdt', to_address: tronAddress },
   })).body;
   await depositAndSettle(toTron.id);
+});
+
+test('deposits on an EVM chain are looked for a bounded block range at a time, resuming where the last look stopped', async () => {
+  const chain = 'optimism';
+  const adapter = new EvmChainAdapter(chain, chainUrl(chain), { db: testDb(), keys: chainKeys, confirmations: 2, logBlockRange: 3 });
+  const node = createTestClient({ mode: 'anvil', transport: http(chainUrl(chain)) });
+  const address = getAddress(`0x${randomBytes(20).toString('hex')}`);
+  const start = await adapter.currentPosition();
+  await node.mine({ blocks: 10 });
+  const wallet = await fundedCustomerWallet(chain, 'usdc', 8_000_000n, 6);
+  await wallet.send(address, 1_000_000n); // not the quoted amount: left alone
+  const txHash = await wallet.send(address, 7_000_000n);
+  await node.mine({ blocks: 5 });
+
+  const looks: { from: bigint; next: bigint; caughtUp: boolean }[] = [];
+  let position = start;
+  for (;;) {
+    const scan = await adapter.findDeposit({ currency: 'usdc', address, fromPosition: position, amountMinor: 7_000_000n });
+    looks.push({ from: BigInt(position), next: BigInt(scan.nextPosition), caughtUp: scan.caughtUp });
+    if (scan.deposit) {
+      expect(scan.deposit).toMatchObject({ txHash, amountMinor: 7_000_000n });
+      expect(scan.deposit.confirmations).toBeGreaterThanOrEqual(2);
+      break;
+    }
+    expect(scan.caughtUp).toBe(false);
+    position = scan.nextPosition;
+  }
+  // Over ten blocks to read, three at most per look, each look starting where the last one ended.
+  expect(looks.length).toBeGreaterThanOrEqual(4);
+  for (const [i, look] of looks.entries()) {
+    expect(look.next - look.from).toBeLessThanOrEqual(3n);
+    if (i > 0) expect(look.from).toBe(looks[i - 1]!.next);
+  }
 });
 
 describe('a worker killed right after a payout went out', () => {

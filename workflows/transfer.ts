@@ -213,12 +213,16 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
       taskQueue: chainWatchTaskQueue(workflowInfo().taskQueue), startToCloseTimeout: '1 hour', heartbeatTimeout: '10 seconds', retry: chainRetry,
     });
     let watch: CancellationScope | undefined;
+    let position: string | undefined;
     void condition(() => cancelReason !== undefined).then(() => watch?.cancel(), () => undefined);
     while (!deposit && !cancelReason && Date.now() < expiresAt) {
       watch = new CancellationScope();
       try {
-        const found = await watch.run(() => watcher.watchChainDeposit({ transferId: input.transferId, maxWaitMs: Math.min(input.chainWatchMs, expiresAt - Date.now()) }));
-        if (found) deposit = { txHash: found.txHash, from: found.from };
+        const result = await watch.run(() => watcher.watchChainDeposit({
+          transferId: input.transferId, maxWaitMs: Math.min(input.chainWatchMs, expiresAt - Date.now()), fromPosition: position,
+        }));
+        position = result.position;
+        if (result.deposit) deposit = { txHash: result.deposit.txHash, from: result.deposit.from };
       } catch (err) {
         if (!(isCancellation(err) && cancelReason)) throw err;
       }

@@ -8,6 +8,14 @@ export interface ChainDeposit {
   confirmations: number;
 }
 
+/** One look for a deposit: what was found, and where the next look starts. */
+export interface DepositScan {
+  deposit: ChainDeposit | null;
+  nextPosition: string;
+  /** False when the look stopped at its range limit and more confirmed blocks wait to be read. */
+  caughtUp: boolean;
+}
+
 export interface PayoutRequest {
   /** Derived from the transfer and the step; the same key never sends twice. */
   idempotencyKey: string;
@@ -35,8 +43,11 @@ export interface ChainAdapter {
   depositAddress(index: number): string;
   /** A position to look for deposits from (block number), taken when the transfer is created. */
   currentPosition(): Promise<string>;
-  /** The first deposit of `currency` to `address` since `fromPosition`, once it has enough confirmations. */
-  findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<ChainDeposit | null>;
+  /**
+   * Looks for the deposit of `amountMinor` `currency` to `address` from `fromPosition` on, counting
+   * only what has enough confirmations; a look reads a bounded range (RPC providers cap log queries).
+   */
+  findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<DepositScan>;
   /** Estimated network fee of one token payout, in the native asset's smallest unit. */
   estimatePayoutFee(currency: string): Promise<bigint>;
   /** Signs, records and broadcasts a payout; a retry with the same key re-sends the same transaction. */

@@ -7,7 +7,7 @@ import { HDKey, hdKeyToAccount, type HDAccount } from 'viem/accounts';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import type { Db } from '../db';
 import { RAILS, type EvmChain } from '../domain/rails';
-import { PayoutRejectedError, type ChainAdapter, type ChainDeposit, type PayoutRequest, type PayoutStatus } from './chain-adapter';
+import { PayoutRejectedError, type ChainAdapter, type DepositScan, type PayoutRequest, type PayoutStatus } from './chain-adapter';
 import stablecoin from '../../contracts/Stablecoin.json';
 
 export const STABLECOIN_ABI = stablecoin.abi as typeof stablecoin.abi;
@@ -68,7 +68,7 @@ export class EvmChainAdapter implements ChainAdapter {
   constructor(
     readonly chain: EvmChain,
     rpcUrl: string,
-    private readonly deps: { db: Db; keys: ChainKeys; confirmations: number; tokenAddress?: (currency: string) => Hex },
+    private readonly deps: { db: Db; keys: ChainKeys; confirmations: number; logBlockRange: number; tokenAddress?: (currency: string) => Hex },
   ) {
     this.nativeAsset = NATIVE_ASSET[chain];
     // No block-number cache: confirmations are counted from the latest block.
@@ -87,11 +87,12 @@ export class EvmChainAdapter implements ChainAdapter {
     return (await this.client.getBlockNumber()).toString();
   }
 
-  async findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<ChainDeposit | null> {
+  async findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<DepositScan> {
     const latest = await this.client.getBlockNumber();
-    const toBlock = latest - BigInt(Math.max(0, this.deps.confirmations - 1));
+    const confirmedTip = latest - BigInt(Math.max(0, this.deps.confirmations - 1));
     const fromBlock = BigInt(q.fromPosition);
-    if (toBlock < fromBlock) return null;
+    if (confirmedTip < fromBlock) return { deposit: null, nextPosition: q.fromPosition, caughtUp: true };
+    const toBlock = confirmedTip < fromBlock + BigInt(this.deps.logBlockRange) - 1n ? confirmedTip : fromBlock + BigInt(this.deps.logBlockRange) - 1n;
     const raw = await this.client.getLogs({
       address: this.token(q.currency),
       event: { type: 'event', name: 'Transfer', inputs: [
@@ -103,8 +104,8 @@ export class EvmChainAdapter implements ChainAdapter {
     });
     // Only a deposit of the quoted amount funds the transfer; other amounts are left to operators.
     const log = raw.find((l) => l.args.value === q.amountMinor);
-    if (!log) return null;
-    return { txHash: log.transactionHash, from: log.args.from!, amountMinor: log.args.value!, confirmations: Number(latest - log.blockNumber + 1n) };
+    const deposit = log ? { txHash: log.transactionHash, from: log.args.from!, amountMinor: log.args.value!, confirmations: Number(latest - log.blockNumber + 1n) } : null;
+    return { deposit, nextPosition: (toBlock + 1n).toString(), caughtUp: toBlock === confirmedTip };
   }
 
   async estimatePayoutFee(): Promise<bigint> {

@@ -3,7 +3,7 @@ import { base58 } from '@scure/base';
 import { sql } from 'kysely';
 import type { Db } from '../db';
 import { encodeChainAddress } from '../domain/bank-validation';
-import type { ChainAdapter, ChainDeposit, PayoutRequest, PayoutStatus } from './chain-adapter';
+import type { ChainAdapter, ChainDeposit, DepositScan, PayoutRequest, PayoutStatus } from './chain-adapter';
 
 const NATIVE: Record<SimulatedChain, string> = { solana: 'sol', stellar: 'xlm', tron: 'trx' };
 /** Network fee per token transfer, in the native asset's smallest unit (lamports, stroops, sun). */
@@ -32,12 +32,14 @@ export class SimulatedChainAdapter implements ChainAdapter {
     return new Date().toISOString();
   }
 
-  async findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<ChainDeposit | null> {
+  /** One indexed query over the simulated ledger: every look starts from the transfer's creation. */
+  async findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<DepositScan> {
     const row = await this.db.selectFrom('simulated_chain_transactions').selectAll()
       .where('chain', '=', this.chain).where('to_address', '=', q.address).where('currency', '=', q.currency)
       .where('amount_minor', '=', q.amountMinor.toString()).where('created_at', '>=', new Date(q.fromPosition))
       .orderBy('created_at').executeTakeFirst();
-    return row ? { txHash: row.hash, from: row.from_address, amountMinor: BigInt(row.amount_minor), confirmations: 1 } : null;
+    const deposit: ChainDeposit | null = row ? { txHash: row.hash, from: row.from_address, amountMinor: BigInt(row.amount_minor), confirmations: 1 } : null;
+    return { deposit, nextPosition: q.fromPosition, caughtUp: true };
   }
 
   async estimatePayoutFee(): Promise<bigint> {
