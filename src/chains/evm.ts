@@ -92,7 +92,8 @@ export class EvmChainAdapter implements ChainAdapter {
     const confirmedTip = latest - BigInt(Math.max(0, this.deps.confirmations - 1));
     const fromBlock = BigInt(q.fromPosition);
     if (confirmedTip < fromBlock) return { deposit: null, nextPosition: q.fromPosition, caughtUp: true };
-    const toBlock = confirmedTip < fromBlock + BigInt(this.deps.logBlockRange) - 1n ? confirmedTip : fromBlock + BigInt(this.deps.logBlockRange) - 1n;
+    const rangeEnd = fromBlock + BigInt(this.deps.logBlockRange) - 1n;
+    const toBlock = confirmedTip < rangeEnd ? confirmedTip : rangeEnd;
     const raw = await this.client.getLogs({
       address: this.token(q.currency),
       event: { type: 'event', name: 'Transfer', inputs: [
