@@ -144,11 +144,8 @@ describe('a worker killed between the two deposits', () => {
   test('restarts without a third deposit or a lost attempt, and verifies', async () => {
     const startWorker = () => startProcess('worker-crash', path.join(root, 'workers/main.ts'), env(), stack().logDir);
     worker = startWorker();
-    const request = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${url}${p}`, { method, headers: { 'Api-Key': t.secret, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-      return { status: res.status, body: await res.json() as any };
-    };
-    const account = (await request('POST', '/v0/external-accounts', usAccount('7777777777'))).body;
+    const crashApi = apiClient(t.secret, url);
+    const account = (await crashApi.post('/v0/external-accounts', usAccount('7777777777'))).body;
     const deposits = () => testDb().selectFrom('rail_payments').select('id').where('external_account_id', '=', account.id).where('purpose', '=', 'micro_deposit').execute();
     // Poll tightly so the kill lands right after the first deposit, before the second in most runs.
     const deadline = Date.now() + 60_000;
@@ -157,18 +154,18 @@ describe('a worker killed between the two deposits', () => {
     const atKill = (await deposits()).length;
     await new Promise((r) => setTimeout(r, 500));
     worker = startWorker();
-    await waitFor(async () => (await request('GET', `/v0/external-accounts/${account.id}`)).body.status === 'pending_verification' &&
+    await waitFor(async () => (await crashApi.get(`/v0/external-accounts/${account.id}`)).body.status === 'pending_verification' &&
       (await (await temporalClient()).workflow.getHandle(`external-account-verification:${account.id}`).query(verificationState)).phase === 'awaiting_amounts',
     { timeoutMs: 60_000, what: 'settled after restart' });
     expect(atKill).toBeGreaterThanOrEqual(1);
     process.stdout.write(`micro-deposit crash test: ${atKill} deposit(s) existed when the worker was killed\n`);
     expect(await deposits()).toHaveLength(2);
-    const amounts = (await request('GET', `/v0/sandbox/external-accounts/${account.id}/micro-deposits`)).body.data.map((p: any) => p.amount);
-    const wrong = await request('POST', `/v0/external-accounts/${account.id}/verify`, { amounts: wrongAmounts(amounts) });
+    const amounts = (await crashApi.get(`/v0/sandbox/external-accounts/${account.id}/micro-deposits`)).body.data.map((p: any) => p.amount);
+    const wrong = await crashApi.post(`/v0/external-accounts/${account.id}/verify`, { amounts: wrongAmounts(amounts) });
     expect(wrong.body.verification.attempts_remaining).toBe(2);
     worker.kill('SIGKILL');
     worker = startWorker();
-    const right = await request('POST', `/v0/external-accounts/${account.id}/verify`, { amounts });
+    const right = await crashApi.post(`/v0/external-accounts/${account.id}/verify`, { amounts });
     expect(right.body).toMatchObject({ status: 'verified', verification: { result: 'verified', attempts_remaining: 2 } });
     expect(await deposits()).toHaveLength(2);
   });

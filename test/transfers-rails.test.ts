@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createPublicClient, createTestClient, getAddress, http, parseAbiItem } from 'viem';
 import { encodeChainAddress } from '../src/domain/bank-validation';
 import { EvmChainAdapter, sandboxTokenAddress } from '../src/chains/evm';
-import { createTenant, stack, testDb, waitFor, type Tenant } from './harness';
+import { apiClient, createTenant, stack, testDb, waitFor, type ApiClient, type Tenant } from './harness';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
 import {
   approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
@@ -168,20 +168,17 @@ test('deposits on an EVM chain are looked for a bounded block range at a time, r
 describe('a worker killed right after a payout went out', () => {
   let api: ChildProcess;
   let worker: ChildProcess | undefined;
-  let url: string;
+  let crashApi: ApiClient;
   let customerId: string;
   let accountId: string;
   const root = path.join(__dirname, '..');
   const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: `transfer-crash-${process.pid}` });
   const startWorker = () => startProcess('worker-transfer-crash', path.join(root, 'workers/main.ts'), env(), stack().logDir);
-  const request = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${url}${p}`, { method, headers: { 'Api-Key': t.secret, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-    return { status: res.status, body: await res.json() as any };
-  };
 
   beforeAll(async () => {
     const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
+    const url = `http://127.0.0.1:${port}`;
+    crashApi = apiClient(t.secret, url);
     api = startProcess('api-transfer-crash', path.join(root, 'src/main/api.ts'), { ...env(), PORT: String(port) }, stack().logDir);
     await waitUntilReady(`${url}/readyz`, api, 60_000);
     worker = startWorker();
@@ -203,12 +200,12 @@ describe('a worker killed right after a payout went out', () => {
 
   test('EVM payout: the signed transaction is re-sent, never a second one; the transfer finishes', async () => {
     const receiver = chainKeys.account(8).address;
-    const tr = (await request('POST', '/v0/transfers', {
+    const tr = (await crashApi.post('/v0/transfers', {
       amount: '42.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
       destination: { payment_rail: 'arbitrum', currency: 'usdc', to_address: receiver },
     })).body;
     const fromBlock = await createPublicClient({ transport: http(chainUrl('arbitrum')) }).getBlockNumber();
-    expect((await request('POST', `/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
+    expect((await crashApi.post(`/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
     await killRightAfter(async () => Boolean((await testDb().selectFrom('payments').select('tx_hash').where('transfer_id', '=', tr.id).where('kind', '=', 'payout').executeTakeFirst())?.tx_hash));
     const done = await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
     const logs = await createPublicClient({ transport: http(chainUrl('arbitrum')) }).getLogs({
@@ -220,15 +217,15 @@ describe('a worker killed right after a payout went out', () => {
   }, 120_000);
 
   test('fiat payout: exactly one payment on the rail after the restart', async () => {
-    const tr = (await request('POST', '/v0/transfers', {
+    const tr = (await crashApi.post('/v0/transfers', {
       amount: '43.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
       destination: { payment_rail: 'ach', currency: 'usd', external_account_id: accountId },
     })).body;
-    expect((await request('POST', `/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
+    expect((await crashApi.post(`/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
     const railPayouts = () => testDb().selectFrom('rail_payments').select('id').where('reference', '=', tr.id).where('purpose', '=', 'payout').execute();
     await killRightAfter(async () => (await railPayouts()).length > 0);
     await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
     expect(await railPayouts()).toHaveLength(1);
-    await waitFor(async () => (await request('GET', `/v0/transfers/${tr.id}`)).body.state === 'payment_processed');
+    await waitFor(async () => (await crashApi.get(`/v0/transfers/${tr.id}`)).body.state === 'payment_processed');
   }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { apiClient, createTenant, stack, individual, temporalClient, testDb, waitFor, type Tenant } from './harness';
+import { apiClient, createTenant, stack, individual, temporalClient, testDb, waitFor, type ApiClient, type Tenant } from './harness';
 import {
   approvedCustomer, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForChainWatch, waitForTransferState,
 } from './harness/transfers';
@@ -398,10 +398,11 @@ describe('deposit expiry', () => {
   // An API process whose transfers wait 3.6 s for their deposit (TRANSFER_DEPOSIT_EXPIRY_HOURS=0.001);
   // the shared worker runs their workflows.
   let api: ChildProcess;
-  let url: string;
+  let expiring: ApiClient;
   beforeAll(async () => {
     const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
+    const url = `http://127.0.0.1:${port}`;
+    expiring = apiClient(t.secret, url);
     api = startProcess('api-deposit-expiry', path.join(__dirname, '../src/main/api.ts'), { ...stack().processEnv, PORT: String(port), TRANSFER_DEPOSIT_EXPIRY_HOURS: '0.001' }, stack().logDir);
     await waitUntilReady(`${url}/readyz`, api, 60_000);
   }, 90_000);
@@ -409,9 +410,9 @@ describe('deposit expiry', () => {
 
   test('no deposit in time, on a rail or on a chain: canceled as deposit_expired, nothing moved, a late deposit refused', async () => {
     const create = async (body: Record<string, unknown>) => {
-      const res = await fetch(`${url}/v0/transfers`, { method: 'POST', headers: { 'Api-Key': t.secret, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await expiring.post('/v0/transfers', body);
       expect(res.status).toBe(201);
-      return ((await res.json()) as { id: string }).id;
+      return res.body.id as string;
     };
     const onRail = await create(achToWire('30.00'));
     const onChain = await create({ ...achToWire('31.00'), source: { payment_rail: 'base', currency: 'usdc', from_address: receiver } });

@@ -96,8 +96,11 @@ export interface RequestOptions {
   idempotencyKey?: string;
 }
 
-/** An HTTP client for one API key. Every /v0 response is checked against the OpenAPI document. */
-export function apiClient(key?: string) {
+/**
+ * An HTTP client for one API key, to the stack's API or to another API process at `baseUrl`. Every /v0
+ * response is checked against the OpenAPI document.
+ */
+export function apiClient(key?: string, baseUrl?: string) {
   const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
     const headers: Record<string, string> = { ...(key ? { 'Api-Key': key } : {}), ...opts.headers };
     let body: string | undefined = opts.rawBody;
@@ -106,7 +109,7 @@ export function apiClient(key?: string) {
       headers['Content-Type'] ??= 'application/json';
     }
     if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
-    const res = await fetch(`${stack().apiUrl}${path}`, { method, headers, body });
+    const res = await fetch(`${baseUrl ?? stack().apiUrl}${path}`, { method, headers, body });
     const text = await res.text();
     const parsed = text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
     const pathname = path.split('?')[0];
