@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createPublicClient, createWalletClient, getAddress, http, type Hex } from 'viem';
@@ -6,6 +5,7 @@ import { ChainKeys, LOCAL_CHAIN_IDS, sandboxTokenAddress, STABLECOIN_ABI } from 
 import stablecoin from '../../contracts/Stablecoin.json';
 import { EVM_CHAINS, RAILS, type EvmChain } from '../domain/rails';
 import { ASSET_SCALE } from '../domain/money';
+import { startServiceProcess, type ServiceProcess } from './service-process';
 
 /** The receiver the sandbox stablecoins block, like USDC's blacklist: a payout to it is undeliverable. */
 export const SANDBOX_BLOCKED_ADDRESS = getAddress('0x00000000000000000000000000000000000b10c5');
@@ -29,50 +29,47 @@ export function resolveAnvil(): string {
  */
 export async function startAnvilNodes(opts: { basePort: number; mnemonic: string; stateDir?: string; blockTimeSeconds?: number }) {
   const anvil = resolveAnvil();
-  const processes: ChildProcess[] = [];
+  const nodes: ServiceProcess[] = [];
   const urls: Record<string, string> = {};
   const keys = new ChainKeys(opts.mnemonic);
+  const stopAll = async () => {
+    await Promise.all(nodes.map((n) => n.stop()));
+  };
   try {
     await Promise.all(EVM_CHAINS.map(async (chain, i) => {
       const port = opts.basePort + i;
       const args = ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(LOCAL_CHAIN_IDS[chain]), '--mnemonic', opts.mnemonic,
         '--block-time', String(opts.blockTimeSeconds ?? 1), '--silent'];
+      let pidFile: string | undefined;
       if (opts.stateDir) {
+        // Kept chains (`npm start`): saved every second, and stopped after the worker (service-process.ts).
         fs.mkdirSync(opts.stateDir, { recursive: true });
         args.push('--state', path.join(opts.stateDir, `anvil-${chain}.json`), '--state-interval', '1');
+        pidFile = path.join(opts.stateDir, `anvil-${chain}.pid`);
       }
-      const child = spawn(anvil, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-      processes.push(child);
+      const node = await startServiceProcess({ command: anvil, args, pidFile });
+      nodes.push(node);
       const url = `http://127.0.0.1:${port}`;
-      await waitForRpc(url, child);
+      await waitForRpc(url, node);
       await deploySandboxStablecoins(url, chain, keys);
       urls[chain] = url;
     }));
   } catch (err) {
-    for (const p of processes) p.kill('SIGTERM');
+    await stopAll();
     throw err;
   }
   return {
     urls,
-    processes,
     /** The EVM_RPC_URLS value for other processes. */
     env: Object.entries(urls).map(([c, u]) => `${c}=${u}`).join(','),
-    stop: async () => {
-      await Promise.all(processes.map((p) => new Promise<void>((resolve) => {
-        if (p.exitCode !== null) return resolve();
-        p.once('exit', () => resolve());
-        p.kill('SIGTERM');
-      })));
-    },
+    stop: stopAll,
   };
 }
 
-async function waitForRpc(url: string, child: ChildProcess) {
-  let stderr = '';
-  child.stderr?.on('data', (d) => (stderr += String(d)));
+async function waitForRpc(url: string, node: ServiceProcess) {
   const client = createPublicClient({ transport: http(url, { retryCount: 0, timeout: 1000 }) });
   for (let i = 0; i < 150; i++) {
-    if (child.exitCode !== null) throw new Error(`anvil exited (${child.exitCode}): ${stderr.trim()}`);
+    if (node.exited()) throw new Error(`anvil exited: ${node.stderrTail()}`);
     try {
       await client.getBlockNumber();
       return;
@@ -80,7 +77,7 @@ async function waitForRpc(url: string, child: ChildProcess) {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  throw new Error(`anvil at ${url} did not answer: ${stderr.trim()}`);
+  throw new Error(`anvil at ${url} did not answer: ${node.stderrTail()}`);
 }
 
 /**

@@ -1,18 +1,74 @@
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ALL_SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { resolveTemporalCli } from './temporal-cli';
+import { startServiceProcess } from './service-process';
+
+const READY_TIMEOUT_MS = 60_000;
+
+interface DevServerOptions { dataDir: string; port: number; uiPort: number; namespace: string }
 
 /**
  * The Temporal CLI dev server for the embedded stack: history in a SQLite file under DATA_DIR (kept
- * across restarts), the Web UI, and our search attributes registered. Without a local CLI and Go,
- * the SDK downloads the same CLI version (needs the internet).
+ * across restarts), the Web UI, and our search attributes registered. It runs in its own process
+ * group (see service-process.ts) so that Ctrl-C stops it only after the worker. Without a local CLI
+ * and Go, the SDK downloads the same CLI version (needs the internet) and runs it as its child.
  */
-export async function startTemporalDevServer(opts: { dataDir: string; port: number; uiPort: number; namespace: string }) {
+export async function startTemporalDevServer(opts: DevServerOptions) {
   const cli = resolveTemporalCli();
+  const address = `127.0.0.1:${opts.port}`;
+  const uiUrl = `http://localhost:${opts.uiPort}`;
+  if (!cli) return { address, uiUrl, stop: await startDownloadedDevServer(opts) };
+
+  const server = await startServiceProcess({
+    command: cli,
+    pidFile: path.join(opts.dataDir, 'temporal.pid'),
+    args: [
+      'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--ui-port', String(opts.uiPort),
+      '--namespace', opts.namespace, '--db-filename', path.join(opts.dataDir, 'temporal.sqlite'), '--log-level', 'error',
+      // As the SDK starts it: updates on (KYC documents, micro-deposit answers, cancels), no version check.
+      '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+      '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+      '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
+      ...ALL_SEARCH_ATTRIBUTES.flatMap((a) => ['--search-attribute', `${a.name}=${TypedSearchAttributes.toMetadataType(a.type)}`]),
+    ],
+  });
+  try {
+    await waitUntilServing(address, opts.namespace, () => (server.exited() ? server.stderrTail() || 'exited' : undefined));
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  return { address, uiUrl, stop: server.stop };
+}
+
+/** Waits until the frontend answers for our namespace, or fails with the server's own words if it exits. */
+async function waitUntilServing(address: string, namespace: string, exitReason: () => string | undefined) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const reason = exitReason();
+    if (reason !== undefined) throw new Error(`the Temporal dev server stopped while starting: ${reason}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`the Temporal dev server did not answer at ${address}: ${String(err)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+async function startDownloadedDevServer(opts: DevServerOptions) {
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
-      executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download', version: 'v1.5.1' },
+      executable: { type: 'cached-download', version: 'v1.5.1' },
       ip: '127.0.0.1',
       port: opts.port,
       ui: true,
@@ -23,5 +79,5 @@ export async function startTemporalDevServer(opts: { dataDir: string; port: numb
       extraArgs: ['--log-level', 'error'],
     },
   });
-  return { address: `127.0.0.1:${opts.port}`, uiUrl: `http://localhost:${opts.uiPort}`, stop: () => env.teardown() };
+  return () => env.teardown();
 }

@@ -10,6 +10,7 @@ import { createDb, migrateToLatest } from '../db';
 import { startEmbeddedPostgres } from '../embedded/pglite';
 import { startAnvilNodes } from '../embedded/anvil';
 import { startTemporalDevServer } from '../embedded/temporal-dev-server';
+import { lockDataDir } from '../embedded/service-process';
 import { createLogger } from '../logger';
 import { SanctionsScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
@@ -20,7 +21,8 @@ runMain('platform', async () => {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'platform');
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const stops: (() => Promise<void>)[] = [];
+  const unlockDataDir = lockDataDir(config.dataDir);
+  const stops: (() => Promise<void>)[] = [async () => unlockDataDir()];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((err) => log.error({ err: String(err) }, 'stop failed'));
   };

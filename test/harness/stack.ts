@@ -37,7 +37,6 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
   try {
     // One local anvil node per EVM chain, with the sandbox stablecoins deployed.
     const anvil = await startAnvilNodes({ basePort: await freePortRange(5), mnemonic: TEST_MNEMONIC });
-    for (const p of anvil.processes) children.add(p);
     started.push(() => anvil.stop());
 
     await adminQuery(`drop database if exists ${dbName} with (force)`);

@@ -1,0 +1,111 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const STOP_GRACE_MS = 10_000;
+
+export interface ServiceProcess {
+  pid: number;
+  /** Whether the process has exited, and the tail of what it wrote to stderr (for error messages). */
+  exited: () => boolean;
+  stderrTail: () => string;
+  /** SIGTERM, then SIGKILL after a grace period; resolves once the process is gone. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts a server we run beside our process (the Temporal dev server, anvil); it is ended when our
+ * process exits, however it exits short of SIGKILL.
+ *
+ * With a `pidFile` (what `npm start` keeps), the server gets its own process group: the terminal's
+ * Ctrl-C then reaches only our process, which stops the API and the worker first and these servers
+ * last, instead of all of them at once (the worker would retry its last calls against a server
+ * already gone). Such a server outlives us if we are killed outright, so its pid and ours are kept
+ * in the file and the next start ends one left behind by a process that is gone; while that process
+ * still runs (a second start on the same DATA_DIR), it refuses to start. Without a pid file (tests),
+ * the server is a plain child process.
+ */
+export async function startServiceProcess(opts: { command: string; args: string[]; pidFile?: string }): Promise<ServiceProcess> {
+  const { pidFile } = opts;
+  if (pidFile) await endLeftoverProcess(pidFile, opts.command);
+  const child = spawn(opts.command, opts.args, { detached: pidFile !== undefined, stdio: ['ignore', 'ignore', 'pipe'] });
+  if (child.pid === undefined) throw new Error(`could not start ${opts.command}`);
+  const pid = child.pid;
+  if (pidFile) {
+    fs.mkdirSync(path.dirname(pidFile), { recursive: true });
+    fs.writeFileSync(pidFile, `${pid} ${process.pid}\n`);
+  }
+
+  let stderr = '';
+  child.stderr?.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  // An exit we did not plan (an uncaught error, process.exit on a second Ctrl-C) still ends it.
+  const killOnExit = () => {
+    if (!exited()) child.kill('SIGTERM');
+  };
+  process.on('exit', killOnExit);
+
+  return {
+    pid,
+    exited,
+    stderrTail: () => stderr.trim(),
+    stop: async () => {
+      process.off('exit', killOnExit);
+      if (!exited()) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+        await exit;
+        clearTimeout(timer);
+      }
+      if (pidFile) fs.rmSync(pidFile, { force: true });
+    },
+  };
+}
+
+/**
+ * Claims DATA_DIR for this process: two stacks on one data directory would open the same embedded
+ * database and Temporal history at once. Returns the release.
+ */
+export function lockDataDir(dataDir: string): () => void {
+  const lockFile = path.join(dataDir, 'platform.pid');
+  let holder: number | undefined;
+  try {
+    holder = Number(fs.readFileSync(lockFile, 'utf8').trim());
+  } catch {
+    // no lock file: free
+  }
+  if (holder && holder !== process.pid && isRunning(holder, 'node')) {
+    throw new Error(`${dataDir} is in use by another start (process ${holder}); stop it first or set DATA_DIR`);
+  }
+  fs.writeFileSync(lockFile, `${process.pid}\n`);
+  return () => fs.rmSync(lockFile, { force: true });
+}
+
+/** Ends the server a pid file names if it is still running and the process that started it is gone. */
+async function endLeftoverProcess(pidFile: string, command: string) {
+  let pid: number, owner: number;
+  try {
+    [pid, owner] = fs.readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
+  } catch {
+    return;
+  }
+  if (Number.isInteger(pid) && pid > 0 && isRunning(pid, command)) {
+    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner, 'node')) {
+      throw new Error(`${path.basename(command)} (pid ${pid}) is already run by process ${owner} for this data directory (${path.dirname(pidFile)})`);
+    }
+    process.kill(pid, 'SIGTERM');
+    for (let waited = 0; isRunning(pid, command); waited += 100) {
+      if (waited >= STOP_GRACE_MS) process.kill(pid, 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  fs.rmSync(pidFile, { force: true });
+}
+
+function isRunning(pid: number, command: string): boolean {
+  // `ps` rather than /proc so this works on macOS too; a zombie shows as defunct.
+  const ps = spawnSync('ps', ['-o', 'stat=,args=', '-p', String(pid)], { encoding: 'utf8' });
+  const line = ps.status === 0 ? ps.stdout.trim() : '';
+  return line !== '' && !line.startsWith('Z') && line.includes(command);
+}

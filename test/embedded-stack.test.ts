@@ -1,0 +1,135 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { apiClient, individual, waitFor, waitForKycStatus } from './harness';
+import { freePort, freePortRange } from './harness/stack';
+
+// `npm start` as README.md tells a user to run it: the embedded stack (PGlite, the Temporal CLI dev
+// server, anvil nodes, worker and API in one process), started in its own process group as a
+// terminal would, stopped with Ctrl-C (SIGINT to the whole group).
+
+const repoRoot = path.join(__dirname, '..');
+const logDir = path.join(repoRoot, 'test-logs');
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+let apiUrl: string;
+const started: ChildProcess[] = [];
+
+beforeAll(async () => {
+  fs.mkdirSync(logDir, { recursive: true });
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-embedded-'));
+  const port = await freePort();
+  apiUrl = `http://127.0.0.1:${port}`;
+  // Nothing from the shared test stack: no DATABASE_URL, TEMPORAL_ADDRESS or EVM_RPC_URLS.
+  env = {
+    PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH,
+    DATA_DIR: dataDir, PORT: String(port), PGLITE_PORT: String(await freePort()), TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()), ANVIL_BASE_PORT: String(await freePortRange(5)),
+  };
+});
+
+afterAll(() => {
+  // Whatever a failed assertion left running.
+  for (const child of started) signalGroup(child, 'SIGKILL');
+  for (const pid of serverPids()) signalPid(pid, 'SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+function npmStart(name: string) {
+  const out = fs.openSync(path.join(logDir, `embedded-${name}.log`), 'w');
+  const child = spawn('npm', ['start'], { cwd: repoRoot, env, detached: true, stdio: ['ignore', out, out] });
+  started.push(child);
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const log = () => fs.readFileSync(path.join(logDir, `embedded-${name}.log`), 'utf8');
+  return { child, exit, log };
+}
+
+async function untilRunning(run: ReturnType<typeof npmStart>) {
+  await waitFor(async () => {
+    if (run.child.exitCode !== null) throw new Error(`npm start exited (${run.child.exitCode}):\n${run.log()}`);
+    return run.log().includes('Financial platform is running.');
+  }, { timeoutMs: 120_000, what: 'npm start to be running' });
+}
+
+const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => signalPid(-child.pid!, signal);
+function signalPid(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // no such process (group)
+  }
+}
+/** Whether a process (or, for a negative number, any process of that group) runs; zombies do not. */
+function alive(pid: number): boolean {
+  const ps = spawnSync('ps', ['-eo', 'pid=,pgid=,stat='], { encoding: 'utf8' }).stdout;
+  return ps.split('\n').some((line) => {
+    const [p, g, stat] = line.trim().split(/\s+/);
+    return (pid < 0 ? Number(g) === -pid : Number(p) === pid) && stat !== undefined && !stat.startsWith('Z');
+  });
+}
+
+/** The pids of the Temporal dev server and the anvil nodes, from the pid files npm start keeps. */
+function serverPids(): number[] {
+  const files = [path.join(dataDir, 'temporal.pid'),
+    ...(fs.existsSync(path.join(dataDir, 'chains')) ? fs.readdirSync(path.join(dataDir, 'chains')).filter((f) => f.endsWith('.pid')).map((f) => path.join(dataDir, 'chains', f)) : [])];
+  return files.filter((f) => fs.existsSync(f)).map((f) => Number(fs.readFileSync(f, 'utf8').split(' ')[0]));
+}
+
+const sandboxKey = () => fs.readFileSync(path.join(dataDir, 'default-sandbox-key'), 'utf8').trim();
+
+test('Ctrl-C right after a request stops the API, the worker, then the servers; a restart keeps the data; a second start on the same DATA_DIR is refused', async () => {
+  const first = npmStart('first');
+  await untilRunning(first);
+  const servers = serverPids();
+  expect(servers).toHaveLength(6); // the Temporal dev server and one anvil node per EVM chain
+  expect(servers.every(alive)).toBe(true);
+
+  const second = npmStart('second');
+  expect(await second.exit).not.toBe(0);
+  expect(second.log()).toContain(`${dataDir} is in use by another start`);
+  expect(servers.every(alive)).toBe(true);
+
+  const api = apiClient(sandboxKey(), apiUrl);
+  const created = await api.post('/v0/customers', individual());
+  expect(created.status).toBe(201);
+  // At once, while the worker runs the new customer's first KYC workflow task.
+  signalGroup(first.child, 'SIGINT');
+  await waitFor(async () => !alive(-first.child.pid!) && !servers.some(alive), { timeoutMs: 30_000, what: 'every process to stop' });
+  const log = first.log();
+  expect(log).toContain('SIGINT received, shutting down');
+  // The servers outlived the worker: it never had to retry a call against a server already gone.
+  expect(log).not.toMatch(/tcp connect error|transport error|stop failed/i);
+  expect(serverPids()).toEqual([]);
+  expect(fs.existsSync(path.join(dataDir, 'platform.pid'))).toBe(false);
+
+  const restarted = npmStart('restarted');
+  await untilRunning(restarted);
+  expect((await api.get(`/v0/customers/${created.body.id}`)).status).toBe(200);
+  await waitForKycStatus(api, created.body.id, 'pending');
+  signalGroup(restarted.child, 'SIGINT');
+  await waitFor(async () => !alive(-restarted.child.pid!) && serverPids().length === 0, { timeoutMs: 30_000, what: 'every process to stop' });
+});
+
+test('the servers a killed start left behind are ended by the next start, which keeps the data', async () => {
+  const killed = npmStart('killed');
+  await untilRunning(killed);
+  const api = apiClient(sandboxKey(), apiUrl);
+  const created = await api.post('/v0/customers', individual());
+  expect(created.status).toBe(201);
+  const leftBehind = serverPids();
+  expect(leftBehind).toHaveLength(6);
+  signalGroup(killed.child, 'SIGKILL');
+  await killed.exit;
+  // Outside the killed process group, the servers are still running.
+  expect(leftBehind.every(alive)).toBe(true);
+
+  const next = npmStart('after-kill');
+  await untilRunning(next);
+  expect(leftBehind.some(alive)).toBe(false);
+  expect(serverPids().every((pid) => !leftBehind.includes(pid) && alive(pid))).toBe(true);
+  expect((await api.get(`/v0/customers/${created.body.id}`)).status).toBe(200);
+  await waitForKycStatus(api, created.body.id, 'pending');
+  signalGroup(next.child, 'SIGINT');
+  await waitFor(async () => !alive(-next.child.pid!) && serverPids().length === 0, { timeoutMs: 30_000, what: 'every process to stop' });
+});
