@@ -2,6 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { generateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english';
 import { apiClient, individual, waitFor, waitForKycStatus } from './harness';
 import { freePort, freePortRange } from './harness/stack';
 
@@ -14,6 +16,8 @@ const logDir = path.join(repoRoot, 'test-logs');
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
 let apiUrl: string;
+// The platform's own chain keys, not anvil's well-known ones: a secret that no command line may show.
+const treasuryMnemonic = generateMnemonic(wordlist);
 const started: ChildProcess[] = [];
 
 beforeAll(async () => {
@@ -26,6 +30,7 @@ beforeAll(async () => {
     PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH,
     DATA_DIR: dataDir, PORT: String(port), PGLITE_PORT: String(await freePort()), TEMPORAL_PORT: String(await freePort()),
     TEMPORAL_UI_PORT: String(await freePort()), ANVIL_BASE_PORT: String(await freePortRange(5)),
+    CHAIN_TREASURY_MNEMONIC: treasuryMnemonic,
   };
 });
 
@@ -84,6 +89,11 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   const servers = serverPids();
   expect(servers).toHaveLength(6); // the Temporal dev server and one anvil node per EVM chain
   expect(servers.every(alive)).toBe(true);
+  for (const pid of servers) {
+    const commandLine = spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).stdout;
+    expect(commandLine).toMatch(/temporal|anvil/);
+    expect(commandLine).not.toContain(treasuryMnemonic.split(' ').slice(0, 3).join(' '));
+  }
 
   const second = npmStart('second');
   expect(await second.exit).not.toBe(0);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createPublicClient, createWalletClient, getAddress, http, type Hex } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, getAddress, http, parseEther, publicActions, type Hex } from 'viem';
 import { ChainKeys, LOCAL_CHAIN_IDS, sandboxTokenAddress, STABLECOIN_ABI } from '../chains/evm';
 import stablecoin from '../../contracts/Stablecoin.json';
 import { EVM_CHAINS, RAILS, type EvmChain } from '../domain/rails';
@@ -38,7 +38,8 @@ export async function startAnvilNodes(opts: { basePort: number; mnemonic: string
   try {
     await Promise.all(EVM_CHAINS.map(async (chain, i) => {
       const port = opts.basePort + i;
-      const args = ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(LOCAL_CHAIN_IDS[chain]), '--mnemonic', opts.mnemonic,
+      // No --mnemonic: a command line is visible to every local user. Our keys get their ether over RPC.
+      const args = ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(LOCAL_CHAIN_IDS[chain]),
         '--block-time', String(opts.blockTimeSeconds ?? 1), '--silent'];
       let pidFile: string | undefined;
       if (opts.stateDir) {
@@ -51,6 +52,7 @@ export async function startAnvilNodes(opts: { basePort: number; mnemonic: string
       nodes.push(node);
       const url = `http://127.0.0.1:${port}`;
       await waitForRpc(url, node);
+      await fundPlatformKeys(url, keys);
       await deploySandboxStablecoins(url, chain, keys);
       urls[chain] = url;
     }));
@@ -78,6 +80,14 @@ async function waitForRpc(url: string, node: ServiceProcess) {
     }
   }
   throw new Error(`anvil at ${url} did not answer: ${node.stderrTail()}`);
+}
+
+/** Ether for gas to the treasury and the sandbox issuer, as anvil gives its own dev accounts. */
+async function fundPlatformKeys(url: string, keys: ChainKeys) {
+  const client = createTestClient({ mode: 'anvil', transport: http(url) }).extend(publicActions);
+  for (const { address } of [keys.treasury, keys.issuer]) {
+    if ((await client.getBalance({ address })) === 0n) await client.setBalance({ address, value: parseEther('10000') });
+  }
 }
 
 /**

@@ -69,17 +69,21 @@ export async function startServiceProcess(opts: { command: string; args: string[
  */
 export function lockDataDir(dataDir: string): () => void {
   const lockFile = path.join(dataDir, 'platform.pid');
-  let holder: number | undefined;
-  try {
-    holder = Number(fs.readFileSync(lockFile, 'utf8').trim());
-  } catch {
-    // no lock file: free
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      fs.writeFileSync(lockFile, `${process.pid}\n`, { flag: 'wx' }); // fails if the file exists
+      return () => fs.rmSync(lockFile, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = Number(fs.readFileSync(lockFile, 'utf8').trim());
+    if (holder > 0 && isRunning(holder, 'node')) {
+      throw new Error(`${dataDir} is in use by another start (process ${holder}); stop it first, or set DATA_DIR. `
+        + `If that process is not one, delete ${lockFile}`);
+    }
+    fs.rmSync(lockFile, { force: true }); // left by a start that was killed
   }
-  if (holder && holder !== process.pid && isRunning(holder, 'node')) {
-    throw new Error(`${dataDir} is in use by another start (process ${holder}); stop it first or set DATA_DIR`);
-  }
-  fs.writeFileSync(lockFile, `${process.pid}\n`);
-  return () => fs.rmSync(lockFile, { force: true });
+  throw new Error(`${dataDir} is being claimed by another start at the same moment`);
 }
 
 /** Ends the server a pid file names if it is still running and the process that started it is gone. */
@@ -94,13 +98,21 @@ async function endLeftoverProcess(pidFile: string, command: string) {
     if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner, 'node')) {
       throw new Error(`${path.basename(command)} (pid ${pid}) is already run by process ${owner} for this data directory (${path.dirname(pidFile)})`);
     }
-    process.kill(pid, 'SIGTERM');
+    signal(pid, 'SIGTERM');
     for (let waited = 0; isRunning(pid, command); waited += 100) {
-      if (waited >= STOP_GRACE_MS) process.kill(pid, 'SIGKILL');
+      if (waited >= STOP_GRACE_MS) signal(pid, 'SIGKILL');
       await new Promise((r) => setTimeout(r, 100));
     }
   }
   fs.rmSync(pidFile, { force: true });
+}
+
+function signal(pid: number, name: NodeJS.Signals) {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // it has just exited
+  }
 }
 
 function isRunning(pid: number, command: string): boolean {
