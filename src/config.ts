@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { validateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english';
 import { z } from 'zod';
 
 /**
@@ -15,6 +17,9 @@ const optionalUrl = (protocols: string[]) =>
     .refine((v) => v === undefined || protocols.some((p) => v.startsWith(p)), {
       message: `must start with ${protocols.join(' or ')}`,
     });
+
+/** anvil's well-known development mnemonic: the default for local chains only. */
+const ANVIL_TEST_MNEMONIC = 'test test test test test test test test test test test junk';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
@@ -68,7 +73,7 @@ const envSchema = z.object({
       const out: Record<string, string> = {};
       for (const part of (v ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
         const [chain, url] = part.split(/=(.*)/s);
-        if (!['ethereum', 'polygon', 'arbitrum', 'optimism', 'base'].includes(chain) || !/^https?:\/\//.test(url ?? '')) {
+        if (!['ethereum', 'polygon', 'arbitrum', 'optimism', 'base'].includes(chain) || !/^https?:\/\//.test(url ?? '') || !URL.canParse(url)) {
           ctx.addIssue({ code: 'custom', message: `'${part}' is not chain=http(s)://url for an EVM chain` });
           return z.NEVER;
         }
@@ -80,8 +85,10 @@ const envSchema = z.object({
   /** Seed of the platform's chain keys: the treasury (index 0) and one deposit address per transfer. */
   CHAIN_TREASURY_MNEMONIC: z
     .string()
-    .default('test test test test test test test test test test test junk')
-    .refine((v) => v.trim().split(/\s+/).length >= 12, { message: 'must be a BIP-39 mnemonic of 12 or more words' }),
+    .default(ANVIL_TEST_MNEMONIC)
+    .transform((v) => v.trim().split(/\s+/).join(' '))
+    // The checksum catches a mistyped word, which would otherwise derive another treasury.
+    .refine((v) => validateMnemonic(v, wordlist), { message: 'must be a BIP-39 mnemonic (English words, valid checksum)' }),
   /** Blocks on top of a deposit's block before it counts as received. */
   EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(2),
   /** At most this many blocks per log query when looking for deposits (RPC providers cap the range). */
@@ -112,7 +119,22 @@ const envSchema = z.object({
       return out;
     }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+}).superRefine((c, ctx) => {
+  // Anyone can derive the keys of anvil's mnemonic: on a chain other than a local node it would hand
+  // the treasury to the first taker.
+  const remote = Object.entries(c.EVM_RPC_URLS).filter(([, url]) => !isLoopback(url)).map(([chain]) => chain);
+  if (remote.length > 0 && c.CHAIN_TREASURY_MNEMONIC === ANVIL_TEST_MNEMONIC) {
+    ctx.addIssue({
+      code: 'custom', path: ['CHAIN_TREASURY_MNEMONIC'],
+      message: `must be the platform's own seed: EVM_RPC_URLS points ${remote.join(', ')} at a node that is not local, and anvil's public test mnemonic would give its treasury away`,
+    });
+  }
 });
+
+function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
 
 export type Config = z.infer<typeof envSchema> & {
   dataDir: string;

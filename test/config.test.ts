@@ -38,7 +38,10 @@ test('PUBLIC_BASE_URL loses a trailing slash', () => {
 });
 
 test('chain and transfer settings are parsed and checked', () => {
-  const c = loadConfig({ EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545, base=https://base.example/rpc', SANDBOX_FX_RATES: 'eur=1.10,gbp=1.3' });
+  const c = loadConfig({
+    EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545, base=https://base.example/rpc', SANDBOX_FX_RATES: 'eur=1.10,gbp=1.3',
+    CHAIN_TREASURY_MNEMONIC: 'legal winner thank year wave sausage worth useful legal winner thank yellow',
+  });
   expect(c.EVM_RPC_URLS).toEqual({ ethereum: 'http://127.0.0.1:8545', base: 'https://base.example/rpc' });
   expect(c.SANDBOX_FX_RATES).toEqual({ eur: '1.10', gbp: '1.3' });
   expect(c.EVM_CONFIRMATIONS).toBe(2);
@@ -49,8 +52,21 @@ test('chain and transfer settings are parsed and checked', () => {
   expect(() => loadConfig({ TRANSFER_DEPOSIT_EXPIRY_HOURS: '721' })).toThrow(/TRANSFER_DEPOSIT_EXPIRY_HOURS:/);
 });
 
-test('docker-compose registers every search attribute the workflows set', () => {
-  const compose = readFileSync(path.join(__dirname, '../docker-compose.yml'), 'utf8');
-  const registered = /for a in ([\w ]+); do/.exec(compose)![1].split(' ');
+test.each(['docker-compose.yml', 'README.md'])('%s registers every search attribute the workflows set', (file) => {
+  const text = readFileSync(path.join(__dirname, '..', file), 'utf8');
+  const registered = /for a in ([\w ]+); do/.exec(text)![1].split(' ');
   expect(registered.sort()).toEqual(ALL_SEARCH_ATTRIBUTES.map((a) => a.name).sort());
+});
+
+test('the chain seed is checked, and anvil\'s public one is refused for chains that are not local', () => {
+  const anvilMnemonic = 'test test test test test test test test test test test junk';
+  expect(loadConfig({}).CHAIN_TREASURY_MNEMONIC).toBe(anvilMnemonic);
+  expect(loadConfig({ EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545,base=http://localhost:8549' }).CHAIN_TREASURY_MNEMONIC).toBe(anvilMnemonic);
+  expect(() => loadConfig({ EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545,base=https://base.example.com' }))
+    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be the platform's own seed: EVM_RPC_URLS points base at a node that is not local/);
+  // One word changed: the checksum no longer holds.
+  expect(() => loadConfig({ CHAIN_TREASURY_MNEMONIC: 'test test test test test test test test test test test test' }))
+    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be a BIP-39 mnemonic \(English words, valid checksum\)/);
+  const own = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
+  expect(loadConfig({ EVM_RPC_URLS: 'base=https://base.example.com', CHAIN_TREASURY_MNEMONIC: `  ${own.replace(/ /g, '  ')} ` }).CHAIN_TREASURY_MNEMONIC).toBe(own);
 });
