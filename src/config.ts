@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
+import { getAddress, isAddress, type Hex } from 'viem';
 import { z } from 'zod';
+import { EVM_CHAINS, isEvmChain, RAILS, type EvmChain } from './domain/rails';
 
 /**
  * All configuration comes from environment variables, validated once at start.
@@ -81,6 +83,29 @@ const envSchema = z.object({
       }
       return out;
     }),
+  /**
+   * The stablecoin contracts of chains that are not local nodes: "ethereum.usdc=0x…,base.usdc=0x…".
+   * On a local node the project's sandbox contracts are used; a currency without a contract is unavailable.
+   */
+  EVM_TOKEN_ADDRESSES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const out: Partial<Record<EvmChain, Record<string, Hex>>> = {};
+      for (const part of (v ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+        const [, chain, currency, address] = /^([a-z]+)\.([a-z]+)=(.*)$/.exec(part) ?? [];
+        if (!chain || !isEvmChain(chain) || !RAILS[chain].currencies.includes(currency) || !isAddress(address)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `'${part}' is not chain.currency=0xaddress (EIP-55 checksum when mixed case) for a currency the chain carries `
+              + `(${EVM_CHAINS.map((c) => `${c}: ${RAILS[c].currencies.join('/')}`).join('; ')})`,
+          });
+          return z.NEVER;
+        }
+        (out[chain] ??= {})[currency] = getAddress(address);
+      }
+      return out;
+    }),
   ANVIL_BASE_PORT: port(8545),
   /** Seed of the platform's chain keys: the treasury (index 0) and one deposit address per transfer. */
   CHAIN_TREASURY_MNEMONIC: z
@@ -122,7 +147,7 @@ const envSchema = z.object({
 }).superRefine((c, ctx) => {
   // Anyone can derive the keys of anvil's mnemonic: on a chain other than a local node it would hand
   // the treasury to the first taker.
-  const remote = Object.entries(c.EVM_RPC_URLS).filter(([, url]) => !isLoopback(url)).map(([chain]) => chain);
+  const remote = Object.entries(c.EVM_RPC_URLS).filter(([, url]) => !isLoopbackUrl(url)).map(([chain]) => chain);
   if (remote.length > 0 && c.CHAIN_TREASURY_MNEMONIC === ANVIL_TEST_MNEMONIC) {
     ctx.addIssue({
       code: 'custom', path: ['CHAIN_TREASURY_MNEMONIC'],
@@ -131,7 +156,8 @@ const envSchema = z.object({
   }
 });
 
-function isLoopback(url: string): boolean {
+/** A node on this machine (127.0.0.0/8, localhost, ::1), as the embedded stack and the tests run them. */
+export function isLoopbackUrl(url: string): boolean {
   const host = new URL(url).hostname;
   return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
 }

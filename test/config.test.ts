@@ -70,3 +70,13 @@ test('the chain seed is checked, and anvil\'s public one is refused for chains t
   const own = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
   expect(loadConfig({ EVM_RPC_URLS: 'base=https://base.example.com', CHAIN_TREASURY_MNEMONIC: `  ${own.replace(/ /g, '  ')} ` }).CHAIN_TREASURY_MNEMONIC).toBe(own);
 });
+
+test('stablecoin contracts of remote chains are named per chain and currency, with checksummed addresses', () => {
+  const usdc = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+  expect(loadConfig({ EVM_TOKEN_ADDRESSES: `ethereum.usdc=${usdc}, base.usdt=${usdc.toLowerCase()}` }).EVM_TOKEN_ADDRESSES)
+    .toEqual({ ethereum: { usdc }, base: { usdt: usdc } });
+  expect(loadConfig({}).EVM_TOKEN_ADDRESSES).toEqual({});
+  for (const bad of [`base.dai=${usdc}`, `solana.usdc=${usdc}`, 'ethereum.usdc=0x1234', `ethereum.usdc=${usdc.replace('A0b8', 'a0B8')}`, `usdc=${usdc}`]) {
+    expect(() => loadConfig({ EVM_TOKEN_ADDRESSES: bad })).toThrow(new RegExp(`EVM_TOKEN_ADDRESSES: '${bad.replace(/[.]/g, '\\.')}' is not chain\\.currency=0xaddress`));
+  }
+});

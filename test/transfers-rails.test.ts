@@ -3,9 +3,10 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { createPublicClient, createTestClient, getAddress, http, parseAbiItem } from 'viem';
 import { encodeChainAddress } from '../src/domain/bank-validation';
-import { EvmChainAdapter, sandboxTokenAddress } from '../src/chains/evm';
+import { sandboxTokenAddress } from '../src/chains/evm';
+import { createChainAdapters } from '../src/chains';
 import { apiClient, createTenant, stack, testDb, waitFor, type ApiClient, type Tenant } from './harness';
-import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
+import { freePort, startProcess, stopProcess, TEST_MNEMONIC, waitUntilReady } from './harness/stack';
 import {
   approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
 } from './harness/transfers';
@@ -134,7 +135,7 @@ test('simulated chains: USDC from solana to a stellar address, USDT out on tron'
 
 test('deposits on an EVM chain are looked for a bounded block range at a time, resuming where the last look stopped', async () => {
   const chain = 'optimism';
-  const adapter = new EvmChainAdapter(chain, chainUrl(chain), { db: testDb(), keys: chainKeys, confirmations: 2, logBlockRange: 3 });
+  const adapter = evmAdapter(chain, { EVM_LOG_BLOCK_RANGE: 3 });
   const node = createTestClient({ mode: 'anvil', transport: http(chainUrl(chain)) });
   const address = getAddress(`0x${randomBytes(20).toString('hex')}`);
   const start = await adapter.currentPosition();
@@ -164,6 +165,41 @@ test('deposits on an EVM chain are looked for a bounded block range at a time, r
     if (i > 0) expect(look.from).toBe(looks[i - 1]!.next);
   }
 });
+
+test('a token contract is used only when it counts in the asset\'s scale; remote chains need theirs configured', async () => {
+  const chain = 'ethereum';
+  const usdc = sandboxTokenAddress(chainKeys, chain, 'usdc');
+  const dai = sandboxTokenAddress(chainKeys, chain, 'dai');
+  // On a local node the project's sandbox contracts; a configured address takes their place.
+  await expect(evmAdapter(chain).checkCurrency('dai')).resolves.toBeUndefined();
+  await expect(evmAdapter(chain, { EVM_TOKEN_ADDRESSES: { ethereum: { usdc } } }).checkCurrency('usdc')).resolves.toBeUndefined();
+  // DAI's contract (18 decimals) given as USDC's (6): refused before any amount is read or sent.
+  const swapped = evmAdapter(chain, { EVM_TOKEN_ADDRESSES: { ethereum: { usdc: dai } } });
+  await expect(swapped.checkCurrency('usdc')).rejects.toMatchObject({
+    name: 'ChainUnavailableError', message: `The usdc contract at ${dai} on ethereum has 18 decimals; usdc amounts have 6`,
+  });
+  await expect(swapped.findDeposit({ currency: 'usdc', address: chainKeys.account(7).address, fromPosition: '0', amountMinor: 1n }))
+    .rejects.toMatchObject({ name: 'ChainUnavailableError' });
+  const nowhere = getAddress(`0x${randomBytes(20).toString('hex')}`);
+  await expect(evmAdapter(chain, { EVM_TOKEN_ADDRESSES: { ethereum: { usdc: nowhere } } }).checkCurrency('usdc')).rejects.toMatchObject({
+    name: 'ChainUnavailableError', message: `There is no usdc token contract at ${nowhere} on ethereum`,
+  });
+  // A node that is not on this machine has no sandbox contracts: without a configured address the currency is unavailable.
+  const remote = createChainAdapters({
+    EVM_RPC_URLS: { base: 'https://base.invalid' }, EVM_TOKEN_ADDRESSES: {}, CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC, EVM_CONFIRMATIONS: 2, EVM_LOG_BLOCK_RANGE: 2000,
+  }, testDb()).base;
+  await expect(remote.checkCurrency('usdt')).rejects.toMatchObject({
+    name: 'ChainUnavailableError', message: 'No usdt token contract is configured for base (EVM_TOKEN_ADDRESSES)',
+  });
+});
+
+/** The adapter of one local chain, as the worker builds it, with settings changed for a test. */
+function evmAdapter(chain: 'ethereum' | 'optimism', overrides: { EVM_TOKEN_ADDRESSES?: Record<string, Record<string, `0x${string}`>>; EVM_LOG_BLOCK_RANGE?: number } = {}) {
+  return createChainAdapters({
+    EVM_RPC_URLS: { [chain]: chainUrl(chain) }, EVM_TOKEN_ADDRESSES: {}, CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC, EVM_CONFIRMATIONS: 2,
+    EVM_LOG_BLOCK_RANGE: 2000, ...overrides,
+  }, testDb())[chain];
+}
 
 describe('a worker killed right after a payout went out', () => {
   let api: ChildProcess;

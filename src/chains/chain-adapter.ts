@@ -32,6 +32,11 @@ export type PayoutStatus =
 /** The destination cannot receive this payment (blocked address, contract revert): do not retry. */
 export class PayoutRejectedError extends Error {}
 
+/** The chain, or a currency on it, is not set up here (no RPC address, no token contract): the API answers 503. */
+export class ChainUnavailableError extends Error {
+  override name = 'ChainUnavailableError';
+}
+
 /**
  * What the transfer engine needs from a chain. EVM chains implement it over JSON-RPC (viem) against
  * anvil locally and real nodes in production; solana, stellar and tron have sandbox simulators.
@@ -41,6 +46,8 @@ export interface ChainAdapter {
   readonly nativeAsset: string;
   /** The address customers send to for deposit number `index` (one per transfer). */
   depositAddress(index: number): string;
+  /** Fails with ChainUnavailableError when this chain cannot carry `currency` here (checked before a transfer is created). */
+  checkCurrency(currency: string): Promise<void>;
   /** A position to look for deposits from (block number), taken when the transfer is created. */
   currentPosition(): Promise<string>;
   /**

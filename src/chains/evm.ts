@@ -1,13 +1,16 @@
 import { sql } from 'kysely';
 import {
-  BaseError, ContractFunctionRevertedError, createPublicClient, decodeErrorResult, encodeFunctionData, getAddress, getContractAddress, http,
-  keccak256, type Hex, type PublicClient,
+  BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, decodeErrorResult, encodeFunctionData, erc20Abi,
+  getAddress, getContractAddress, http, keccak256, type Hex, type PublicClient,
 } from 'viem';
 import { HDKey, hdKeyToAccount, type HDAccount } from 'viem/accounts';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import type { Db } from '../db';
+import { ASSET_SCALE } from '../domain/money';
 import { RAILS, type EvmChain } from '../domain/rails';
-import { PayoutRejectedError, type ChainAdapter, type DepositScan, type PayoutRequest, type PayoutStatus } from './chain-adapter';
+import {
+  ChainUnavailableError, PayoutRejectedError, type ChainAdapter, type DepositScan, type PayoutRequest, type PayoutStatus,
+} from './chain-adapter';
 import stablecoin from '../../contracts/Stablecoin.json';
 
 export const STABLECOIN_ABI = stablecoin.abi as typeof stablecoin.abi;
@@ -64,19 +67,49 @@ export class EvmChainAdapter implements ChainAdapter {
   readonly nativeAsset: string;
   private readonly client: PublicClient;
   private chainId?: number;
+  private readonly checkedTokens = new Map<string, Promise<Hex>>();
 
   constructor(
     readonly chain: EvmChain,
     rpcUrl: string,
-    private readonly deps: { db: Db; keys: ChainKeys; confirmations: number; logBlockRange: number; tokenAddress?: (currency: string) => Hex },
+    /** `tokenAddress` names a currency's contract, or throws ChainUnavailableError when there is none. */
+    private readonly deps: { db: Db; keys: ChainKeys; confirmations: number; logBlockRange: number; tokenAddress: (currency: string) => Hex },
   ) {
     this.nativeAsset = NATIVE_ASSET[chain];
     // No block-number cache: confirmations are counted from the latest block.
     this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 1, timeout: 10_000 }), cacheTime: 0 }) as PublicClient;
   }
 
-  token(currency: string): Hex {
-    return this.deps.tokenAddress?.(currency) ?? sandboxTokenAddress(this.deps.keys, this.chain, currency);
+  /**
+   * The currency's token contract, checked once per process: a contract is there, and it counts in
+   * the asset's scale (a USDC address given for DAI would pay out 10^12 times too little, or too much).
+   */
+  private token(currency: string): Promise<Hex> {
+    let checked = this.checkedTokens.get(currency);
+    if (!checked) {
+      checked = this.readTokenDecimals(currency);
+      this.checkedTokens.set(currency, checked);
+      checked.catch(() => this.checkedTokens.delete(currency)); // an unanswered RPC call is tried again
+    }
+    return checked;
+  }
+
+  private async readTokenDecimals(currency: string): Promise<Hex> {
+    const address = this.deps.tokenAddress(currency);
+    const decimals = await this.client.readContract({ address, abi: erc20Abi, functionName: 'decimals' }).catch((err) => {
+      if (err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionZeroDataError)) {
+        throw new ChainUnavailableError(`There is no ${currency} token contract at ${address} on ${this.chain}`);
+      }
+      throw err;
+    });
+    if (decimals !== ASSET_SCALE[currency]) {
+      throw new ChainUnavailableError(`The ${currency} contract at ${address} on ${this.chain} has ${decimals} decimals; ${currency} amounts have ${ASSET_SCALE[currency]}`);
+    }
+    return address;
+  }
+
+  async checkCurrency(currency: string): Promise<void> {
+    await this.token(currency);
   }
 
   depositAddress(index: number): string {
@@ -95,7 +128,7 @@ export class EvmChainAdapter implements ChainAdapter {
     const rangeEnd = fromBlock + BigInt(this.deps.logBlockRange) - 1n;
     const toBlock = confirmedTip < rangeEnd ? confirmedTip : rangeEnd;
     const raw = await this.client.getLogs({
-      address: this.token(q.currency),
+      address: await this.token(q.currency),
       event: { type: 'event', name: 'Transfer', inputs: [
         { type: 'address', name: 'from', indexed: true }, { type: 'address', name: 'to', indexed: true }, { type: 'uint256', name: 'value', indexed: false },
       ] },
@@ -122,7 +155,7 @@ export class EvmChainAdapter implements ChainAdapter {
     const treasury = this.deps.keys.treasury;
     let raw = (await this.paymentRow(r.idempotencyKey)).signed_transaction as Hex | null;
     if (!raw) {
-      const to = this.token(r.currency);
+      const to = await this.token(r.currency);
       const data = encodeFunctionData({ abi, functionName: 'transfer', args: [getAddress(r.to), r.amountMinor] });
       // A revert now (a blocked receiver, say) is final: nothing is signed, the payout is undeliverable.
       try {
@@ -198,7 +231,7 @@ export class EvmChainAdapter implements ChainAdapter {
         this.client.estimateFeesPerGas(), this.getChainId(), this.client.getTransactionCount({ address: issuer.address, blockTag: 'pending' }),
       ]);
       const signed = await issuer.signTransaction({
-        type: 'eip1559', chainId, nonce, to: this.token(q.currency), gas: 120_000n,
+        type: 'eip1559', chainId, nonce, to: await this.token(q.currency), gas: 120_000n,
         data: encodeFunctionData({ abi, functionName: 'mint', args: [getAddress(q.address), q.amountMinor] }),
         maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });

@@ -28,6 +28,10 @@ export class SimulatedChainAdapter implements ChainAdapter {
     return encodeChainAddress(this.chain, createHash('sha256').update(`${this.seed}:${this.chain}:${index}`).digest());
   }
 
+  async checkCurrency(): Promise<void> {
+    // The simulator carries every currency its chain lists.
+  }
+
   async currentPosition(): Promise<string> {
     return new Date().toISOString();
   }

@@ -111,10 +111,16 @@ async function checkDestinationAccount(trx: Transaction<Database>, tenant: Tenan
 /** What the chains tell us before the database transaction opens: network fee and start block. */
 export async function prepareChainLegs(deps: AppDeps, input: TransferCreateInput) {
   const { source, destination } = input;
-  const sourcePosition = isChainRail(source.payment_rail) ? await deps.chains[source.payment_rail].currentPosition() : null;
+  let sourcePosition: string | null = null;
+  if (isChainRail(source.payment_rail)) {
+    const chain = deps.chains[source.payment_rail];
+    await chain.checkCurrency(source.currency);
+    sourcePosition = await chain.currentPosition();
+  }
   let gasFeeMinor = 0n;
   if (isChainRail(destination.payment_rail)) {
     const chain = deps.chains[destination.payment_rail];
+    await chain.checkCurrency(destination.currency);
     const feeNative = await chain.estimatePayoutFee(destination.currency);
     const nativeScale = ASSET_SCALE[chain.nativeAsset] ?? 18;
     // Rounded up to the asset's smallest unit: the platform never pays gas out of its own pocket.
