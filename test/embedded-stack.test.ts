@@ -1,15 +1,21 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
+import { createPublicClient, erc20Abi, getAddress, http } from 'viem';
+import { ChainKeys, sandboxTokenAddress } from '../src/chains/evm';
+import { EVM_CHAINS } from '../src/domain/rails';
 import { apiClient, individual, waitFor, waitForKycStatus } from './harness';
 import { freePort, freePortRange } from './harness/stack';
+import { approvedCustomer, waitForTransferState } from './harness/transfers';
 
 // `npm start` as README.md tells a user to run it: the embedded stack (PGlite, the Temporal CLI dev
 // server, anvil nodes, worker and API in one process), started in its own process group as a
-// terminal would, stopped with Ctrl-C (SIGINT to the whole group).
+// terminal would, stopped with Ctrl-C (SIGINT to the whole group). The rest of the suite runs on
+// PostgreSQL; here transfers also run once on the embedded database.
 
 const repoRoot = path.join(__dirname, '..');
 const logDir = path.join(repoRoot, 'test-logs');
@@ -142,4 +148,44 @@ test('the servers a killed start left behind are ended by the next start, which 
   await waitForKycStatus(api, created.body.id, 'pending');
   signalGroup(next.child, 'SIGINT');
   await waitFor(async () => !alive(-next.child.pid!) && serverPids().length === 0, { timeoutMs: 30_000, what: 'every process to stop' });
+});
+
+test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEPA in and USDC out on base, then base to polygon funded on chain; the ledger verifies', async () => {
+  const run = npmStart('money');
+  await untilRunning(run);
+  const api = apiClient(sandboxKey(), apiUrl);
+  const customer = await approvedCustomer(api, 'DE');
+  const receiver = getAddress(`0x${randomBytes(20).toString('hex')}`);
+  const created = await api.post('/v0/transfers', {
+    amount: '100.00', on_behalf_of: customer.id, source: { payment_rail: 'sepa', currency: 'eur' },
+    destination: { payment_rail: 'base', currency: 'usdc', to_address: receiver },
+  });
+  expect(created.status).toBe(201);
+  expect(created.body.state).toBe('awaiting_funds');
+  expect((await api.post(`/v0/sandbox/transfers/${created.body.id}/deposit`)).status).toBe(200);
+  const done = await waitForTransferState(api, created.body.id, 'payment_processed', 120_000);
+  expect(done.receipt.destination_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+
+  // Paid from the treasury of CHAIN_TREASURY_MNEMONIC, on the node npm start runs for base.
+  const base = createPublicClient({ transport: http(`http://127.0.0.1:${Number(env.ANVIL_BASE_PORT) + EVM_CHAINS.indexOf('base')}`) });
+  const usdc = sandboxTokenAddress(new ChainKeys(treasuryMnemonic), 'base', 'usdc');
+  const received = await base.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [receiver] });
+  expect(received).toBe(BigInt(Math.round(Number(done.receipt.final_amount) * 1e6)));
+
+  // Funded on chain: the worker watches base for the deposit (sandbox: the issuer mints it to the deposit address).
+  const onChain = await api.post('/v0/transfers', {
+    amount: '25.00', on_behalf_of: customer.id, source: { payment_rail: 'base', currency: 'usdc', from_address: receiver },
+    destination: { payment_rail: 'polygon', currency: 'usdc', to_address: receiver },
+  });
+  expect(onChain.status).toBe(201);
+  expect((await api.post(`/v0/sandbox/transfers/${onChain.body.id}/deposit`)).status).toBe(200);
+  const bridged = await waitForTransferState(api, onChain.body.id, 'payment_processed', 120_000);
+  expect(bridged.receipt.source_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+
+  // The admin CLI reaches the embedded database while npm start serves it.
+  const verify = spawnSync('npm', ['run', '-s', 'cli', '--', 'ledger', 'verify'], { cwd: repoRoot, env, encoding: 'utf8' });
+  expect(verify.stdout).toContain('ledger verified');
+  expect(verify.status).toBe(0);
+  signalGroup(run.child, 'SIGINT');
+  await waitFor(async () => !alive(-run.child.pid!) && serverPids().length === 0, { timeoutMs: 30_000, what: 'every process to stop' });
 });
