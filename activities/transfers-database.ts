@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Tenant } from '../src/api/context';
 import type { Db } from '../src/db';
-import type { Database, PaymentKind, PaymentStatus, TransferRow, TransferState } from '../src/db/schema';
+import type { Database, PaymentKind, PaymentStatus, ReviewDecision, TransferRow, TransferState } from '../src/db/schema';
 import { recordEvents } from '../src/domain/events';
 import {
   PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings,
@@ -15,6 +15,7 @@ export type TransferStep =
   | { step: 'funds_received'; txHash?: string; from?: string; railPaymentId?: string }
   | { step: 'in_review' }
   | { step: 'hold'; reasons: string[] }
+  | { step: 'review_decided'; approve: boolean; note?: string; operator: string }
   | { step: 'payment_submitted' }
   | { step: 'payment_processed'; txHash?: string; networkFee?: string }
   | { step: 'undeliverable'; reason: string; code?: string }
@@ -25,7 +26,7 @@ export type TransferStep =
 
 /** The state each step leads to (or, for steps that record without moving, the state they happen in). */
 const STEP_STATE: Record<TransferStep['step'], TransferState> = {
-  funds_received: 'funds_received', in_review: 'in_review', hold: 'in_review', payment_submitted: 'payment_submitted',
+  funds_received: 'funds_received', in_review: 'in_review', hold: 'in_review', review_decided: 'in_review', payment_submitted: 'payment_submitted',
   payment_processed: 'payment_processed', undeliverable: 'undeliverable', returned: 'returned', refund_submitted: 'returned',
   refunded: 'refunded', canceled: 'canceled',
 };
@@ -126,6 +127,19 @@ export function createTransferDatabaseActivities(db: Db) {
             await trx.updateTable('transfers').set({ review_reasons: JSON.stringify(input.reasons), state_reason: `on_hold: ${input.reasons.join('; ')}`, updated_at: new Date() })
               .where('id', '=', row.id).execute();
             break;
+          case 'review_decided': {
+            if (row.review_decision) break; // recorded by an earlier attempt
+            const decision: ReviewDecision = {
+              decision: input.approve ? 'approve' : 'reject', note: input.note ?? null, operator: input.operator, decided_at: new Date().toISOString(),
+            };
+            const now = new Date();
+            const updated = await trx.updateTable('transfers').set({ review_decision: JSON.stringify(decision), updated_at: now })
+              .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+            await recordEvents(trx, tenantOf(row), [
+              { type: 'transfer.updated', objectId: row.id, data: serializeTransfer(updated), previousAttributes: { review_decision: null }, at: now },
+            ]);
+            break;
+          }
           case 'payment_submitted':
             if (row.state !== 'in_review') break;
             await upsertPayment(trx, row, 'payout', { status: 'pending' });

@@ -244,8 +244,18 @@ test('review hold (.15): the reason shows; rejecting refunds the deposit and can
   expect(held.state_reason).toMatch(/^on_hold: sandbox_review/);
   const description = await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).describe();
   expect(description.searchAttributes.TransferState).toEqual(['in_review']);
+  expect(held.review_decision).toBeNull();
   const rejected = await t.api.post(`/v0/sandbox/transfers/${tr.id}/review`, { decision: 'reject', note: 'unusual pattern' });
   expect(rejected.status).toBe(200);
+  // The audit record: what was decided and when for the API; who decided, in the database only.
+  expect(rejected.body.review_decision).toEqual({ decision: 'reject', note: 'unusual pattern', decided_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+  const stored = await testDb().selectFrom('transfers').select('review_decision').where('id', '=', tr.id).executeTakeFirstOrThrow();
+  expect(stored.review_decision).toMatchObject({ decision: 'reject', operator: expect.stringMatching(/^sandbox:key_/) });
+  const decided = (await t.api.get(`/v0/events?object_id=${tr.id}&type=transfer.updated`)).body.data
+    .filter((e: any) => 'review_decision' in e.data.previous_attributes);
+  expect(decided).toHaveLength(1);
+  expect(decided[0].data.previous_attributes).toEqual({ review_decision: null });
+  expect(decided[0].data.review_decision).toMatchObject({ decision: 'reject' });
   const canceled = await waitForTransferState(t.api, tr.id, 'canceled');
   expect(canceled.state_reason).toBe('rejected_in_review: unusual pattern');
   const payments = (await t.api.get(`/v0/payments?transfer_id=${tr.id}`)).body.data;
@@ -260,11 +270,15 @@ test('review hold approved pays out; cancel in review refunds; no cancel once th
   await deposit(toCancel.id);
   for (const id of [approved.id, toCancel.id]) await waitFor(async () => (await t.api.get(`/v0/transfers/${id}`)).body.review_reasons, { what: 'hold' });
   // The production operator path: the admin CLI.
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'transfers', 'review', approved.id, '--decision', 'approve', '--note', 'known customer'],
+  const cli = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'transfers', 'review', approved.id, '--decision', 'approve', '--note', 'known customer', '--operator', 'ops.alice'],
     { env: stack().processEnv, encoding: 'utf8' });
   expect(cli.status).toBe(0);
   expect(cli.stdout).toMatch(new RegExp(`${approved.id}: (in_review|payment_submitted|payment_processed)`));
-  await waitForTransferState(t.api, approved.id, 'payment_processed');
+  const paid = await waitForTransferState(t.api, approved.id, 'payment_processed');
+  expect(paid.review_decision).toMatchObject({ decision: 'approve', note: 'known customer' });
+  expect(paid.review_decision.operator).toBeUndefined();
+  const stored = await testDb().selectFrom('transfers').select('review_decision').where('id', '=', approved.id).executeTakeFirstOrThrow();
+  expect(stored.review_decision?.operator).toBe('ops.alice');
   expect((await t.api.delete(`/v0/transfers/${approved.id}`)).body.error.code).toBe('invalid_state');
 
   const cancel = await t.api.delete(`/v0/transfers/${toCancel.id}`);

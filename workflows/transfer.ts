@@ -1,5 +1,5 @@
 import {
-  ActivityFailure, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, defineUpdate, isCancellation,
+  ActivityFailure, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, defineUpdate, isCancellation, patched,
   proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes, workflowInfo, type RetryPolicy,
 } from '@temporalio/workflow';
 import type { ChainActivities } from '../activities/chains';
@@ -44,8 +44,13 @@ export const depositReceived = defineSignal<[DepositNotice]>('depositReceived');
 export const paymentReturned = defineSignal<[{ code: string }]>('paymentReturned');
 /** DELETE /v0/transfers/{id}: accepted only before the payout; answers once the cancellation is recorded or under way. */
 export const cancelTransfer = defineUpdate<TransferStatus, [{ reason: string }]>('cancelTransfer');
-/** An operator's decision on a held transfer. */
-export const decideReview = defineUpdate<TransferStatus, [{ approve: boolean; note?: string }]>('decideReview');
+/** An operator's decision on a held transfer; `operator` names who decided, for the audit record. */
+export interface ReviewDecisionRequest {
+  approve: boolean;
+  note?: string;
+  operator?: string;
+}
+export const decideReview = defineUpdate<TransferStatus, [ReviewDecisionRequest]>('decideReview');
 export const transferStatus = defineQuery<TransferStatus>('transferStatus');
 
 const records = proxyLocalActivities<TransferDatabaseActivities>({
@@ -80,7 +85,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   let deposit: DepositNotice | undefined;
   let returnCode: string | undefined;
   let cancelReason: string | undefined;
-  let decision: { approve: boolean; note?: string } | undefined;
+  let decision: ReviewDecisionRequest | undefined;
   let onHold = false;
   let payoutStarted = false;
   let settledCancel = false;
@@ -122,7 +127,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
       await condition(() => !onHold);
       return status;
     },
-    { validator: (_decision: { approve: boolean; note?: string }) => { if (!onHold) throw new Error(`The transfer is not on hold (${status.state})`); } },
+    { validator: (_decision: ReviewDecisionRequest) => { if (!onHold) throw new Error(`The transfer is not on hold (${status.state})`); } },
   );
 
   show('Waiting for the deposit');
@@ -160,6 +165,12 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
       // Cancelling the workflow while it holds received funds cancels the transfer: they go back.
       if (!isCancellation(err)) throw err;
       cancelReason ??= 'workflow_canceled';
+    }
+    // Who released or refused the held money, recorded before the decision takes effect. Histories
+    // from before this step existed replay without it.
+    if (decision && patched('record-review-decision')) {
+      const { approve, note, operator } = decision;
+      await CancellationScope.nonCancellable(() => record({ step: 'review_decided', approve, note, operator: operator ?? 'unnamed' }));
     }
     onHold = false;
     if (decision && !decision.approve) cancelReason ??= `rejected_in_review${decision.note ? `: ${decision.note}` : ''}`;

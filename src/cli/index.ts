@@ -19,7 +19,7 @@ const USAGE = `Usage: npm run cli -- <command>
               [--permissions customers:read,…] [--plan sandbox|production|enterprise]
   keys revoke key_…
   kyc decide cus_… --decision approve|reject [--reason TEXT] [--operator NAME]
-  transfers review tr_… --decision approve|reject [--note TEXT]
+  transfers review tr_… --decision approve|reject [--note TEXT] [--operator NAME]
                                  decide a transfer held in review (production operator path)
   lists sync [--source ID …]     download the official sanctions lists into SANCTIONS_DATA_DIR
   lists sources                  the sources screened against
@@ -109,7 +109,9 @@ async function main(argv: string[]) {
       if (values.decision !== 'approve' && values.decision !== 'reject') throw new Error('--decision must be approve or reject');
       const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`);
       try {
-        const status = await submitReviewDecision({ temporal }, target, { approve: values.decision === 'approve', note: values.note });
+        const status = await submitReviewDecision({ temporal }, target, {
+          approve: values.decision === 'approve', note: values.note, operator: values.operator ?? process.env.USER ?? 'operator',
+        });
         console.log(`${target}: ${status.state} (${status.step})`);
       } finally {
         await temporal.connection.close();

@@ -7,6 +7,7 @@ import * as m0003 from './migrations/0003_external_accounts';
 import * as m0004 from './migrations/0004_rail_payments';
 import * as m0005 from './migrations/0005_ledger';
 import * as m0006 from './migrations/0006_transfers';
+import * as m0007 from './migrations/0007_transfer_review_decisions';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0004_rail_payments': m0004,
   '0005_ledger': m0005,
   '0006_transfers': m0006,
+  '0007_transfer_review_decisions': m0007,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -194,6 +194,14 @@ export type TransferState =
 
 type Numeric = ColumnType<string, string | bigint, string | bigint>;
 
+/** An operator's decision on a held transfer; `operator` stays internal (not in API answers). */
+export interface ReviewDecision {
+  decision: 'approve' | 'reject';
+  note: string | null;
+  operator: string;
+  decided_at: string;
+}
+
 export interface TransfersTable {
   id: string;
   developer_id: string;
@@ -220,6 +228,7 @@ export interface TransfersTable {
   source_position: string | null;
   return_code: string | null;
   review_reasons: ColumnType<string[] | null, string | null, string | null>;
+  review_decision: ColumnType<ReviewDecision | null, string | null, string | null>;
   created_at: Date;
   updated_at: Date;
 }

@@ -103,6 +103,9 @@ export function serializeTransfer(row: TransferRow) {
       destination_tx_hash: r.destination_tx_hash,
     },
     review_reasons: row.review_reasons,
+    review_decision: row.review_decision
+      ? { decision: row.review_decision.decision, note: row.review_decision.note, decided_at: row.review_decision.decided_at }
+      : null,
     return_code: row.return_code,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

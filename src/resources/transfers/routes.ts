@@ -149,9 +149,9 @@ export const sandboxReviewDecision = defineRoute({
   params: TransferIdParams,
   body: z.strictObject({ decision: z.enum(['approve', 'reject']), note: z.string().trim().max(500).optional() }),
   responses: { 200: TransferSchema },
-  handler: async ({ deps, tenant, params, body }) => {
+  handler: async ({ deps, tenant, auth, params, body }) => {
     const row = await findTransfer(deps.db, tenant, params.transfer_id);
-    await submitReviewDecision(deps, row.id, { approve: body.decision === 'approve', note: body.note });
+    await submitReviewDecision(deps, row.id, { approve: body.decision === 'approve', note: body.note, operator: `sandbox:${auth.keyId}` });
     return { status: 200, body: serializeTransfer(await findTransfer(deps.db, tenant, row.id)) };
   },
 });

@@ -72,6 +72,11 @@ export const TransferSchema = z
     source_deposit_instructions: z.record(z.string(), z.string()).describe('Where and how the customer sends the funds'),
     receipt: ReceiptSchema,
     review_reasons: z.array(z.string()).nullable(),
+    review_decision: z.object({
+      decision: z.enum(['approve', 'reject']),
+      note: z.string().nullable(),
+      decided_at: z.iso.datetime(),
+    }).nullable().describe("The operator's decision on a transfer held in review"),
     return_code: z.string().nullable(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),

@@ -211,6 +211,7 @@ export async function createTransfer(
     source_position: prepared.sourcePosition,
     return_code: null,
     review_reasons: null,
+    review_decision: null,
     created_at: now,
     updated_at: now,
   }).returningAll().executeTakeFirstOrThrow();

@@ -5,7 +5,7 @@ import type { TransferRow } from '../../db/schema';
 import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
 import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../../temporal/search-attributes';
 import {
-  cancelTransfer, decideReview, depositReceived, paymentReturned, type TransferStatus, type transferWorkflow,
+  cancelTransfer, decideReview, depositReceived, paymentReturned, type ReviewDecisionRequest, type TransferStatus, type transferWorkflow,
 } from '../../../workflows/transfer';
 
 export const transferWorkflowId = (transferId: string) => `transfer:${transferId}`;
@@ -67,7 +67,7 @@ export function requestCancellation(deps: Pick<AppDeps, 'temporal'>, transferId:
   return update(() => handle(deps, transferId).executeUpdate(cancelTransfer, { args: [{ reason }] }));
 }
 
-export function submitReviewDecision(deps: Pick<AppDeps, 'temporal'>, transferId: string, d: { approve: boolean; note?: string }): Promise<TransferStatus> {
+export function submitReviewDecision(deps: Pick<AppDeps, 'temporal'>, transferId: string, d: ReviewDecisionRequest): Promise<TransferStatus> {
   return update(() => handle(deps, transferId).executeUpdate(decideReview, { args: [d] }));
 }
 
