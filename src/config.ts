@@ -75,7 +75,7 @@ const envSchema = z.object({
       const out: Record<string, string> = {};
       for (const part of (v ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
         const [chain, url] = part.split(/=(.*)/s);
-        if (!['ethereum', 'polygon', 'arbitrum', 'optimism', 'base'].includes(chain) || !/^https?:\/\//.test(url ?? '') || !URL.canParse(url)) {
+        if (!isEvmChain(chain) || !/^https?:\/\//.test(url ?? '') || !URL.canParse(url)) {
           ctx.addIssue({ code: 'custom', message: `'${part}' is not chain=http(s)://url for an EVM chain` });
           return z.NEVER;
         }
@@ -111,9 +111,11 @@ const envSchema = z.object({
   CHAIN_TREASURY_MNEMONIC: z
     .string()
     .default(ANVIL_TEST_MNEMONIC)
-    .transform((v) => v.trim().split(/\s+/).join(' '))
-    // The checksum catches a mistyped word, which would otherwise derive another treasury.
-    .refine((v) => validateMnemonic(v, wordlist), { message: 'must be a BIP-39 mnemonic (English words, valid checksum)' }),
+    // The checksum catches a mistyped word, which would otherwise derive another treasury. Not
+    // rewritten (spacing included): the keys derive from the text exactly as given.
+    .refine((v) => validateMnemonic(v.trim(), wordlist), {
+      message: 'must be a BIP-39 mnemonic (English words separated by single spaces, valid checksum)',
+    }),
   /** Blocks on top of a deposit's block before it counts as received. */
   EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(2),
   /** At most this many blocks per log query when looking for deposits (RPC providers cap the range). */

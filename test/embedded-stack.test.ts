@@ -87,6 +87,12 @@ function serverPids(): number[] {
   return files.filter((f) => fs.existsSync(f)).map((f) => Number(fs.readFileSync(f, 'utf8').split(' ')[0]));
 }
 
+/** Ctrl-C in the terminal: SIGINT to the whole process group, then everything (servers included) stops. */
+async function stopWithCtrlC(run: ReturnType<typeof npmStart>) {
+  signalGroup(run.child, 'SIGINT');
+  await waitFor(async () => !alive(-run.child.pid!) && serverPids().length === 0, { timeoutMs: 30_000, what: 'every process to stop' });
+}
+
 const sandboxKey = () => fs.readFileSync(path.join(dataDir, 'default-sandbox-key'), 'utf8').trim();
 
 test('Ctrl-C right after a request stops the API, the worker, then the servers; a restart keeps the data; a second start on the same DATA_DIR is refused', async () => {
@@ -123,8 +129,7 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   await untilRunning(restarted);
   expect((await api.get(`/v0/customers/${created.body.id}`)).status).toBe(200);
   await waitForKycStatus(api, created.body.id, 'pending');
-  signalGroup(restarted.child, 'SIGINT');
-  await waitFor(async () => !alive(-restarted.child.pid!) && serverPids().length === 0, { timeoutMs: 30_000, what: 'every process to stop' });
+  await stopWithCtrlC(restarted);
 });
 
 test('the servers a killed start left behind are ended by the next start, which keeps the data', async () => {
@@ -146,8 +151,7 @@ test('the servers a killed start left behind are ended by the next start, which 
   expect(serverPids().every((pid) => !leftBehind.includes(pid) && alive(pid))).toBe(true);
   expect((await api.get(`/v0/customers/${created.body.id}`)).status).toBe(200);
   await waitForKycStatus(api, created.body.id, 'pending');
-  signalGroup(next.child, 'SIGINT');
-  await waitFor(async () => !alive(-next.child.pid!) && serverPids().length === 0, { timeoutMs: 30_000, what: 'every process to stop' });
+  await stopWithCtrlC(next);
 });
 
 test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEPA in and USDC out on base, then base to polygon funded on chain; the ledger verifies', async () => {
@@ -186,6 +190,5 @@ test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEP
   const verify = spawnSync('npm', ['run', '-s', 'cli', '--', 'ledger', 'verify'], { cwd: repoRoot, env, encoding: 'utf8' });
   expect(verify.stdout).toContain('ledger verified');
   expect(verify.status).toBe(0);
-  signalGroup(run.child, 'SIGINT');
-  await waitFor(async () => !alive(-run.child.pid!) && serverPids().length === 0, { timeoutMs: 30_000, what: 'every process to stop' });
+  await stopWithCtrlC(run);
 });
