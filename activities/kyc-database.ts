@@ -14,6 +14,8 @@ export interface RecordKycStatusInput {
   riskRating?: 'low' | 'medium' | 'high';
   customerStatus?: 'active';
   grantEndorsements?: boolean;
+  /** The compliance operator's decision that ended a manual review, kept for audit. */
+  operatorDecision?: { decision: 'approve' | 'reject'; reasons?: string[]; operator: string };
 }
 
 /** Attempts before a customer that never became visible counts as rolled back (~1 minute of retries). */
@@ -51,6 +53,9 @@ export function createKycDatabaseActivities(db: Db) {
             ...(input.riskRating ? { risk_rating: input.riskRating } : {}),
             ...(input.customerStatus ? { status: input.customerStatus } : {}),
             ...(input.grantEndorsements ? { endorsements: endorsementsFor(row.address?.country) } : {}),
+            ...(input.operatorDecision ? {
+              kyc_decision: JSON.stringify({ ...input.operatorDecision, reasons: input.operatorDecision.reasons ?? null, decided_at: now.toISOString() }),
+            } : {}),
             updated_at: now,
           })
           .where('id', '=', row.id)

@@ -101,6 +101,8 @@ describe('KYC workflow', () => {
     await waitForKycStatus(t.api, c.id, 'manual_review');
     const decided = await t.api.post(`/v0/sandbox/customers/${c.id}/kyc_decision`, { decision: 'reject', reasons: ['adverse_media'] });
     expect(decided.body).toMatchObject({ kyc_status: 'rejected', rejection_reasons: ['adverse_media'], status: 'pending', endorsements: [] });
+    const row = await testDb().selectFrom('customers').select('kyc_decision').where('id', '=', c.id).executeTakeFirstOrThrow();
+    expect(row.kyc_decision).toMatchObject({ decision: 'reject', reasons: ['adverse_media'], operator: expect.stringMatching(/^sandbox:key_/) });
   });
 
   test('a decision when nothing waits for one is 409; unknown decision 400', async () => {

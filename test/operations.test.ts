@@ -57,7 +57,11 @@ describe('admin CLI', () => {
     const decided = await runCli(['kyc', 'decide', c.id, '--decision', 'approve', '--operator', 'alice']);
     expect(decided.stderr).toBe('');
     expect(decided.stdout).toContain(`${c.id}: kyc_status approved`);
-    await waitForKycStatus(t.api, c.id, 'approved');
+    const approved = await waitForKycStatus(t.api, c.id, 'approved');
+    // Who decided is kept for audit in the database, and never in the API's answer.
+    const row = await testDb().selectFrom('customers').select('kyc_decision').where('id', '=', c.id).executeTakeFirstOrThrow();
+    expect(row.kyc_decision).toEqual({ decision: 'approve', reasons: null, operator: 'alice', decided_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(JSON.stringify(approved)).not.toContain('alice');
   });
 });
 

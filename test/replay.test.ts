@@ -128,10 +128,12 @@ test('transfer histories of every branch replay without non-determinism', async 
 // release must keep replaying on the new code. (protobufjs 8 is a direct devDependency so that npm
 // installs one copy for @temporalio/common, proto and worker: with a copy each, the SDK cannot read
 // a JSON history and fails with "type must be a Type".)
-test.each(['approved', 'rejected'])('a transfer %s in review by the previous release replays on the current code', async (decision) => {
-  const file = path.join(__dirname, 'fixtures/histories', `transfer-review-${decision}-before-decision-record.json`);
+test.each([
+  'transfer-review-approved', 'transfer-review-rejected', 'kyc-manual-review-approved', 'kyc-manual-review-rejected',
+])('%s by the previous release (before operator decisions were recorded) replays on the current code', async (name) => {
+  const file = path.join(__dirname, 'fixtures/histories', `${name}-before-decision-record.json`);
   const history = JSON.parse(fs.readFileSync(file, 'utf8'));
   expect(history.events.length).toBeGreaterThan(20);
   // The SDK reads the JSON form itself (the CLI's and the Web UI's export).
-  await Worker.runReplayHistory({ workflowsPath: require.resolve('../workflows') }, history, `transfer-${decision}`);
+  await Worker.runReplayHistory({ workflowsPath: require.resolve('../workflows') }, history, name);
 });

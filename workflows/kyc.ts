@@ -184,11 +184,14 @@ export async function kycWorkflow(input: KycWorkflowInput): Promise<KycStatus | 
       verdict.reasons = decision!.reasons ?? ['rejected_by_compliance'];
       verdict.riskRating = decision!.decision === 'approve' ? 'medium' : 'high';
     }
+    // The operator's decision is written with the status it sets (an input of the same write, so
+    // histories from before it was kept replay unchanged).
+    const operatorDecision = decision ? { operatorDecision: decision } : {};
     if (verdict.outcome === 'approved') {
-      await moveTo('approved', { grantEndorsements: true, riskRating: verdict.riskRating, customerStatus: 'active' });
+      await moveTo('approved', { grantEndorsements: true, riskRating: verdict.riskRating, customerStatus: 'active', ...operatorDecision });
       return 'approved';
     }
-    await moveTo('rejected', { rejectionReasons: verdict.reasons, riskRating: verdict.riskRating ?? 'high' });
+    await moveTo('rejected', { rejectionReasons: verdict.reasons, riskRating: verdict.riskRating ?? 'high', ...operatorDecision });
     return 'rejected';
   }
 }

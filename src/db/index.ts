@@ -8,6 +8,7 @@ import * as m0004 from './migrations/0004_rail_payments';
 import * as m0005 from './migrations/0005_ledger';
 import * as m0006 from './migrations/0006_transfers';
 import * as m0007 from './migrations/0007_transfer_review_decisions';
+import * as m0008 from './migrations/0008_kyc_decisions';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0005_ledger': m0005,
   '0006_transfers': m0006,
   '0007_transfer_review_decisions': m0007,
+  '0008_kyc_decisions': m0008,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

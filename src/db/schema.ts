@@ -56,6 +56,8 @@ export interface CustomersTable {
   rejection_reasons: ColumnType<string[] | null, string | null, string | null>;
   incomplete_reasons: ColumnType<string[] | null, string | null, string | null>;
   review_reasons: ColumnType<string[] | null, string | null, string | null>;
+  /** Who decided a manual review, what and when: kept for audit, not returned by the API. */
+  kyc_decision: ColumnType<{ decision: 'approve' | 'reject'; reasons: string[] | null; operator: string; decided_at: string } | null, string | null, string | null>;
   kyc_link_token_hash: string | null;
   kyc_link_expires_at: Date | null;
   created_at: Date;
