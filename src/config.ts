@@ -116,8 +116,14 @@ const envSchema = z.object({
     .refine((v) => validateMnemonic(v.trim(), wordlist), {
       message: 'must be a BIP-39 mnemonic (English words separated by single spaces, valid checksum)',
     }),
-  /** Blocks on top of a deposit's block before it counts as received. */
+  /** Blocks on top of a deposit's block before it counts as received (with EVM_DEPOSIT_FINALITY=confirmations). */
   EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(2),
+  /**
+   * When a deposit counts: `finalized` waits for the node's finalized block (no reorg can undo it),
+   * `confirmations` for EVM_CONFIRMATIONS blocks. Unset: finalized on nodes off this machine,
+   * confirmations on local ones (anvil finalizes 64 blocks behind).
+   */
+  EVM_DEPOSIT_FINALITY: z.enum(['finalized', 'confirmations']).optional(),
   /** At most this many blocks per log query when looking for deposits (RPC providers cap the range). */
   EVM_LOG_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(2_000),
   /**

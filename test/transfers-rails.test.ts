@@ -166,6 +166,24 @@ test('deposits on an EVM chain are looked for a bounded block range at a time, r
   }
 });
 
+test('with finalized deposits (the default off this machine) a deposit counts once the node has finalized its block', async () => {
+  const chain = 'optimism';
+  const adapter = evmAdapter(chain, { EVM_DEPOSIT_FINALITY: 'finalized' });
+  const node = createTestClient({ mode: 'anvil', transport: http(chainUrl(chain)) });
+  const address = getAddress(`0x${randomBytes(20).toString('hex')}`);
+  const start = await adapter.currentPosition();
+  const wallet = await fundedCustomerWallet(chain, 'usdc', 3_000_000n, 6);
+  const txHash = await wallet.send(address, 3_000_000n);
+  await node.mine({ blocks: 10 }); // ten confirmations: enough for EVM_CONFIRMATIONS, not for finality
+  const early = await adapter.findDeposit({ currency: 'usdc', address, fromPosition: start, amountMinor: 3_000_000n });
+  expect(early.deposit).toBeNull();
+  expect(await evmAdapter(chain).findDeposit({ currency: 'usdc', address, fromPosition: start, amountMinor: 3_000_000n }))
+    .toMatchObject({ deposit: { txHash } });
+  await node.mine({ blocks: 64 }); // anvil finalizes 64 blocks behind its head
+  const final = await adapter.findDeposit({ currency: 'usdc', address, fromPosition: early.nextPosition, amountMinor: 3_000_000n });
+  expect(final.deposit).toMatchObject({ txHash, amountMinor: 3_000_000n });
+});
+
 test('a token contract is used only when it counts in the asset\'s scale; remote chains need theirs configured', async () => {
   const chain = 'ethereum';
   const usdc = sandboxTokenAddress(chainKeys, chain, 'usdc');
@@ -194,7 +212,9 @@ test('a token contract is used only when it counts in the asset\'s scale; remote
 });
 
 /** The adapter of one local chain, as the worker builds it, with settings changed for a test. */
-function evmAdapter(chain: 'ethereum' | 'optimism', overrides: { EVM_TOKEN_ADDRESSES?: Record<string, Record<string, `0x${string}`>>; EVM_LOG_BLOCK_RANGE?: number } = {}) {
+function evmAdapter(chain: 'ethereum' | 'optimism', overrides: {
+  EVM_TOKEN_ADDRESSES?: Record<string, Record<string, `0x${string}`>>; EVM_LOG_BLOCK_RANGE?: number; EVM_DEPOSIT_FINALITY?: 'finalized' | 'confirmations';
+} = {}) {
   return createChainAdapters({
     EVM_RPC_URLS: { [chain]: chainUrl(chain) }, EVM_TOKEN_ADDRESSES: {}, CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC, EVM_CONFIRMATIONS: 2,
     EVM_LOG_BLOCK_RANGE: 2000, ...overrides,

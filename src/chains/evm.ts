@@ -72,8 +72,14 @@ export class EvmChainAdapter implements ChainAdapter {
   constructor(
     readonly chain: EvmChain,
     rpcUrl: string,
-    /** `tokenAddress` names a currency's contract, or throws ChainUnavailableError when there is none. */
-    private readonly deps: { db: Db; keys: ChainKeys; confirmations: number; logBlockRange: number; tokenAddress: (currency: string) => Hex },
+    /**
+     * `tokenAddress` names a currency's contract, or throws ChainUnavailableError when there is none.
+     * `depositFinality`: a deposit counts once its block is finalized, or `confirmations` deep.
+     */
+    private readonly deps: {
+      db: Db; keys: ChainKeys; confirmations: number; depositFinality: 'finalized' | 'confirmations'; logBlockRange: number;
+      tokenAddress: (currency: string) => Hex;
+    },
   ) {
     this.nativeAsset = NATIVE_ASSET[chain];
     // No block-number cache: confirmations are counted from the latest block.
@@ -122,7 +128,9 @@ export class EvmChainAdapter implements ChainAdapter {
 
   async findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<DepositScan> {
     const latest = await this.client.getBlockNumber();
-    const confirmedTip = latest - BigInt(Math.max(0, this.deps.confirmations - 1));
+    const confirmedTip = this.deps.depositFinality === 'finalized'
+      ? (await this.client.getBlock({ blockTag: 'finalized' })).number
+      : latest - BigInt(Math.max(0, this.deps.confirmations - 1));
     const fromBlock = BigInt(q.fromPosition);
     if (confirmedTip < fromBlock) return { deposit: null, nextPosition: q.fromPosition, caughtUp: true };
     const rangeEnd = fromBlock + BigInt(this.deps.logBlockRange) - 1n;

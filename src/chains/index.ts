@@ -14,7 +14,8 @@ export type ChainAdapters = Record<ChainRail, ChainAdapter>;
  * local anvil nodes in the sandbox stack, real nodes in production), the others simulated.
  */
 export function createChainAdapters(
-  config: Pick<Config, 'EVM_RPC_URLS' | 'EVM_TOKEN_ADDRESSES' | 'CHAIN_TREASURY_MNEMONIC' | 'EVM_CONFIRMATIONS' | 'EVM_LOG_BLOCK_RANGE'>, db: Db,
+  config: Pick<Config, 'EVM_RPC_URLS' | 'EVM_TOKEN_ADDRESSES' | 'CHAIN_TREASURY_MNEMONIC' | 'EVM_CONFIRMATIONS' | 'EVM_DEPOSIT_FINALITY' | 'EVM_LOG_BLOCK_RANGE'>,
+  db: Db,
 ): ChainAdapters {
   const keys = new ChainKeys(config.CHAIN_TREASURY_MNEMONIC);
   const adapters = {} as ChainAdapters;
@@ -30,8 +31,12 @@ export function createChainAdapters(
         if (!address) throw new ChainUnavailableError(`No ${currency} token contract is configured for ${chain} (EVM_TOKEN_ADDRESSES)`);
         return address;
       };
+      // A deposit is final when no reorg can undo it; counting blocks is for local nodes (or on request).
+      const depositFinality = config.EVM_DEPOSIT_FINALITY ?? (url && isLoopbackUrl(url) ? 'confirmations' : 'finalized');
       adapters[chain] = url
-        ? new EvmChainAdapter(evmChain, url, { db, keys, confirmations: config.EVM_CONFIRMATIONS, logBlockRange: config.EVM_LOG_BLOCK_RANGE, tokenAddress })
+        ? new EvmChainAdapter(evmChain, url, {
+          db, keys, confirmations: config.EVM_CONFIRMATIONS, depositFinality, logBlockRange: config.EVM_LOG_BLOCK_RANGE, tokenAddress,
+        })
         : unavailableChain(chain);
     } else {
       adapters[chain] = new SimulatedChainAdapter(chain as 'solana' | 'stellar' | 'tron', db, config.CHAIN_TREASURY_MNEMONIC);
