@@ -184,7 +184,7 @@ test('with finalized deposits (the default off this machine) a deposit counts on
   expect(final.deposit).toMatchObject({ txHash, amountMinor: 3_000_000n });
 });
 
-test('a token contract is used only when it counts in the asset\'s scale; remote chains need theirs configured', async () => {
+test('a token contract is used only when it counts in the asset\'s scale, on a node of its own chain; remote chains need theirs configured', async () => {
   const chain = 'ethereum';
   const usdc = sandboxTokenAddress(chainKeys, chain, 'usdc');
   const dai = sandboxTokenAddress(chainKeys, chain, 'dai');
@@ -201,6 +201,13 @@ test('a token contract is used only when it counts in the asset\'s scale; remote
   const nowhere = getAddress(`0x${randomBytes(20).toString('hex')}`);
   await expect(evmAdapter(chain, { EVM_TOKEN_ADDRESSES: { ethereum: { usdc: nowhere } } }).checkCurrency('usdc')).rejects.toMatchObject({
     name: 'ChainUnavailableError', message: `There is no usdc token contract at ${nowhere} on ethereum`,
+  });
+  // A swapped RPC address: the optimism node given for ethereum.
+  const swappedNode = createChainAdapters({
+    EVM_RPC_URLS: { ethereum: chainUrl('optimism') }, EVM_TOKEN_ADDRESSES: {}, CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC, EVM_CONFIRMATIONS: 2, EVM_LOG_BLOCK_RANGE: 2000,
+  }, testDb()).ethereum;
+  await expect(swappedNode.checkCurrency('usdc')).rejects.toMatchObject({
+    name: 'ChainUnavailableError', message: 'The ethereum node (EVM_RPC_URLS) reports chain id 31340, which is optimism\'s',
   });
   // A node that is not on this machine has no sandbox contracts: without a configured address the currency is unavailable.
   const remote = createChainAdapters({

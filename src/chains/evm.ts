@@ -24,6 +24,14 @@ const DEPOSIT_INDEX_BASE = 1000;
 export const NATIVE_ASSET: Record<EvmChain, string> = { ethereum: 'eth', polygon: 'matic', arbitrum: 'eth', optimism: 'eth', base: 'eth' };
 /** Local chain ids, distinct per chain, for the anvil nodes. */
 export const LOCAL_CHAIN_IDS: Record<EvmChain, number> = { ethereum: 31337, polygon: 31338, arbitrum: 31339, optimism: 31340, base: 31341 };
+/** The ids each chain is known by (mainnet, public testnet, local node): a node of another chain is refused. */
+const KNOWN_CHAIN_IDS: Record<EvmChain, number[]> = {
+  ethereum: [1, 11155111, LOCAL_CHAIN_IDS.ethereum],
+  polygon: [137, 80002, LOCAL_CHAIN_IDS.polygon],
+  arbitrum: [42161, 421614, LOCAL_CHAIN_IDS.arbitrum],
+  optimism: [10, 11155420, LOCAL_CHAIN_IDS.optimism],
+  base: [8453, 84532, LOCAL_CHAIN_IDS.base],
+};
 
 /** The platform's keys on every EVM chain, from one mnemonic: m/44'/60'/0'/0/{index}. */
 export class ChainKeys {
@@ -102,6 +110,7 @@ export class EvmChainAdapter implements ChainAdapter {
 
   private async readTokenDecimals(currency: string): Promise<Hex> {
     const address = this.deps.tokenAddress(currency);
+    await this.getChainId();
     const decimals = await this.client.readContract({ address, abi: erc20Abi, functionName: 'decimals' }).catch((err) => {
       if (err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionZeroDataError)) {
         throw new ChainUnavailableError(`There is no ${currency} token contract at ${address} on ${this.chain}`);
@@ -155,8 +164,15 @@ export class EvmChainAdapter implements ChainAdapter {
     return PAYOUT_GAS * fees.maxFeePerGas;
   }
 
+  /** The node's chain id, once it is known not to be another chain's (swapped EVM_RPC_URLS would sign payouts for the wrong chain). */
   private async getChainId(): Promise<number> {
-    return (this.chainId ??= await this.client.getChainId());
+    if (this.chainId === undefined) {
+      const id = await this.client.getChainId();
+      const other = (Object.keys(KNOWN_CHAIN_IDS) as EvmChain[]).find((c) => c !== this.chain && KNOWN_CHAIN_IDS[c].includes(id));
+      if (other) throw new ChainUnavailableError(`The ${this.chain} node (EVM_RPC_URLS) reports chain id ${id}, which is ${other}'s`);
+      this.chainId = id;
+    }
+    return this.chainId;
   }
 
   async sendPayout(r: PayoutRequest): Promise<{ txHash: string }> {
