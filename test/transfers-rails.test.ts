@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { createPublicClient, createTestClient, getAddress, http, parseAbiItem } from 'viem';
+import { createPublicClient, createTestClient, getAddress, http, parseAbiItem, parseTransaction, type Hex } from 'viem';
 import { encodeChainAddress } from '../src/domain/bank-validation';
 import { sandboxTokenAddress } from '../src/chains/evm';
 import { createChainAdapters } from '../src/chains';
@@ -164,6 +164,48 @@ test('deposits on an EVM chain are looked for a bounded block range at a time, r
     expect(look.next - look.from).toBeLessThanOrEqual(3n);
     if (i > 0) expect(look.from).toBe(looks[i - 1]!.next);
   }
+});
+
+test('an EVM payout whose fee cap falls under the base fee is replaced (same nonce, higher fee) and paid once', async () => {
+  const chain = 'arbitrum';
+  const node = createTestClient({ mode: 'anvil', transport: http(chainUrl(chain)) });
+  const reader = createPublicClient({ transport: http(chainUrl(chain)), cacheTime: 0 });
+  const customer = await approvedCustomer(t.api, 'US');
+  const receiver = getAddress(`0x${randomBytes(20).toString('hex')}`);
+  const payoutRow = (id: string) => testDb().selectFrom('payments').select(['tx_hash', 'signed_transaction', 'replaced_tx_hashes'])
+    .where('transfer_id', '=', id).where('kind', '=', 'payout').executeTakeFirst();
+  let transferId: string;
+  let first: Hex;
+  let firstNonce: number | undefined;
+  await node.setIntervalMining({ interval: 0 }); // no blocks: the payout waits in the node's pool
+  try {
+    transferId = (await t.api.post('/v0/transfers', {
+      amount: '20.00', on_behalf_of: customer.id, source: { payment_rail: 'ach', currency: 'usd' },
+      destination: { payment_rail: chain, currency: 'usdc', to_address: receiver },
+    })).body.id;
+    expect((await t.api.post(`/v0/sandbox/transfers/${transferId}/deposit`)).status).toBe(200);
+    const sent = await waitFor(async () => (await payoutRow(transferId))?.signed_transaction ?? undefined, { what: 'the payout signed and sent' });
+    first = (await payoutRow(transferId))!.tx_hash as Hex;
+    firstNonce = parseTransaction(sent as Hex).nonce;
+    // Fees jump past what the payout offers: the next block leaves it out.
+    await node.setNextBlockBaseFeePerGas({ baseFeePerGas: parseTransaction(sent as Hex).maxFeePerGas! * 10n });
+    await node.mine({ blocks: 1 });
+  } finally {
+    await node.setIntervalMining({ interval: 1 });
+  }
+  const done = await waitForTransferState(t.api, transferId, 'payment_processed');
+  const payout = (await payoutRow(transferId))!;
+  expect(payout.replaced_tx_hashes).toEqual([first]);
+  expect(payout.tx_hash).not.toBe(first);
+  expect(done.receipt.destination_tx_hash).toBe(payout.tx_hash);
+  // The same nonce at a higher fee: the mined replacement, and the first transaction never mined.
+  const replacement = parseTransaction(payout.signed_transaction as Hex);
+  expect(replacement.nonce).toBe(firstNonce);
+  expect((await reader.getTransaction({ hash: payout.tx_hash as Hex })).nonce).toBe(firstNonce);
+  expect(await reader.getTransactionReceipt({ hash: first }).catch(() => null)).toBeNull();
+  // Paid once: the receiver holds exactly the final amount.
+  expect(await tokenBalance(chain, 'usdc', receiver)).toBe(BigInt(Math.round(Number(done.receipt.final_amount) * 1e6)));
+  await expectLedgerBalanced();
 });
 
 test('with finalized deposits (the default off this machine) a deposit counts once the node has finalized its block', async () => {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import {
   BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, decodeErrorResult, encodeFunctionData, erc20Abi,
-  getAddress, getContractAddress, http, keccak256, type Hex, type PublicClient,
+  getAddress, getContractAddress, http, keccak256, parseTransaction, type Hex, type PublicClient, type TransactionReceipt,
 } from 'viem';
 import { HDKey, hdKeyToAccount, type HDAccount } from 'viem/accounts';
 import { mnemonicToSeedSync } from '@scure/bip39';
@@ -18,6 +18,9 @@ const abi = STABLECOIN_ABI as readonly unknown[] as import('viem').Abi;
 
 /** Gas a token payout takes, with room to spare (an ERC-20 transfer uses ~35–55k). */
 const PAYOUT_GAS = 90_000n;
+/** A replacement pays at least 12.5 % more than the transaction it replaces (nodes ask for 10 %). */
+const bumpFee = (fee: bigint) => fee + fee / 8n + 1n;
+const maxOf = (...values: bigint[]) => values.reduce((a, b) => (a > b ? a : b));
 /** Our deposit addresses start at this HD index; lower indexes are the platform's own keys. */
 const DEPOSIT_INDEX_BASE = 1000;
 
@@ -227,24 +230,65 @@ export class EvmChainAdapter implements ChainAdapter {
   }
 
   private paymentRow(key: string) {
-    return this.deps.db.selectFrom('payments').select(['signed_transaction', 'tx_hash']).where('idempotency_key', '=', key).executeTakeFirstOrThrow();
+    return this.deps.db.selectFrom('payments').select(['signed_transaction', 'tx_hash', 'replaced_tx_hashes'])
+      .where('idempotency_key', '=', key).executeTakeFirstOrThrow();
   }
 
   async payoutStatus(idempotencyKey: string): Promise<PayoutStatus> {
     const row = await this.paymentRow(idempotencyKey);
     if (!row.signed_transaction || !row.tx_hash) throw new Error(`payout ${idempotencyKey} was never signed`);
-    const txHash = row.tx_hash as Hex;
-    const receipt = await this.client.getTransactionReceipt({ hash: txHash }).catch(() => null);
-    if (!receipt) {
-      // Dropped from the node's pool (a restart, say): the same bytes go out again.
-      const known = await this.client.getTransaction({ hash: txHash }).catch(() => null);
-      if (!known) await this.broadcast(row.signed_transaction as Hex);
-      return { status: 'pending', txHash };
+    // The payout and any replacements share one nonce: at most one of them is mined.
+    const hashes = [row.tx_hash, ...(row.replaced_tx_hashes ?? [])] as Hex[];
+    let receipt: TransactionReceipt | null = null;
+    for (const hash of hashes) {
+      receipt = await this.client.getTransactionReceipt({ hash }).catch(() => null);
+      if (receipt) break;
+    }
+    if (!receipt) return { status: 'pending', txHash: await this.keepPayoutMoving(idempotencyKey, row.signed_transaction as Hex) };
+    const txHash = receipt.transactionHash;
+    if (txHash !== row.tx_hash) {
+      // An earlier transaction won: the payment names the one that was mined.
+      await this.deps.db.updateTable('payments')
+        .set({ tx_hash: txHash, replaced_tx_hashes: JSON.stringify(hashes.filter((h) => h !== txHash)), updated_at: new Date() })
+        .where('idempotency_key', '=', idempotencyKey).execute();
     }
     if (receipt.status === 'reverted') return { status: 'failed', txHash, reason: 'the token contract reverted the transfer' };
     const latest = await this.client.getBlockNumber();
     if (latest - receipt.blockNumber + 1n < BigInt(this.deps.confirmations)) return { status: 'pending', txHash };
     return { status: 'confirmed', txHash, networkFee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(), nativeAsset: this.nativeAsset };
+  }
+
+  /**
+   * A payout not mined yet: sent again if the node lost it (a restart, say); re-signed with the same
+   * nonce and a higher fee if its fee cap has fallen under the chain's base fee, which would otherwise
+   * keep it waiting until fees fall. Returns the hash of the transaction now out.
+   */
+  private async keepPayoutMoving(idempotencyKey: string, signed: Hex): Promise<Hex> {
+    const sent = parseTransaction(signed);
+    const { baseFeePerGas } = await this.client.getBlock({ blockTag: 'latest' });
+    if (baseFeePerGas === null || sent.maxFeePerGas === undefined || sent.maxFeePerGas >= baseFeePerGas) {
+      const known = await this.client.getTransaction({ hash: keccak256(signed) }).catch(() => null);
+      if (!known) await this.broadcast(signed);
+      return keccak256(signed);
+    }
+    const fees = await this.client.estimateFeesPerGas();
+    const maxPriorityFeePerGas = maxOf(fees.maxPriorityFeePerGas, bumpFee(sent.maxPriorityFeePerGas ?? 0n));
+    const maxFeePerGas = maxOf(fees.maxFeePerGas, bumpFee(sent.maxFeePerGas), maxPriorityFeePerGas);
+    const replacement = await this.deps.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('payments').select(['signed_transaction', 'tx_hash', 'replaced_tx_hashes'])
+        .where('idempotency_key', '=', idempotencyKey).forUpdate().executeTakeFirstOrThrow();
+      if (row.signed_transaction !== signed) return row.signed_transaction as Hex; // replaced meanwhile by another attempt
+      const next = await this.deps.keys.treasury.signTransaction({
+        type: 'eip1559', chainId: sent.chainId!, nonce: sent.nonce!, to: sent.to!, data: sent.data!, gas: sent.gas!, maxFeePerGas, maxPriorityFeePerGas,
+      });
+      await trx.updateTable('payments').set({
+        signed_transaction: next, tx_hash: keccak256(next), replaced_tx_hashes: JSON.stringify([...(row.replaced_tx_hashes ?? []), row.tx_hash]),
+        updated_at: new Date(),
+      }).where('idempotency_key', '=', idempotencyKey).execute();
+      return next;
+    });
+    await this.broadcast(replacement);
+    return keccak256(replacement);
   }
 
   /** Sandbox: the issuer mints the amount to the address, which shows on chain as a Transfer to it. */

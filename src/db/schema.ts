@@ -254,6 +254,7 @@ export interface PaymentsTable {
   provider_payment_id: string | null;
   tx_hash: string | null;
   signed_transaction: string | null;
+  replaced_tx_hashes: ColumnType<string[] | null, string | null, string | null>;
   network_fee: string | null;
   return_code: string | null;
   failure_reason: string | null;
