@@ -129,10 +129,10 @@ export function createTransferDatabaseActivities(db: Db) {
             break;
           case 'review_decided': {
             if (row.review_decision) break; // recorded by an earlier attempt
-            const decision: ReviewDecision = {
-              decision: input.approve ? 'approve' : 'reject', note: input.note ?? null, operator: input.operator, decided_at: new Date().toISOString(),
-            };
             const now = new Date();
+            const decision: ReviewDecision = {
+              decision: input.approve ? 'approve' : 'reject', note: input.note ?? null, operator: input.operator, decided_at: now.toISOString(),
+            };
             const updated = await trx.updateTable('transfers').set({ review_decision: JSON.stringify(decision), updated_at: now })
               .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
             await recordEvents(trx, tenantOf(row), [

@@ -267,9 +267,10 @@ export class EvmChainAdapter implements ChainAdapter {
     const sent = parseTransaction(signed);
     const { baseFeePerGas } = await this.client.getBlock({ blockTag: 'latest' });
     if (baseFeePerGas === null || sent.maxFeePerGas === undefined || sent.maxFeePerGas >= baseFeePerGas) {
-      const known = await this.client.getTransaction({ hash: keccak256(signed) }).catch(() => null);
+      const hash = keccak256(signed);
+      const known = await this.client.getTransaction({ hash }).catch(() => null);
       if (!known) await this.broadcast(signed);
-      return keccak256(signed);
+      return hash;
     }
     const fees = await this.client.estimateFeesPerGas();
     const maxPriorityFeePerGas = maxOf(fees.maxPriorityFeePerGas, bumpFee(sent.maxPriorityFeePerGas ?? 0n));

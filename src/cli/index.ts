@@ -58,6 +58,8 @@ async function main(argv: string[]) {
   }
   const config = loadConfig();
   const db = createDb(databaseUrl(config), 2);
+  // Who takes a KYC or transfer review decision, for the audit record.
+  const operator = values.operator ?? process.env.USER ?? 'operator';
   try {
     if (group === 'migrate') {
       await migrateToLatest(db);
@@ -98,7 +100,7 @@ async function main(argv: string[]) {
         const state = await decideKyc({ temporal }, target, {
           decision: values.decision,
           reasons: values.reason,
-          operator: values.operator ?? process.env.USER ?? 'operator',
+          operator,
         });
         console.log(`${target}: kyc_status ${state.kyc_status}`);
       } finally {
@@ -110,7 +112,7 @@ async function main(argv: string[]) {
       const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`);
       try {
         const status = await submitReviewDecision({ temporal }, target, {
-          approve: values.decision === 'approve', note: values.note, operator: values.operator ?? process.env.USER ?? 'operator',
+          approve: values.decision === 'approve', note: values.note, operator,
         });
         console.log(`${target}: ${status.state} (${status.step})`);
       } finally {
