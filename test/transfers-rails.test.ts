@@ -198,6 +198,9 @@ test('an EVM payout whose fee cap falls under the base fee is replaced (same non
   expect(payout.replaced_tx_hashes).toEqual([first]);
   expect(payout.tx_hash).not.toBe(first);
   expect(done.receipt.destination_tx_hash).toBe(payout.tx_hash);
+  const listed = await t.api.get(`/v0/payments?transfer_id=${transferId}&kind=payout`);
+  expect(listed.body.data).toHaveLength(1);
+  expect(listed.body.data[0]).toMatchObject({ tx_hash: payout.tx_hash, replaced_tx_hashes: [first], status: 'settled' });
   // The same nonce at a higher fee: the mined replacement, and the first transaction never mined.
   const replacement = parseTransaction(payout.signed_transaction as Hex);
   expect(replacement.nonce).toBe(firstNonce);

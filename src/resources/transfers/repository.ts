@@ -126,6 +126,7 @@ export function serializePayment(row: PaymentRow) {
     from_address: row.from_address,
     to_address: row.to_address,
     tx_hash: row.tx_hash,
+    replaced_tx_hashes: row.replaced_tx_hashes ?? [],
     network_fee: row.network_fee,
     return_code: row.return_code,
     failure_reason: row.failure_reason,

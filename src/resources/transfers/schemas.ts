@@ -108,6 +108,8 @@ export const PaymentSchema = z
     from_address: z.string().nullable(),
     to_address: z.string().nullable(),
     tx_hash: z.string().nullable(),
+    replaced_tx_hashes: z.array(z.string())
+      .describe('Chain payouts: earlier transactions with the same nonce that this one replaced at a higher fee (never mined)'),
     network_fee: z.string().nullable().describe('Chain payouts: the fee paid, in the native asset'),
     return_code: z.string().nullable(),
     failure_reason: z.string().nullable(),
