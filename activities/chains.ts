@@ -31,28 +31,28 @@ export function createChainActivities(deps: { db: Db; chains: ChainAdapters; rec
     },
 
     /** Signs, records and broadcasts the payout (or the refund to from_address); a retry re-sends the same transaction. */
-    async sendChainPayment(input: { transferId: string; kind: 'payout' | 'refund' }) {
+    async sendChainPayment(input: { transferId: string; kind: 'payout' | 'refund'; attempt?: number }) {
       const row = await loadTransfer(deps.db, input.transferId);
       const leg = paymentLeg(row, input.kind);
       try {
         const { txHash } = await deps.chains[leg.rail as ChainRail].sendPayout({
-          idempotencyKey: paymentKey(row.id, input.kind), currency: leg.currency, to: leg.toAddress!, amountMinor: leg.amountMinor,
+          idempotencyKey: paymentKey(row.id, input.kind, input.attempt), currency: leg.currency, to: leg.toAddress!, amountMinor: leg.amountMinor,
         });
-        await deps.records.recordPaymentSent({ transferId: row.id, kind: input.kind, txHash });
+        await deps.records.recordPaymentSent({ transferId: row.id, kind: input.kind, attempt: input.attempt, txHash });
         return { txHash };
       } catch (err) {
         if (err instanceof PayoutRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'PayoutRejected');
-        await deps.records.recordPaymentFailure({ transferId: row.id, kind: input.kind, reason: String((err as Error).message).slice(0, 300) });
+        await deps.records.recordPaymentFailure({ transferId: row.id, kind: input.kind, attempt: input.attempt, reason: String((err as Error).message).slice(0, 300) });
         throw err;
       }
     },
 
     /** Waits (heartbeating) until the payment is final on chain: confirmed with its fee, or failed. */
-    async awaitChainPayment(input: { transferId: string; kind: 'payout' | 'refund' }) {
+    async awaitChainPayment(input: { transferId: string; kind: 'payout' | 'refund'; attempt?: number }) {
       const row = await loadTransfer(deps.db, input.transferId);
       const chain = deps.chains[paymentLeg(row, input.kind).rail as ChainRail];
       for (;;) {
-        const status = await chain.payoutStatus(paymentKey(row.id, input.kind));
+        const status = await chain.payoutStatus(paymentKey(row.id, input.kind, input.attempt));
         if (status.status !== 'pending') return status;
         Context.current().heartbeat();
         await sleep(deps.pollMs);

@@ -15,13 +15,13 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
     return { status: p.status, code: p.code, returnsAt: p.returnsAt?.getTime(), settlesAt: p.settlesAt.getTime() };
   }
 
-  async function submit(transferId: string, kind: 'payout' | 'refund') {
+  async function submit(transferId: string, kind: 'payout' | 'refund', attempt = 1) {
     const row = await loadTransfer(deps.db, transferId);
     const leg = paymentLeg(row, kind);
     try {
       const payment = await deps.rails.submitPayment({
         tenant: { developerId: row.developer_id, environment: row.environment },
-        idempotencyKey: paymentKey(transferId, kind),
+        idempotencyKey: paymentKey(transferId, kind, attempt),
         rail: leg.rail as FiatRail,
         direction: 'credit',
         amountMinor: leg.amountMinor,
@@ -30,12 +30,12 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
         reference: transferId,
         purpose: kind,
       });
-      await deps.records.recordPaymentSent({ transferId, kind, providerPaymentId: payment.id, settlesAt: payment.settlesAt.getTime() });
+      await deps.records.recordPaymentSent({ transferId, kind, attempt, providerPaymentId: payment.id, settlesAt: payment.settlesAt.getTime() });
       // Instant rails may have settled already: the workflow then needs no timer and no second call.
       return { railPaymentId: payment.id, ...(await status(payment.id)) };
     } catch (err) {
       if (err instanceof RailUnavailableError) {
-        await deps.records.recordPaymentFailure({ transferId, kind, reason: err.message });
+        await deps.records.recordPaymentFailure({ transferId, kind, attempt, reason: err.message });
         throw ApplicationFailure.retryable(err.message, 'RailUnavailable');
       }
       throw err;
@@ -48,9 +48,9 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
       return submit(input.transferId, 'payout');
     },
 
-    /** Sends the whole amount back to the account the deposit came from. */
-    async submitRailRefund(input: { transferId: string }) {
-      return submit(input.transferId, 'refund');
+    /** Sends the whole amount back to the account the deposit came from (`attempt` > 1: an operator's retry). */
+    async submitRailRefund(input: { transferId: string; attempt?: number }) {
+      return submit(input.transferId, 'refund', input.attempt);
     },
 
     async railPaymentStatus(input: { railPaymentId: string }) {

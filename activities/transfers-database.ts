@@ -4,7 +4,7 @@ import type { Db } from '../src/db';
 import type { Database, PaymentKind, PaymentStatus, ReviewDecision, TransferRow, TransferState } from '../src/db/schema';
 import { recordEvents } from '../src/domain/events';
 import {
-  PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings,
+  PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings,
 } from '../src/domain/transfers';
 import { newId } from '../src/ids';
 import { postTransaction, type Posting } from '../src/ledger/ledger';
@@ -20,29 +20,35 @@ export type TransferStep =
   | { step: 'payment_processed'; txHash?: string; networkFee?: string }
   | { step: 'undeliverable'; reason: string; code?: string }
   | { step: 'returned'; code?: string; reason?: string }
-  | { step: 'refund_submitted' }
-  | { step: 'refunded'; finalState: 'refunded' | 'canceled'; reason?: string }
+  | { step: 'refund_submitted'; attempt?: number }
+  | { step: 'refund_rejected'; attempt?: number; reason: string; code?: string }
+  | { step: 'refunded'; finalState: 'refunded' | 'canceled'; reason?: string; attempt?: number }
   | { step: 'canceled'; reason: string };
 
 /** The state each step leads to (or, for steps that record without moving, the state they happen in). */
 const STEP_STATE: Record<TransferStep['step'], TransferState> = {
   funds_received: 'funds_received', in_review: 'in_review', hold: 'in_review', review_decided: 'in_review', payment_submitted: 'payment_submitted',
   payment_processed: 'payment_processed', undeliverable: 'undeliverable', returned: 'returned', refund_submitted: 'returned',
-  refunded: 'refunded', canceled: 'canceled',
+  refund_rejected: 'returned', refunded: 'refunded', canceled: 'canceled',
 };
 
 /** A step replayed after a crash, once the transfer has moved on, must change nothing. */
 function alreadyPast(current: TransferState, step: TransferStep): boolean {
   if (step.step === 'refunded') return current === step.finalState;
-  if (step.step === 'refund_submitted') return PROGRESS[current] >= PROGRESS.refunded;
+  if (step.step === 'refund_submitted' || step.step === 'refund_rejected') return PROGRESS[current] >= PROGRESS.refunded;
   const target = STEP_STATE[step.step];
   return current !== target && PROGRESS[current] >= PROGRESS[target];
 }
 
 const tenantOf = (row: TransferRow): Tenant => ({ developerId: row.developer_id, environment: row.environment });
 
-/** Payment keys are derived from the transfer and the step, so a retried step finds its own payment. */
-export const paymentKey = (transferId: string, kind: PaymentKind) => `${transferId}:${kind}`;
+/**
+ * Payment keys are derived from the transfer and the step, so a retried step finds its own payment.
+ * A refund the source bank or chain rejected may be tried again on an operator's word: attempts after
+ * the first are new payments with keys of their own (`{transfer}:refund:2`, …).
+ */
+export const paymentKey = (transferId: string, kind: PaymentKind, attempt = 1) =>
+  attempt > 1 ? `${transferId}:${kind}:${attempt}` : `${transferId}:${kind}`;
 
 export function createTransferDatabaseActivities(db: Db) {
   /** Moves the transfer to `next` unless it is there already (a retried step). False when nothing changed. */
@@ -66,7 +72,7 @@ export function createTransferDatabaseActivities(db: Db) {
   }
 
   async function upsertPayment(
-    trx: Transaction<Database>, row: TransferRow, kind: PaymentKind,
+    trx: Transaction<Database>, row: TransferRow, kind: PaymentKind, attempt: number,
     fields: { status: PaymentStatus; tx_hash?: string | null; from_address?: string | null; provider_payment_id?: string | null; return_code?: string | null; failure_reason?: string | null },
   ) {
     const now = new Date();
@@ -90,15 +96,16 @@ export function createTransferDatabaseActivities(db: Db) {
       network_fee: null,
       return_code: fields.return_code ?? null,
       failure_reason: fields.failure_reason ?? null,
-      idempotency_key: paymentKey(row.id, kind),
+      idempotency_key: paymentKey(row.id, kind, attempt),
       settles_at: null,
       created_at: now,
       updated_at: now,
     }).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
   }
 
-  async function setPayment(trx: Transaction<Database>, transferId: string, kind: PaymentKind, set: Record<string, unknown>) {
-    await trx.updateTable('payments').set({ ...set, updated_at: new Date() } as never).where('idempotency_key', '=', paymentKey(transferId, kind)).execute();
+  async function setPayment(trx: Transaction<Database>, transferId: string, kind: PaymentKind, set: Record<string, unknown>, attempt = 1) {
+    await trx.updateTable('payments').set({ ...set, updated_at: new Date() } as never)
+      .where('idempotency_key', '=', paymentKey(transferId, kind, attempt)).execute();
   }
 
   return {
@@ -116,7 +123,7 @@ export function createTransferDatabaseActivities(db: Db) {
         switch (input.step) {
           case 'funds_received':
             if (row.state !== 'awaiting_funds') break;
-            await upsertPayment(trx, row, 'deposit', { status: 'settled', tx_hash: input.txHash ?? null, from_address: input.from ?? null, provider_payment_id: input.railPaymentId ?? null });
+            await upsertPayment(trx, row, 'deposit', 1, { status: 'settled', tx_hash: input.txHash ?? null, from_address: input.from ?? null, provider_payment_id: input.railPaymentId ?? null });
             await post(trx, row, 'deposit', depositPostings(money));
             await move(row, 'funds_received', input.txHash ? { receipt: JSON.stringify({ ...receipt, source_tx_hash: input.txHash }) } : {});
             break;
@@ -142,7 +149,7 @@ export function createTransferDatabaseActivities(db: Db) {
           }
           case 'payment_submitted':
             if (row.state !== 'in_review') break;
-            await upsertPayment(trx, row, 'payout', { status: 'pending' });
+            await upsertPayment(trx, row, 'payout', 1, { status: 'pending' });
             await post(trx, row, 'payout', payoutPostings(money));
             await move(row, 'payment_submitted', { state_reason: null });
             break;
@@ -157,22 +164,49 @@ export function createTransferDatabaseActivities(db: Db) {
           case 'returned':
             // The payout's money is back with the platform: its ledger legs (fees included) are reversed.
             if (row.state === 'payment_processed') await setPayment(trx, row.id, 'payout', { status: 'returned', return_code: input.code ?? null });
-            await upsertPayment(trx, row, 'return', { status: 'settled', return_code: input.code ?? row.return_code });
+            await upsertPayment(trx, row, 'return', 1, { status: 'settled', return_code: input.code ?? row.return_code });
             await post(trx, row, 'payout-reversal', payoutReversalPostings(money));
             await move(row, 'returned', {
               return_code: input.code ?? row.return_code, state_reason: input.reason ?? row.state_reason,
             });
             break;
-          case 'refund_submitted':
-            await upsertPayment(trx, row, 'refund', { status: 'pending' });
-            await post(trx, row, 'refund', refundPostings(money));
-            await trx.updateTable('transfers').set({ state_reason: row.state === 'returned' ? row.state_reason : 'refunding to the source', updated_at: new Date() })
-              .where('id', '=', row.id).execute();
+          case 'refund_submitted': {
+            const attempt = input.attempt ?? 1;
+            await upsertPayment(trx, row, 'refund', attempt, { status: 'pending' });
+            await post(trx, row, attempt > 1 ? `refund:${attempt}` : 'refund', refundPostings(money));
+            // A retried refund replaces the rejection shown to operators; a first one keeps a return's reason.
+            const reason = attempt > 1 ? `refund retried (attempt ${attempt})` : row.state === 'returned' ? row.state_reason : 'refunding to the source';
+            await trx.updateTable('transfers').set({ state_reason: reason, updated_at: new Date() }).where('id', '=', row.id).execute();
             break;
-          case 'refunded':
-            await setPayment(trx, row.id, 'refund', { status: 'settled', failure_reason: null });
-            await move(row, input.finalState, { state_reason: input.reason ?? row.state_reason });
+          }
+          case 'refund_rejected': {
+            // The money came back to the platform: the refund's ledger legs are reversed and the
+            // transfer waits, visibly, for an operator to try again.
+            const attempt = input.attempt ?? 1;
+            const payment = await trx.selectFrom('payments').select('status').where('idempotency_key', '=', paymentKey(row.id, 'refund', attempt)).executeTakeFirstOrThrow();
+            if (payment.status === 'failed') break; // recorded by an earlier attempt of this step
+            await setPayment(trx, row.id, 'refund', { status: 'failed', failure_reason: input.reason, return_code: input.code ?? null }, attempt);
+            await post(trx, row, `refund-reversal:${attempt}`, refundReversalPostings(money));
+            const now = new Date();
+            const updated = await trx.updateTable('transfers')
+              .set({ state_reason: `refund rejected: ${input.reason}; waiting for an operator to retry the refund`, updated_at: now })
+              .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+            await recordEvents(trx, tenantOf(row), [
+              { type: 'transfer.updated', objectId: row.id, data: serializeTransfer(updated), previousAttributes: { state_reason: row.state_reason }, at: now },
+            ]);
             break;
+          }
+          case 'refunded': {
+            await setPayment(trx, row.id, 'refund', { status: 'settled', failure_reason: null }, input.attempt ?? 1);
+            // A refund's failures and retries were shown while they lasted; once it settled, the transfer
+            // says again why its money went back.
+            const payout = await trx.selectFrom('payments').select(['status', 'failure_reason'])
+              .where('idempotency_key', '=', paymentKey(row.id, 'payout')).executeTakeFirst();
+            const returnReason = payout?.status === 'failed' ? payout.failure_reason
+              : payout?.status === 'returned' ? `returned by the receiving bank (${row.return_code})` : null;
+            await move(row, input.finalState, { state_reason: input.reason ?? returnReason ?? row.state_reason });
+            break;
+          }
           case 'canceled':
             await move(row, 'canceled', { state_reason: input.reason });
             break;
@@ -182,17 +216,17 @@ export function createTransferDatabaseActivities(db: Db) {
     },
 
     /** A payout or refund attempt failed: counted and shown to operators on the payment and the transfer. */
-    async recordPaymentFailure(input: { transferId: string; kind: PaymentKind; reason: string }) {
+    async recordPaymentFailure(input: { transferId: string; kind: PaymentKind; reason: string; attempt?: number }) {
       await db.transaction().execute(async (trx) => {
         await trx.updateTable('payments').set((eb) => ({ attempts: eb('attempts', '+', 1), failure_reason: input.reason, updated_at: new Date() }))
-          .where('idempotency_key', '=', paymentKey(input.transferId, input.kind)).execute();
+          .where('idempotency_key', '=', paymentKey(input.transferId, input.kind, input.attempt)).execute();
         if (input.kind === 'refund') {
           await trx.updateTable('transfers').set({ state_reason: `refund failing: ${input.reason}`, updated_at: new Date() }).where('id', '=', input.transferId).execute();
         }
       });
     },
 
-    async recordPaymentSent(input: { transferId: string; kind: PaymentKind; providerPaymentId?: string; txHash?: string; settlesAt?: number }) {
+    async recordPaymentSent(input: { transferId: string; kind: PaymentKind; providerPaymentId?: string; txHash?: string; settlesAt?: number; attempt?: number }) {
       await db.updateTable('payments').set((eb) => ({
         status: 'submitted',
         provider_payment_id: input.providerPaymentId ?? null,
@@ -200,7 +234,7 @@ export function createTransferDatabaseActivities(db: Db) {
         settles_at: input.settlesAt ? new Date(input.settlesAt) : null,
         attempts: eb('attempts', '+', 1),
         updated_at: new Date(),
-      })).where('idempotency_key', '=', paymentKey(input.transferId, input.kind)).where('status', '=', 'pending').execute();
+      })).where('idempotency_key', '=', paymentKey(input.transferId, input.kind, input.attempt)).where('status', '=', 'pending').execute();
     },
   };
 }

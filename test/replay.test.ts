@@ -120,8 +120,17 @@ test('transfer histories of every branch replay without non-determinism', async 
   await client.workflow.getHandle(`transfer:${chainFunded}`).cancel();
   await client.workflow.getHandle(`transfer:${chainFunded}`).result();
   ids.push(chainFunded);
-  expect(await replay(ids.map((id) => `transfer:${id}`))).toBe(6);
-}, 120_000);
+  // Returned, its refund rejected by the source bank (.17), retried by an operator, refunded.
+  const refundRetried = await create('16.17', toBank);
+  await t.api.post(`/v0/sandbox/transfers/${refundRetried}/deposit`);
+  await waitForTransferState(t.api, refundRetried, 'payment_processed');
+  await t.api.post(`/v0/sandbox/transfers/${refundRetried}/return`, { code: 'R01' });
+  await waitFor(async () => (await t.api.get(`/v0/transfers/${refundRetried}`)).body.state_reason?.startsWith('refund rejected'), { what: 'refund rejected' });
+  expect((await t.api.post(`/v0/sandbox/transfers/${refundRetried}/retry_refund`)).status).toBe(200);
+  await client.workflow.getHandle(`transfer:${refundRetried}`).result();
+  ids.push(refundRetried);
+  expect(await replay(ids.map((id) => `transfer:${id}`))).toBe(7);
+}, 150_000);
 
 // Histories of transfers that were held and decided by code from before the decision was recorded
 // (exported with `temporal workflow show --output json`): the running workflows of an earlier

@@ -335,10 +335,85 @@ test('a return through the sandbox route; a refund that keeps failing (.16) stay
   expect(failing.state).toBe('returned');
   const refunded = await waitForTransferState(t.api, tr.id, 'refunded');
   expect(refunded.return_code).toBe('R01');
+  // Once the refund went through, the transfer says again why its money went back.
+  expect(refunded.state_reason).toBe('returned by the receiving bank (R01)');
   const refund = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data[0];
   expect(refund.attempts).toBeGreaterThanOrEqual(3);
   expect(refund.status).toBe('settled');
   expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { code: 'R01' })).status).toBe(409);
+}, 90_000);
+
+/** Waits until the transfer shows a rejected refund waiting for an operator. */
+async function refundRejected(id: string) {
+  return waitFor(async () => {
+    const x = (await t.api.get(`/v0/transfers/${id}`)).body;
+    return x.state_reason?.startsWith('refund rejected') ? x : undefined;
+  }, { what: 'refund rejected' });
+}
+
+test('a refund the source bank rejects (.17): the money is back in customer funds until an operator retries it (CLI), then refunded', async () => {
+  const tr = (await t.api.post('/v0/transfers', achToWire('96.17'))).body;
+  await deposit(tr.id);
+  await waitForTransferState(t.api, tr.id, 'payment_processed');
+  // Nothing to retry yet.
+  const early = await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`);
+  expect(early.status).toBe(409);
+  expect(early.body.error.code).toBe('invalid_state');
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { code: 'R01' })).status).toBe(200);
+
+  const waiting = await refundRejected(tr.id);
+  expect(waiting.state).toBe('returned');
+  expect(waiting.state_reason).toBe('refund rejected: rejected by the source bank (R03); waiting for an operator to retry the refund');
+  const [rejectedRefund] = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data;
+  expect(rejectedRefund).toMatchObject({ status: 'failed', return_code: 'R03', amount: '96.17' });
+  // The refund's ledger legs are reversed: the customer's funds hold the amount again.
+  const legs = await testDb().selectFrom('ledger_transactions').select('idempotency_key').where('reference_id', '=', tr.id).execute();
+  expect(legs.map((l) => l.idempotency_key).sort()).toEqual(
+    ['deposit', 'payout', 'payout-reversal', 'refund', 'refund-reversal:1'].map((k) => `${tr.id}:ledger:${k}`).sort(),
+  );
+  const shown = (await t.api.get(`/v0/events?object_id=${tr.id}&type=transfer.updated&limit=50`)).body.data
+    .find((e: any) => e.data.state_reason?.startsWith('refund rejected'));
+  expect(shown.data.previous_attributes).toHaveProperty('state_reason');
+  const status = await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).query(transferStatus);
+  expect(status.step).toMatch(/^Refund rejected: .*Waiting for an operator/);
+
+  // The production operator path: the admin CLI.
+  const cli = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'transfers', 'retry-refund', tr.id, '--operator', 'ops.bob'],
+    { env: stack().processEnv, encoding: 'utf8' });
+  expect(cli.stderr).toBe('');
+  expect(cli.status).toBe(0);
+  const refunded = await waitForTransferState(t.api, tr.id, 'refunded');
+  expect(refunded).toMatchObject({ return_code: 'R01', state_reason: 'returned by the receiving bank (R01)' });
+  const refunds = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data;
+  expect(refunds.map((p: any) => p.status).sort()).toEqual(['failed', 'settled']);
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`)).status).toBe(409);
+}, 90_000);
+
+test('a refund the chain refuses (blocked from_address) is not counted as refunded: it waits, and a retry is refused again', async () => {
+  const tr = (await t.api.post('/v0/transfers', {
+    amount: '30.15', on_behalf_of: us.id,
+    source: { payment_rail: 'base', currency: 'usdc', from_address: '0x00000000000000000000000000000000000b10c5' },
+    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
+  })).body;
+  await deposit(tr.id);
+  await waitFor(async () => (await t.api.get(`/v0/transfers/${tr.id}`)).body.review_reasons, { what: 'hold' });
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/review`, { decision: 'reject' })).status).toBe(200);
+  const waiting = await refundRejected(tr.id);
+  expect(waiting.state).toBe('in_review');
+  expect(waiting.state_reason).toMatch(/^refund rejected: the chain refused the refund: AddressBlocked/);
+
+  const retried = await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`);
+  expect(retried.status).toBe(200);
+  await waitFor(async () => {
+    const refunds = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data;
+    return refunds.length === 2 && refunds.every((p: any) => p.status === 'failed') ? refunds : undefined;
+  }, { what: 'the second refund refused too' });
+  expect((await refundRejected(tr.id)).state).toBe('in_review');
+  const refunds = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data;
+  expect(refunds.every((p: any) => p.tx_hash === null)).toBe(true);
+  // Still the customer's money: deposit in, both refunds reversed.
+  const legs = await testDb().selectFrom('ledger_transactions').select('idempotency_key').where('reference_id', '=', tr.id).execute();
+  expect(legs.map((l) => l.idempotency_key.slice(tr.id.length + 8)).sort()).toEqual(['deposit', 'refund', 'refund-reversal:1', 'refund-reversal:2', 'refund:2']);
 }, 90_000);
 
 test('a payout to a listed digital-currency address is held with the listing named', async () => {

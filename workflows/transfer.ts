@@ -51,6 +51,11 @@ export interface ReviewDecisionRequest {
   operator?: string;
 }
 export const decideReview = defineUpdate<TransferStatus, [ReviewDecisionRequest]>('decideReview');
+/** An operator tries a rejected refund again (a new payment to the same source); `operator` names who. */
+export interface RefundRetryRequest {
+  operator?: string;
+}
+export const retryRefund = defineUpdate<TransferStatus, [RefundRetryRequest]>('retryRefund');
 export const transferStatus = defineQuery<TransferStatus>('transferStatus');
 
 const records = proxyLocalActivities<TransferDatabaseActivities>({
@@ -89,6 +94,8 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   let onHold = false;
   let payoutStarted = false;
   let settledCancel = false;
+  let refundRejected = false;
+  let refundRetry: RefundRetryRequest | undefined;
 
   const show = (step: string) => {
     status.step = step;
@@ -128,6 +135,15 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
       return status;
     },
     { validator: (_decision: ReviewDecisionRequest) => { if (!onHold) throw new Error(`The transfer is not on hold (${status.state})`); } },
+  );
+  setHandler(
+    retryRefund,
+    async (request) => {
+      refundRetry ??= request;
+      await condition(() => !refundRejected);
+      return status;
+    },
+    { validator: (_request: RefundRetryRequest) => { if (!refundRejected) throw new Error(`The transfer has no rejected refund to retry (${status.state})`); } },
   );
 
   show('Waiting for the deposit');
@@ -251,8 +267,8 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     try {
       await chainSend.sendChainPayment({ transferId: input.transferId, kind: 'payout' });
     } catch (err) {
-      const cause = err instanceof ActivityFailure ? err.cause : undefined;
-      if (cause instanceof ApplicationFailure && cause.type === 'PayoutRejected') return { kind: 'undeliverable', reason: `the chain refused the payout: ${cause.message}` };
+      const refusal = chainRefusal(err);
+      if (refusal) return { kind: 'undeliverable', reason: `the chain refused the payout: ${refusal}` };
       throw err;
     }
     const final = await chains.awaitChainPayment({ transferId: input.transferId, kind: 'payout' });
@@ -286,21 +302,57 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   }
 
   /**
-   * Sends the whole amount back to the source. Retries without end (a failing refund stays visible on
-   * the transfer and the payment, for operators) and moves to `finalState` once it has settled.
+   * Sends the whole amount back to the source and moves to `finalState` once it has settled. A refund
+   * the provider or node does not take is retried without end (visible on the transfer and the
+   * payment). One the source bank or the chain rejects (account closed, address blocked) brings the
+   * money back to the customer's funds; the transfer then waits, visibly, until an operator retries it.
    */
   async function refundToSource(finalState: 'refunded' | 'canceled', reason?: string) {
     show('Refunding to the source');
     await record({ step: 'refund_submitted' });
     // A cancellation in review answers once its refund is under way.
     settledCancel = true;
-    if (input.sourceIsChain) {
-      await chainSend.sendChainPayment({ transferId: input.transferId, kind: 'refund' });
-      await chains.awaitChainPayment({ transferId: input.transferId, kind: 'refund' });
-    } else {
-      await untilSettled(await rails.submitRailRefund({ transferId: input.transferId }));
+    let attempt = 1;
+    for (;;) {
+      // The first attempt's inputs are those of the releases before retries existed (replay).
+      const nth = attempt > 1 ? { attempt } : {};
+      const rejection = await sendRefund(nth);
+      if (!rejection) break;
+      await record({ step: 'refund_rejected', ...nth, reason: rejection.reason, code: rejection.code });
+      refundRejected = true;
+      show(`Refund rejected: ${rejection.reason}. Waiting for an operator to retry it`);
+      await condition(() => refundRetry !== undefined);
+      attempt += 1;
+      // Who asked for it stays in this workflow's history (the update's input).
+      await record({ step: 'refund_submitted', attempt });
+      refundRetry = undefined;
+      refundRejected = false;
+      show(`Refunding to the source (attempt ${attempt})`);
     }
-    await record({ step: 'refunded', finalState, reason });
+    await record({ step: 'refunded', finalState, reason, ...(attempt > 1 ? { attempt } : {}) });
     show(finalState === 'canceled' ? `Canceled and refunded: ${reason}` : 'Refunded to the source');
   }
+
+  /** One refund payment, to its end: nothing when it settled, or why the source bank or chain rejected it. */
+  async function sendRefund(nth: { attempt?: number }): Promise<{ reason: string; code?: string } | undefined> {
+    if (input.sourceIsChain) {
+      try {
+        await chainSend.sendChainPayment({ transferId: input.transferId, kind: 'refund', ...nth });
+      } catch (err) {
+        const refusal = chainRefusal(err);
+        if (refusal) return { reason: `the chain refused the refund: ${refusal}` };
+        throw err;
+      }
+      const final = await chains.awaitChainPayment({ transferId: input.transferId, kind: 'refund', ...nth });
+      return final.status === 'failed' ? { reason: final.reason } : undefined;
+    }
+    const payment = await untilSettled(await rails.submitRailRefund({ transferId: input.transferId, ...nth }));
+    return payment.status === 'rejected' ? { reason: `rejected by the source bank (${payment.code})`, code: payment.code } : undefined;
+  }
+}
+
+/** The chain would not carry the transaction (the token contract refuses it): why, or undefined for any other failure. */
+function chainRefusal(err: unknown): string | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  return cause instanceof ApplicationFailure && cause.type === 'PayoutRejected' ? cause.message : undefined;
 }

@@ -7,7 +7,7 @@ import { loadConfig } from '../config';
 import { createDb, migrateToLatest } from '../db';
 import { connectTemporalClient } from '../temporal/client';
 import { decideKyc } from '../resources/kyc/workflow-client';
-import { submitReviewDecision } from '../resources/transfers/workflow-client';
+import { submitRefundRetry, submitReviewDecision } from '../resources/transfers/workflow-client';
 import { SOURCES } from '../sanctions/sources';
 import { syncLists } from '../sanctions/sync';
 import { verifyLedger } from '../ledger/ledger';
@@ -21,6 +21,8 @@ const USAGE = `Usage: npm run cli -- <command>
   kyc decide cus_… --decision approve|reject [--reason TEXT] [--operator NAME]
   transfers review tr_… --decision approve|reject [--note TEXT] [--operator NAME]
                                  decide a transfer held in review (production operator path)
+  transfers retry-refund tr_… [--operator NAME]
+                                 try again a refund the source bank or chain rejected
   lists sync [--source ID …]     download the official sanctions lists into SANCTIONS_DATA_DIR
   lists sources                  the sources screened against
   ledger verify                  check that entries balance and cached balances match
@@ -28,6 +30,16 @@ const USAGE = `Usage: npm run cli -- <command>
 
 function databaseUrl(config: ReturnType<typeof loadConfig>) {
   return config.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${config.PGLITE_PORT}/postgres`;
+}
+
+/** Operator commands that talk to a workflow: one Temporal connection, closed when done. */
+async function withTemporal<T>(config: ReturnType<typeof loadConfig>, fn: (temporal: Awaited<ReturnType<typeof connectTemporalClient>>) => Promise<T>) {
+  const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`);
+  try {
+    return await fn(temporal);
+  } finally {
+    await temporal.connection.close();
+  }
 }
 
 async function main(argv: string[]) {
@@ -93,31 +105,23 @@ async function main(argv: string[]) {
       console.log(`revoked ${target}`);
     } else if (group === 'kyc' && action === 'decide') {
       if (!target) throw new Error('kyc decide needs a customer id (cus_…)');
-      if (values.decision !== 'approve' && values.decision !== 'reject') throw new Error('--decision must be approve or reject');
-      const address = config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`;
-      const temporal = await connectTemporalClient(config, address);
-      try {
-        const state = await decideKyc({ temporal }, target, {
-          decision: values.decision,
-          reasons: values.reason,
-          operator,
-        });
-        console.log(`${target}: kyc_status ${state.kyc_status}`);
-      } finally {
-        await temporal.connection.close();
-      }
+      const decision = values.decision;
+      if (decision !== 'approve' && decision !== 'reject') throw new Error('--decision must be approve or reject');
+      const state = await withTemporal(config, (temporal) => decideKyc({ temporal }, target, {
+        decision, reasons: values.reason, operator,
+      }));
+      console.log(`${target}: kyc_status ${state.kyc_status}`);
     } else if (group === 'transfers' && action === 'review') {
       if (!target) throw new Error('transfers review needs a transfer id (tr_…)');
       if (values.decision !== 'approve' && values.decision !== 'reject') throw new Error('--decision must be approve or reject');
-      const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`);
-      try {
-        const status = await submitReviewDecision({ temporal }, target, {
-          approve: values.decision === 'approve', note: values.note, operator,
-        });
-        console.log(`${target}: ${status.state} (${status.step})`);
-      } finally {
-        await temporal.connection.close();
-      }
+      const status = await withTemporal(config, (temporal) => submitReviewDecision({ temporal }, target, {
+        approve: values.decision === 'approve', note: values.note, operator,
+      }));
+      console.log(`${target}: ${status.state} (${status.step})`);
+    } else if (group === 'transfers' && action === 'retry-refund') {
+      if (!target) throw new Error('transfers retry-refund needs a transfer id (tr_…)');
+      const status = await withTemporal(config, (temporal) => submitRefundRetry({ temporal }, target, { operator }));
+      console.log(`${target}: ${status.state} (${status.step})`);
     } else if (group === 'ledger' && action === 'verify') {
       const result = await verifyLedger(db);
       console.log(`${result.transactions} transactions, ${result.entries} entries, ${result.accounts} accounts`);

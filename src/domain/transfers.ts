@@ -103,3 +103,8 @@ export function refundPostings(m: TransferMoney): Posting[] {
     { account: clearing(m.sourceRail, m.sourceCurrency), amountMinor: m.amountMinor },
   ];
 }
+
+/** The source bank or chain rejected the refund: the money is back in the customer's funds. */
+export function refundReversalPostings(m: TransferMoney): Posting[] {
+  return refundPostings(m).map((p) => ({ account: p.account, amountMinor: -p.amountMinor }));
+}

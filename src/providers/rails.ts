@@ -45,11 +45,15 @@ export interface RailAdapter {
 }
 
 /**
- * Sandbox magic values, read from the cents of a payout amount (docs/TRANSFERS.md):
- * .13 → the receiving bank rejects it (undeliverable); .14 → it settles, then comes back inside the
- * return window; .16 → a refund on this rail fails its first attempts.
+ * Sandbox magic values, read from the cents of the amount (docs/TRANSFERS.md):
+ * .13 → the receiving bank rejects the payout (undeliverable); .14 → it settles, then comes back
+ * inside the return window; .16 → a refund on this rail fails its first attempts; .17 → the source
+ * bank rejects the transfer's first refund (a retried one goes through).
  */
-export function sandboxOutcome(amountMinor: bigint, scale: number, purpose: RailPaymentRequest['purpose']): 'settle' | 'reject' | 'return' {
+export function sandboxOutcome(
+  amountMinor: bigint, scale: number, purpose: RailPaymentRequest['purpose'], opts: { firstRefund?: boolean } = {},
+): 'settle' | 'reject' | 'return' {
+  if (purpose === 'refund') return opts.firstRefund && isMagicCents(amountMinor, scale, 17n) ? 'reject' : 'settle';
   if (purpose !== 'payout') return 'settle';
   if (isMagicCents(amountMinor, scale, 13n)) return 'reject';
   if (isMagicCents(amountMinor, scale, 14n)) return 'return';
@@ -92,7 +96,11 @@ export class SandboxRails implements RailAdapter {
     }
     const profile = RAILS[r.rail] as FiatRailProfile;
     const settlesAt = new Date(now.getTime() + this.scaled(realSettlementTime(profile, now).getTime() - now.getTime()));
-    const outcome = sandboxOutcome(r.amountMinor, this.scaleOf(r.currency), r.purpose);
+    const earlierRefund = r.purpose === 'refund' && r.reference
+      ? await this.db.selectFrom('rail_payments').select('id').where('reference', '=', r.reference).where('purpose', '=', 'refund')
+        .where('idempotency_key', '<>', r.idempotencyKey).executeTakeFirst()
+      : undefined;
+    const outcome = sandboxOutcome(r.amountMinor, this.scaleOf(r.currency), r.purpose, { firstRefund: !earlierRefund });
     const code = outcome === 'reject' ? profile.rejectCode : outcome === 'return' ? profile.returnCode : null;
     await sql`
       insert into rail_payments (id, developer_id, environment, rail, direction, amount_minor, currency, external_account_id,

@@ -8,7 +8,9 @@ import { RETURN_CODES, isChainRail, type ChainRail, type FiatRail } from '../../
 import { findTransfer, serializePayment, serializeTransfer } from './repository';
 import { PaymentListQuery, PaymentListSchema, PaymentSchema, TransferCreate, TransferListQuery, TransferListSchema, TransferSchema } from './schemas';
 import { checkTransferShape, createTransfer, prepareChainLegs } from './service';
-import { notifyDeposit, notifyReturn, requestCancellation, startTransferWorkflow, submitReviewDecision } from './workflow-client';
+import {
+  notifyDeposit, notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,
+} from './workflow-client';
 
 const TAG = 'Transfers';
 const TransferIdParams = z.strictObject({ transfer_id: z.string() });
@@ -156,6 +158,22 @@ export const sandboxReviewDecision = defineRoute({
   },
 });
 
+export const sandboxRetryRefund = defineRoute({
+  method: 'post',
+  path: '/v0/sandbox/transfers/{transfer_id}/retry_refund',
+  summary: 'Sandbox: try again a refund the source bank or chain rejected (a new refund payment to the same source)',
+  tag: 'Sandbox',
+  permission: 'transfers:write',
+  sandboxOnly: true,
+  params: TransferIdParams,
+  responses: { 200: TransferSchema },
+  handler: async ({ deps, tenant, auth, params }) => {
+    const row = await findTransfer(deps.db, tenant, params.transfer_id);
+    await submitRefundRetry(deps, row.id, { operator: `sandbox:${auth.keyId}` });
+    return { status: 200, body: serializeTransfer(await findTransfer(deps.db, tenant, row.id)) };
+  },
+});
+
 export const sandboxReturn = defineRoute({
   method: 'post',
   path: '/v0/sandbox/transfers/{transfer_id}/return',
@@ -181,5 +199,5 @@ export const sandboxReturn = defineRoute({
 });
 
 export const transferRoutes = [
-  createTransferRoute, listTransfers, getTransfer, cancelTransferRoute, listPayments, getPayment, sandboxDeposit, sandboxReviewDecision, sandboxReturn,
+  createTransferRoute, listTransfers, getTransfer, cancelTransferRoute, listPayments, getPayment, sandboxDeposit, sandboxReviewDecision, sandboxRetryRefund, sandboxReturn,
 ];

@@ -5,7 +5,8 @@ import type { TransferRow } from '../../db/schema';
 import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
 import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../../temporal/search-attributes';
 import {
-  cancelTransfer, decideReview, depositReceived, paymentReturned, type ReviewDecisionRequest, type TransferStatus, type transferWorkflow,
+  cancelTransfer, decideReview, depositReceived, paymentReturned, retryRefund, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus,
+  type transferWorkflow,
 } from '../../../workflows/transfer';
 
 export const transferWorkflowId = (transferId: string) => `transfer:${transferId}`;
@@ -69,6 +70,11 @@ export function requestCancellation(deps: Pick<AppDeps, 'temporal'>, transferId:
 
 export function submitReviewDecision(deps: Pick<AppDeps, 'temporal'>, transferId: string, d: ReviewDecisionRequest): Promise<TransferStatus> {
   return update(() => handle(deps, transferId).executeUpdate(decideReview, { args: [d] }));
+}
+
+/** An operator tries a rejected refund again; a 409 when the transfer has none waiting. */
+export function submitRefundRetry(deps: Pick<AppDeps, 'temporal'>, transferId: string, r: RefundRetryRequest): Promise<TransferStatus> {
+  return update(() => handle(deps, transferId).executeUpdate(retryRefund, { args: [r] }));
 }
 
 export async function notifyDeposit(deps: Pick<AppDeps, 'temporal'>, transferId: string, railPaymentId: string) {
