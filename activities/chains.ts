@@ -47,6 +47,25 @@ export function createChainActivities(deps: { db: Db; chains: ChainAdapters; rec
       }
     },
 
+    /**
+     * Moves the transfer's deposit from its deposit address into the treasury that pays payouts and
+     * refunds (on EVM chains: the treasury's gas, then the token transfer), heartbeating until it is final.
+     */
+    async sweepChainDeposit(input: { transferId: string }) {
+      const row = await loadTransfer(deps.db, input.transferId);
+      // Transfers created before sweeps existed did not keep their address's index: operators sweep those.
+      if (row.deposit_index === null) return { swept: false, txHash: null };
+      const chain = deps.chains[row.source_rail as ChainRail];
+      for (;;) {
+        const sweep = await chain.sweepDeposit({
+          transferId: row.id, depositIndex: Number(row.deposit_index), currency: row.source_currency, amountMinor: BigInt(row.amount_minor),
+        });
+        if (sweep.status === 'swept') return { swept: true, txHash: sweep.txHash };
+        Context.current().heartbeat();
+        await sleep(deps.pollMs);
+      }
+    },
+
     /** Waits (heartbeating) until the payment is final on chain: confirmed with its fee, or failed. */
     async awaitChainPayment(input: { transferId: string; kind: 'payout' | 'refund'; attempt?: number }) {
       const row = await loadTransfer(deps.db, input.transferId);

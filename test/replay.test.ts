@@ -104,11 +104,15 @@ test('transfer histories of every branch replay without non-determinism', async 
   const rejected = await create('12.15', toChain);
   const blocked = await create('13.00', { ...toChain, to_address: '0x00000000000000000000000000000000000b10c5' });
   const returned = await create('14.14', toBank);
+  // Funded on chain and paid out, its deposit swept into the treasury.
+  const swept = (await t.api.post('/v0/transfers', {
+    amount: '17.00', on_behalf_of: customer.id, source: { payment_rail: 'base', currency: 'usdc', from_address: toChain.to_address }, destination: toBank,
+  })).body.id as string;
   await t.api.delete(`/v0/transfers/${canceled}`);
-  for (const id of [processed, rejected, blocked, returned]) await t.api.post(`/v0/sandbox/transfers/${id}/deposit`);
+  for (const id of [processed, rejected, blocked, returned, swept]) await t.api.post(`/v0/sandbox/transfers/${id}/deposit`);
   await waitFor(async () => (await t.api.get(`/v0/transfers/${rejected}`)).body.review_reasons);
   await t.api.post(`/v0/sandbox/transfers/${rejected}/review`, { decision: 'reject' });
-  const ids = [processed, canceled, rejected, blocked, returned];
+  const ids = [processed, canceled, rejected, blocked, returned, swept];
   const client = await temporalClient();
   for (const id of ids) await client.workflow.getHandle(`transfer:${id}`).result();
   await waitForTransferState(t.api, returned, 'refunded');
@@ -129,7 +133,7 @@ test('transfer histories of every branch replay without non-determinism', async 
   expect((await t.api.post(`/v0/sandbox/transfers/${refundRetried}/retry_refund`)).status).toBe(200);
   await client.workflow.getHandle(`transfer:${refundRetried}`).result();
   ids.push(refundRetried);
-  expect(await replay(ids.map((id) => `transfer:${id}`))).toBe(7);
+  expect(await replay(ids.map((id) => `transfer:${id}`))).toBe(8);
 }, 150_000);
 
 // Histories of transfers that were held and decided by code from before the decision was recorded

@@ -2,9 +2,10 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { apiClient, createTenant, stack, individual, temporalClient, testDb, waitFor, type ApiClient, type Tenant } from './harness';
 import {
-  approvedCustomer, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForChainWatch, waitForTransferState,
+  approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForChainWatch, waitForTransferState,
 } from './harness/transfers';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
+import { createPublicClient, erc20Abi, http, parseEventLogs, type Hex } from 'viem';
 import { transferStatus } from '../workflows/transfer';
 
 // Transfers end to end: HTTP → API → PostgreSQL → Temporal → rail simulators and local anvil chains.
@@ -129,6 +130,20 @@ test('offramp: USDC sent to the deposit address on ethereum is found after its c
   expect(done.receipt.source_tx_hash).toBe(txHash);
   const depositPayment = (await t.api.get(`/v0/payments?transfer_id=${done.id}&kind=deposit`)).body.data[0];
   expect(depositPayment).toMatchObject({ payment_rail: 'ethereum', tx_hash: txHash, from_address: wallet.address, amount: '300.000000' });
+
+  // The deposit moves into the treasury that pays payouts and refunds: the treasury sends the deposit
+  // address its gas, then the deposit address sends the quoted amount; the stray 1 USDC stays for operators.
+  await (await temporalClient()).workflow.getHandle(`transfer:${done.id}`).result();
+  const sweep = await testDb().selectFrom('chain_sweeps').selectAll().where('transfer_id', '=', done.id).executeTakeFirstOrThrow();
+  expect(sweep).toMatchObject({ status: 'swept', chain: 'ethereum', currency: 'usdc', from_address: instructions.to_address, amount_minor: '300000000' });
+  const node = createPublicClient({ transport: http(chainUrl('ethereum')) });
+  const gas = await node.getTransactionReceipt({ hash: sweep.gas_tx_hash as Hex });
+  expect(gas).toMatchObject({ status: 'success', from: chainKeys.treasury.address.toLowerCase(), to: instructions.to_address.toLowerCase() });
+  const swept = await node.getTransactionReceipt({ hash: sweep.sweep_tx_hash as Hex });
+  expect(swept).toMatchObject({ status: 'success', from: instructions.to_address.toLowerCase() });
+  const [moved] = parseEventLogs({ abi: erc20Abi, logs: swept.logs, eventName: 'Transfer' });
+  expect(moved.args).toEqual({ from: instructions.to_address, to: chainKeys.treasury.address, value: 300_000_000n });
+  expect(await tokenBalance('ethereum', 'usdc', instructions.to_address)).toBe(1_000_000n);
 });
 
 describe('validation', () => {

@@ -162,8 +162,15 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     return status;
   }
 
+  let sweep: Promise<unknown> | undefined;
   await CancellationScope.nonCancellable(async () => {
     await record({ step: 'funds_received', ...deposit });
+    // A chain deposit moves from its one-transfer address into the treasury while the transfer goes
+    // on; the workflow ends once it has. Histories from before sweeps existed replay without it.
+    if (input.sourceIsChain && patched('sweep-chain-deposits')) {
+      sweep = chains.sweepChainDeposit({ transferId: input.transferId });
+      sweep.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
+    }
     await record({ step: 'in_review' });
     show('Screening and limits');
     const { reasons } = await review.reviewTransfer({ transferId: input.transferId });
@@ -223,6 +230,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     }
     show('Delivered; the return window has closed');
   });
+  if (sweep) await CancellationScope.nonCancellable(() => sweep!);
   return status;
 
   async function waitForFunds() {

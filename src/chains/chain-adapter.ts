@@ -29,6 +29,9 @@ export type PayoutStatus =
   | { status: 'confirmed'; txHash: string; networkFee: string; nativeAsset: string }
   | { status: 'failed'; txHash: string; reason: string };
 
+/** Where moving a deposit into the treasury stands; `txHash` is the token transfer, null where the chain needs none. */
+export type SweepStatus = { status: 'pending' } | { status: 'swept'; txHash: string | null };
+
 /** The destination cannot receive this payment (blocked address, contract revert): do not retry. */
 export class PayoutRejectedError extends Error {}
 
@@ -60,6 +63,12 @@ export interface ChainAdapter {
   /** Signs, records and broadcasts a payout; a retry with the same key re-sends the same transaction. */
   sendPayout(request: PayoutRequest): Promise<{ txHash: string }>;
   payoutStatus(idempotencyKey: string): Promise<PayoutStatus>;
+  /**
+   * Moves a transfer's received deposit from its deposit address (HD index `depositIndex`) into the
+   * treasury that pays payouts and refunds. One step per call, idempotent by transfer: call again
+   * until it answers `swept`.
+   */
+  sweepDeposit(q: { transferId: string; depositIndex: number; currency: string; amountMinor: bigint }): Promise<SweepStatus>;
   /** Sandbox only: make a deposit of `amountMinor` to `address` appear on the chain. */
   sandboxDeposit(q: { currency: string; address: string; amountMinor: bigint; from?: string }): Promise<{ txHash: string }>;
 }

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import {
   BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, decodeErrorResult, encodeFunctionData, erc20Abi,
   getAddress, getContractAddress, http, keccak256, parseTransaction, type Hex, type PublicClient, type TransactionReceipt,
@@ -6,10 +6,11 @@ import {
 import { HDKey, hdKeyToAccount, type HDAccount } from 'viem/accounts';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import type { Db } from '../db';
+import type { Database } from '../db/schema';
 import { ASSET_SCALE } from '../domain/money';
 import { RAILS, type EvmChain } from '../domain/rails';
 import {
-  ChainUnavailableError, PayoutRejectedError, type ChainAdapter, type DepositScan, type PayoutRequest, type PayoutStatus,
+  ChainUnavailableError, PayoutRejectedError, type ChainAdapter, type DepositScan, type PayoutRequest, type PayoutStatus, type SweepStatus,
 } from './chain-adapter';
 import stablecoin from '../../contracts/Stablecoin.json';
 
@@ -192,24 +193,12 @@ export class EvmChainAdapter implements ChainAdapter {
         if (reason) throw new PayoutRejectedError(reason);
         throw err;
       }
-      const [fees, chainId, pendingNonce] = await Promise.all([
-        this.client.estimateFeesPerGas(),
-        this.getChainId(),
-        this.client.getTransactionCount({ address: treasury.address, blockTag: 'pending' }),
-      ]);
+      const prepared = await this.prepareTreasuryTransaction();
       raw = await this.deps.db.transaction().execute(async (trx) => {
         const row = await trx.selectFrom('payments').select(['signed_transaction']).where('idempotency_key', '=', r.idempotencyKey)
           .forUpdate().executeTakeFirstOrThrow();
         if (row.signed_transaction) return row.signed_transaction as Hex;
-        await sql`insert into chain_nonces (chain, address, next_nonce) values (${this.chain}, ${treasury.address}, ${pendingNonce})
-                  on conflict do nothing`.execute(trx);
-        // Never below the chain's own count: a transaction sent by other means must not be overwritten.
-        const { next_nonce } = await trx.updateTable('chain_nonces').set({ next_nonce: sql`greatest(next_nonce, ${pendingNonce}) + 1` })
-          .where('chain', '=', this.chain).where('address', '=', treasury.address).returning('next_nonce').executeTakeFirstOrThrow();
-        const signed = await treasury.signTransaction({
-          type: 'eip1559', chainId, nonce: Number(next_nonce) - 1, to, data, gas: PAYOUT_GAS,
-          maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-        });
+        const signed = await this.signTreasuryTransaction(trx, prepared, { to, data, gas: PAYOUT_GAS });
         await trx.updateTable('payments').set({ signed_transaction: signed, tx_hash: keccak256(signed), updated_at: new Date() })
           .where('idempotency_key', '=', r.idempotencyKey).execute();
         return signed;
@@ -217,6 +206,37 @@ export class EvmChainAdapter implements ChainAdapter {
     }
     await this.broadcast(raw);
     return { txHash: keccak256(raw) };
+  }
+
+  /** What signing a treasury transaction needs from the node; read before the database transaction that signs. */
+  private async prepareTreasuryTransaction() {
+    const [fees, chainId, pendingNonce] = await Promise.all([
+      this.client.estimateFeesPerGas(),
+      this.getChainId(),
+      this.client.getTransactionCount({ address: this.deps.keys.treasury.address, blockTag: 'pending' }),
+    ]);
+    return { fees, chainId, pendingNonce };
+  }
+
+  /**
+   * Signs a treasury transaction with the next nonce, taken in `trx`: the caller stores the signed
+   * bytes in the same transaction, before they are broadcast.
+   */
+  private async signTreasuryTransaction(
+    trx: Transaction<Database>, prepared: Awaited<ReturnType<EvmChainAdapter['prepareTreasuryTransaction']>>,
+    tx: { to: Hex; data?: Hex; value?: bigint; gas: bigint },
+  ): Promise<Hex> {
+    const treasury = this.deps.keys.treasury;
+    const { fees, chainId, pendingNonce } = prepared;
+    await sql`insert into chain_nonces (chain, address, next_nonce) values (${this.chain}, ${treasury.address}, ${pendingNonce})
+              on conflict do nothing`.execute(trx);
+    // Never below the chain's own count: a transaction sent by other means must not be overwritten.
+    const { next_nonce } = await trx.updateTable('chain_nonces').set({ next_nonce: sql`greatest(next_nonce, ${pendingNonce}) + 1` })
+      .where('chain', '=', this.chain).where('address', '=', treasury.address).returning('next_nonce').executeTakeFirstOrThrow();
+    return treasury.signTransaction({
+      type: 'eip1559', chainId, nonce: Number(next_nonce) - 1, ...tx,
+      maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    });
   }
 
   private async broadcast(raw: Hex) {
@@ -290,6 +310,87 @@ export class EvmChainAdapter implements ChainAdapter {
     });
     await this.broadcast(replacement);
     return keccak256(replacement);
+  }
+
+  /**
+   * Moves a deposit into the treasury: the deposit address holds tokens but no native asset for gas,
+   * so the treasury first sends it the gas (unless it has enough), then the deposit address sends the
+   * tokens to the treasury. Each transaction is signed and stored in `chain_sweeps` before it is
+   * broadcast; a call after a crash re-sends the stored bytes, so the tokens move once.
+   */
+  async sweepDeposit(q: { transferId: string; depositIndex: number; currency: string; amountMinor: bigint }): Promise<SweepStatus> {
+    const owner = this.deps.keys.account(DEPOSIT_INDEX_BASE + q.depositIndex);
+    const now = new Date();
+    await this.deps.db.insertInto('chain_sweeps').values({
+      transfer_id: q.transferId, chain: this.chain, currency: q.currency, from_address: owner.address, amount_minor: q.amountMinor.toString(),
+      gas_signed_transaction: null, gas_tx_hash: null, sweep_signed_transaction: null, sweep_tx_hash: null, status: 'pending', created_at: now, updated_at: now,
+    }).onConflict((oc) => oc.column('transfer_id').doNothing()).execute();
+    const row = await this.sweepRow(q.transferId);
+    if (row.status === 'swept') return { status: 'swept', txHash: row.sweep_tx_hash };
+
+    if (row.sweep_signed_transaction) {
+      const receipt = await this.settledReceipt(row.sweep_signed_transaction as Hex);
+      if (!receipt) return { status: 'pending' };
+      if (receipt.status === 'reverted') throw new Error(`the sweep of ${q.transferId}'s deposit (${receipt.transactionHash}) reverted`);
+      await this.deps.db.updateTable('chain_sweeps').set({ status: 'swept', updated_at: new Date() }).where('transfer_id', '=', q.transferId).execute();
+      return { status: 'swept', txHash: receipt.transactionHash };
+    }
+    if (row.gas_signed_transaction && !(await this.settledReceipt(row.gas_signed_transaction as Hex))) return { status: 'pending' };
+
+    const token = await this.token(q.currency);
+    const data = encodeFunctionData({ abi, functionName: 'transfer', args: [this.deps.keys.treasury.address, q.amountMinor] });
+    const [fees, chainId, nonce, balance] = await Promise.all([
+      this.client.estimateFeesPerGas(), this.getChainId(),
+      this.client.getTransactionCount({ address: owner.address, blockTag: 'pending' }), this.client.getBalance({ address: owner.address }),
+    ]);
+    const gasCost = PAYOUT_GAS * fees.maxFeePerGas;
+    if (balance < gasCost && !row.gas_signed_transaction) {
+      const prepared = await this.prepareTreasuryTransaction();
+      const gas = await this.client.estimateGas({ account: this.deps.keys.treasury.address, to: owner.address, value: gasCost - balance });
+      const signed = await this.storeSweepTransaction(q.transferId, 'gas', (trx) =>
+        this.signTreasuryTransaction(trx, prepared, { to: owner.address, value: gasCost - balance, gas }));
+      await this.broadcast(signed);
+      return { status: 'pending' };
+    }
+    // What the gas sent covers, should fees have risen since.
+    const maxFeePerGas = fees.maxFeePerGas < balance / PAYOUT_GAS ? fees.maxFeePerGas : balance / PAYOUT_GAS;
+    const maxPriorityFeePerGas = fees.maxPriorityFeePerGas < maxFeePerGas ? fees.maxPriorityFeePerGas : maxFeePerGas;
+    const signed = await this.storeSweepTransaction(q.transferId, 'sweep', () => owner.signTransaction({
+      type: 'eip1559', chainId, nonce, to: token, data, gas: PAYOUT_GAS, maxFeePerGas, maxPriorityFeePerGas,
+    }));
+    await this.broadcast(signed);
+    return { status: 'pending' };
+  }
+
+  private sweepRow(transferId: string) {
+    return this.deps.db.selectFrom('chain_sweeps').selectAll().where('transfer_id', '=', transferId).executeTakeFirstOrThrow();
+  }
+
+  /** Signs the sweep's gas or token transaction unless an earlier attempt did, and stores it before it is broadcast. */
+  private storeSweepTransaction(transferId: string, which: 'gas' | 'sweep', sign: (trx: Transaction<Database>) => Promise<Hex>): Promise<Hex> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('chain_sweeps').selectAll().where('transfer_id', '=', transferId).forUpdate().executeTakeFirstOrThrow();
+      const stored = which === 'gas' ? row.gas_signed_transaction : row.sweep_signed_transaction;
+      if (stored) return stored as Hex;
+      const signed = await sign(trx);
+      await trx.updateTable('chain_sweeps').set(which === 'gas'
+        ? { gas_signed_transaction: signed, gas_tx_hash: keccak256(signed), updated_at: new Date() }
+        : { sweep_signed_transaction: signed, sweep_tx_hash: keccak256(signed), updated_at: new Date() })
+        .where('transfer_id', '=', transferId).execute();
+      return signed;
+    });
+  }
+
+  /** The receipt of a stored transaction once it has its confirmations; sent again if the node lost it. */
+  private async settledReceipt(signed: Hex): Promise<TransactionReceipt | null> {
+    const hash = keccak256(signed);
+    const receipt = await this.client.getTransactionReceipt({ hash }).catch(() => null);
+    if (!receipt) {
+      if (!(await this.client.getTransaction({ hash }).catch(() => null))) await this.broadcast(signed);
+      return null;
+    }
+    const latest = await this.client.getBlockNumber();
+    return latest - receipt.blockNumber + 1n < BigInt(this.deps.confirmations) ? null : receipt;
   }
 
   /** Sandbox: the issuer mints the amount to the address, which shows on chain as a Transfer to it. */

@@ -52,6 +52,6 @@ function unavailableChain(chain: ChainRail): ChainAdapter {
   };
   return {
     chain, nativeAsset: 'eth', depositAddress: () => { throw new ChainUnavailableError(`No RPC address is configured for ${chain}`); },
-    checkCurrency: fail, currentPosition: fail, findDeposit: fail, estimatePayoutFee: fail, sendPayout: fail, payoutStatus: fail, sandboxDeposit: fail,
+    checkCurrency: fail, currentPosition: fail, findDeposit: fail, estimatePayoutFee: fail, sendPayout: fail, payoutStatus: fail, sweepDeposit: fail, sandboxDeposit: fail,
   };
 }

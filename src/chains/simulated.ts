@@ -3,7 +3,7 @@ import { base58 } from '@scure/base';
 import { sql } from 'kysely';
 import type { Db } from '../db';
 import { encodeChainAddress } from '../domain/bank-validation';
-import type { ChainAdapter, ChainDeposit, DepositScan, PayoutRequest, PayoutStatus } from './chain-adapter';
+import type { ChainAdapter, ChainDeposit, DepositScan, PayoutRequest, PayoutStatus, SweepStatus } from './chain-adapter';
 
 const NATIVE: Record<SimulatedChain, string> = { solana: 'sol', stellar: 'xlm', tron: 'trx' };
 /** Network fee per token transfer, in the native asset's smallest unit (lamports, stroops, sun). */
@@ -65,6 +65,11 @@ export class SimulatedChainAdapter implements ChainAdapter {
     const txHash = await this.record({ currency: r.currency, from: this.treasuryAddress, to: r.to, amountMinor: r.amountMinor, idempotencyKey: r.idempotencyKey });
     await this.db.updateTable('payments').set({ tx_hash: txHash, updated_at: new Date() }).where('idempotency_key', '=', r.idempotencyKey).execute();
     return { txHash };
+  }
+
+  /** The simulators keep no balance per address: a deposit is the treasury's as soon as it arrives. */
+  async sweepDeposit(): Promise<SweepStatus> {
+    return { status: 'swept', txHash: null };
   }
 
   async payoutStatus(idempotencyKey: string): Promise<PayoutStatus> {

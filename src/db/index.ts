@@ -11,6 +11,7 @@ import * as m0007 from './migrations/0007_transfer_review_decisions';
 import * as m0008 from './migrations/0008_kyc_decisions';
 import * as m0009 from './migrations/0009_payout_replacements';
 import * as m0010 from './migrations/0010_rail_payment_reference';
+import * as m0011 from './migrations/0011_chain_deposit_sweeps';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0008_kyc_decisions': m0008,
   '0009_payout_replacements': m0009,
   '0010_rail_payment_reference': m0010,
+  '0011_chain_deposit_sweeps': m0011,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

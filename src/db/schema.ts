@@ -227,6 +227,8 @@ export interface TransfersTable {
   deposit_instructions: ColumnType<Record<string, string>, string, string>;
   deposit_reference: string;
   deposit_address: string | null;
+  /** HD index of the deposit address (chain sources; null for transfers made before sweeps existed). */
+  deposit_index: ColumnType<string | null, string | null | undefined, string | null>;
   source_position: string | null;
   return_code: string | null;
   review_reasons: ColumnType<string[] | null, string | null, string | null>;
@@ -317,6 +319,21 @@ export interface LedgerEntriesTable {
   created_at: Date;
 }
 
+export interface ChainSweepsTable {
+  transfer_id: string;
+  chain: string;
+  currency: string;
+  from_address: string;
+  amount_minor: string;
+  gas_signed_transaction: string | null;
+  gas_tx_hash: string | null;
+  sweep_signed_transaction: string | null;
+  sweep_tx_hash: string | null;
+  status: 'pending' | 'swept';
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
@@ -336,6 +353,7 @@ export interface Database {
   payments: PaymentsTable;
   chain_nonces: ChainNoncesTable;
   simulated_chain_transactions: SimulatedChainTransactionsTable;
+  chain_sweeps: ChainSweepsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;

@@ -165,11 +165,13 @@ export async function createTransfer(
   const id = newId('transfer', now.getTime());
   const depositReference = `FP${randomBase62(12).toUpperCase()}`;
   let depositAddress: string | null = null;
+  let depositIndex: string | null = null;
   let instructions: Record<string, string>;
   const amount = formatAmount(prepared.amountMinor, ASSET_SCALE[input.source.currency]);
   if (isChainRail(input.source.payment_rail)) {
     const { index } = (await sql<{ index: string }>`select nextval('deposit_address_index')::text as index`.execute(trx)).rows[0];
     depositAddress = deps.chains[input.source.payment_rail].depositAddress(Number(index));
+    depositIndex = index;
     instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, to_address: depositAddress, from_address: input.source.from_address! };
   } else {
     instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, deposit_reference: depositReference, ...collectionAccount(input.source.payment_rail) };
@@ -208,6 +210,7 @@ export async function createTransfer(
     deposit_instructions: JSON.stringify(instructions),
     deposit_reference: depositReference,
     deposit_address: depositAddress,
+    deposit_index: depositIndex,
     source_position: prepared.sourcePosition,
     return_code: null,
     review_reasons: null,
