@@ -264,6 +264,41 @@ test('a token contract is used only when it counts in the asset\'s scale, on a n
 });
 
 /** The adapter of one local chain, as the worker builds it, with settings changed for a test. */
+test('a deposit is swept into the treasury once, however many sweeps run at the same time (as after a crash)', async () => {
+  const chain = 'optimism';
+  const customer = await approvedCustomer(t.api, 'US');
+  const account = await verifiedUsAccount(t.api, customer.id);
+  const tr = (await t.api.post('/v0/transfers', {
+    amount: '42.00', on_behalf_of: customer.id, source: { payment_rail: chain, currency: 'usdc', from_address: chainKeys.account(8).address },
+    destination: { payment_rail: 'ach', currency: 'usd', external_account_id: account.id },
+  })).body;
+  const depositAddress = getAddress(tr.source_deposit_instructions.to_address);
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
+  // Four more sweepers beside the workflow's own, each going until it is done, as retried or
+  // duplicated activities would.
+  const row = await testDb().selectFrom('transfers').select('deposit_index').where('id', '=', tr.id).executeTakeFirstOrThrow();
+  const adapter = evmAdapter(chain);
+  const sweepUntilDone = async () => {
+    for (;;) {
+      const s = await adapter.sweepDeposit({ transferId: tr.id, depositIndex: Number(row.deposit_index), currency: 'usdc', amountMinor: 42_000_000n });
+      if (s.status === 'swept') return s.txHash;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const hashes = await Promise.all([sweepUntilDone(), sweepUntilDone(), sweepUntilDone(), sweepUntilDone()]);
+  expect(new Set(hashes).size).toBe(1);
+  await waitForTransferState(t.api, tr.id, 'payment_processed');
+  const node = createPublicClient({ transport: http(chainUrl(chain)), cacheTime: 0 });
+  // One transaction ever sent from the deposit address, carrying the deposit to the treasury.
+  expect(await node.getTransactionCount({ address: depositAddress })).toBe(1);
+  const out = await node.getLogs({
+    address: sandboxTokenAddress(chainKeys, chain, 'usdc'), event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
+    args: { from: depositAddress }, fromBlock: 0n,
+  });
+  expect(out.map((l) => [l.args.to, l.args.value, l.transactionHash])).toEqual([[chainKeys.treasury.address, 42_000_000n, hashes[0]]]);
+  expect(await tokenBalance(chain, 'usdc', depositAddress)).toBe(0n);
+});
+
 function evmAdapter(chain: 'ethereum' | 'optimism', overrides: {
   EVM_TOKEN_ADDRESSES?: Record<string, Record<string, `0x${string}`>>; EVM_LOG_BLOCK_RANGE?: number; EVM_DEPOSIT_FINALITY?: 'finalized' | 'confirmations';
 } = {}) {
