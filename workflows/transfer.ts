@@ -230,7 +230,8 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     }
     show('Delivered; the return window has closed');
   });
-  if (sweep) await CancellationScope.nonCancellable(() => sweep!);
+  // Started in a non-cancellable scope: cancelling the workflow does not stop it.
+  if (sweep) await sweep;
   return status;
 
   async function waitForFunds() {
