@@ -21,6 +21,7 @@ export function createChainActivities(deps: { db: Db; chains: ChainAdapters; rec
       let position: string = Context.current().info.heartbeatDetails ?? input.fromPosition ?? row.source_position!;
       for (;;) {
         const scan = await chain.findDeposit({ currency: row.source_currency, address: row.deposit_address!, fromPosition: position, amountMinor: BigInt(row.amount_minor) });
+        if (scan.unmatched.length > 0) await deps.records.recordUnmatchedDeposits({ transferId: row.id, deposits: scan.unmatched, stillWaiting: !scan.deposit });
         if (scan.deposit) return { deposit: { txHash: scan.deposit.txHash, from: scan.deposit.from, confirmations: scan.deposit.confirmations }, position };
         position = scan.nextPosition;
         if (Date.now() >= until) return { deposit: null, position };

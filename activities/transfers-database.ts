@@ -6,6 +6,8 @@ import { recordEvents } from '../src/domain/events';
 import {
   PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings,
 } from '../src/domain/transfers';
+import type { ChainDeposit } from '../src/chains/chain-adapter';
+import { ASSET_SCALE, formatAmount } from '../src/domain/money';
 import { newId } from '../src/ids';
 import { postTransaction, type Posting } from '../src/ledger/ledger';
 import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from '../src/resources/transfers/repository';
@@ -73,7 +75,12 @@ export function createTransferDatabaseActivities(db: Db) {
 
   async function upsertPayment(
     trx: Transaction<Database>, row: TransferRow, kind: PaymentKind, attempt: number,
-    fields: { status: PaymentStatus; tx_hash?: string | null; from_address?: string | null; provider_payment_id?: string | null; return_code?: string | null; failure_reason?: string | null },
+    fields: {
+      status: PaymentStatus; tx_hash?: string | null; from_address?: string | null; provider_payment_id?: string | null; return_code?: string | null;
+      failure_reason?: string | null;
+      /** A deposit that is not the transfer's own: its amount and a key of its own. */
+      unmatched?: { amountMinor: bigint; key: string };
+    },
   ) {
     const now = new Date();
     const leg = paymentLeg(row, kind);
@@ -85,7 +92,7 @@ export function createTransferDatabaseActivities(db: Db) {
       kind,
       rail: leg.rail,
       currency: leg.currency,
-      amount_minor: leg.amountMinor.toString(),
+      amount_minor: (fields.unmatched?.amountMinor ?? leg.amountMinor).toString(),
       status: fields.status,
       external_account_id: leg.externalAccountId,
       from_address: fields.from_address ?? null,
@@ -96,7 +103,7 @@ export function createTransferDatabaseActivities(db: Db) {
       network_fee: null,
       return_code: fields.return_code ?? null,
       failure_reason: fields.failure_reason ?? null,
-      idempotency_key: paymentKey(row.id, kind, attempt),
+      idempotency_key: fields.unmatched?.key ?? paymentKey(row.id, kind, attempt),
       settles_at: null,
       created_at: now,
       updated_at: now,
@@ -125,7 +132,10 @@ export function createTransferDatabaseActivities(db: Db) {
             if (row.state !== 'awaiting_funds') break;
             await upsertPayment(trx, row, 'deposit', 1, { status: 'settled', tx_hash: input.txHash ?? null, from_address: input.from ?? null, provider_payment_id: input.railPaymentId ?? null });
             await post(trx, row, 'deposit', depositPostings(money));
-            await move(row, 'funds_received', input.txHash ? { receipt: JSON.stringify({ ...receipt, source_tx_hash: input.txHash }) } : {});
+            await move(row, 'funds_received', {
+              state_reason: null, // what a mismatched deposit showed while the transfer waited
+              ...(input.txHash ? { receipt: JSON.stringify({ ...receipt, source_tx_hash: input.txHash }) } : {}),
+            });
             break;
           case 'in_review':
             await move(row, 'in_review');
@@ -212,6 +222,40 @@ export function createTransferDatabaseActivities(db: Db) {
             break;
         }
         return { state: reached ?? row.state };
+      });
+    },
+
+    /**
+     * Token transfers to a transfer's deposit address that are not its deposit (another amount, or the
+     * quoted amount once more): listed as failed deposits for operators, never credited. While the
+     * transfer still waits for funds, its `state_reason` tells the sender what went wrong.
+     */
+    async recordUnmatchedDeposits(input: { transferId: string; deposits: ChainDeposit[]; stillWaiting: boolean }) {
+      await db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('transfers').selectAll().where('id', '=', input.transferId).forUpdate().executeTakeFirstOrThrow();
+        const scale = ASSET_SCALE[row.source_currency];
+        const quoted = formatAmount(BigInt(row.amount_minor), scale);
+        for (const d of input.deposits) {
+          const amount = formatAmount(d.amountMinor, scale);
+          const reason = d.amountMinor === BigInt(row.amount_minor)
+            ? `a further deposit of the quoted amount; not credited, left for operators`
+            : `${amount} ${row.source_currency} does not match the quoted ${quoted}; not credited, left for operators`;
+          await upsertPayment(trx, row, 'deposit', 1, {
+            status: 'failed', tx_hash: d.txHash, from_address: d.from, failure_reason: reason,
+            unmatched: { amountMinor: d.amountMinor, key: `${row.id}:deposit:unmatched:${d.id}` },
+          });
+        }
+        if (!input.stillWaiting || row.state !== 'awaiting_funds') return;
+        const last = input.deposits[input.deposits.length - 1]!;
+        const stateReason = `received ${formatAmount(last.amountMinor, scale)} ${row.source_currency}, not the quoted ${quoted}: `
+          + 'only a deposit of exactly the quoted amount funds the transfer';
+        if (row.state_reason === stateReason) return;
+        const now = new Date();
+        const updated = await trx.updateTable('transfers').set({ state_reason: stateReason, updated_at: now }).where('id', '=', row.id)
+          .returningAll().executeTakeFirstOrThrow();
+        await recordEvents(trx, tenantOf(row), [
+          { type: 'transfer.updated', objectId: row.id, data: serializeTransfer(updated), previousAttributes: { state_reason: row.state_reason }, at: now },
+        ]);
       });
     },
 

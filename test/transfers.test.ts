@@ -123,13 +123,31 @@ test('offramp: USDC sent to the deposit address on ethereum is found after its c
   expect(instructions).toMatchObject({ payment_rail: 'ethereum', currency: 'usdc', amount: '300.000000', from_address: wallet.address });
   expect(instructions.to_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
   expect(created.body.receipt).toMatchObject({ exchange_fee: '0.300000', subtotal_amount: '299.700000', final_amount: '299.70', gas_fee: '0.00' });
-  // A different amount is not this transfer's deposit; the quoted amount is.
-  await wallet.send(instructions.to_address, 1_000_000n);
+  // A different amount is not this transfer's deposit: it is listed as a failed deposit, never
+  // credited, and the waiting transfer says why; the quoted amount then funds it.
+  const stray = await wallet.send(instructions.to_address, 1_000_000n);
+  const told = await waitFor(async () => {
+    const x = (await t.api.get(`/v0/transfers/${created.body.id}`)).body;
+    return x.state_reason ? x : undefined;
+  }, { what: 'the mismatched deposit shown' });
+  expect(told).toMatchObject({
+    state: 'awaiting_funds',
+    state_reason: 'received 1.000000 usdc, not the quoted 300.000000: only a deposit of exactly the quoted amount funds the transfer',
+  });
   const txHash = await wallet.send(instructions.to_address, 300_000_000n);
   const done = await waitForTransferState(t.api, created.body.id, 'payment_processed');
   expect(done.receipt.source_tx_hash).toBe(txHash);
-  const depositPayment = (await t.api.get(`/v0/payments?transfer_id=${done.id}&kind=deposit`)).body.data[0];
-  expect(depositPayment).toMatchObject({ payment_rail: 'ethereum', tx_hash: txHash, from_address: wallet.address, amount: '300.000000' });
+  expect(done.state_reason).toBeNull();
+  const deposits = (await t.api.get(`/v0/payments?transfer_id=${done.id}&kind=deposit`)).body.data;
+  expect(deposits).toHaveLength(2);
+  expect(deposits.find((p: any) => p.status === 'settled')).toMatchObject({ payment_rail: 'ethereum', tx_hash: txHash, from_address: wallet.address, amount: '300.000000' });
+  expect(deposits.find((p: any) => p.status === 'failed')).toMatchObject({
+    payment_rail: 'ethereum', tx_hash: stray, from_address: wallet.address, amount: '1.000000',
+    failure_reason: '1.000000 usdc does not match the quoted 300.000000; not credited, left for operators',
+  });
+  const reasons = (await t.api.get(`/v0/events?object_id=${done.id}&type=transfer.updated&limit=50`)).body.data
+    .filter((e: any) => 'state_reason' in e.data.previous_attributes && e.data.state === 'awaiting_funds');
+  expect(reasons).toHaveLength(1);
 
   // The deposit moves into the treasury that pays payouts and refunds: the treasury sends the deposit
   // address its gas, then the deposit address sends the quoted amount; the stray 1 USDC stays for operators.

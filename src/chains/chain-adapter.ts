@@ -2,6 +2,8 @@ import type { ChainRail } from '../domain/rails';
 
 /** A token transfer into one of our deposit addresses, as the chain shows it. */
 export interface ChainDeposit {
+  /** One token transfer (a transaction may carry several): `{txHash}:{logIndex}` on EVM chains. */
+  id: string;
   txHash: string;
   from: string;
   amountMinor: bigint;
@@ -11,6 +13,8 @@ export interface ChainDeposit {
 /** One look for a deposit: what was found, and where the next look starts. */
 export interface DepositScan {
   deposit: ChainDeposit | null;
+  /** Other transfers to the address in the range read: another amount, or the quoted one again. */
+  unmatched: ChainDeposit[];
   nextPosition: string;
   /** False when the look stopped at its range limit and more confirmed blocks wait to be read. */
   caughtUp: boolean;

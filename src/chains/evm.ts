@@ -10,7 +10,7 @@ import type { Database } from '../db/schema';
 import { ASSET_SCALE } from '../domain/money';
 import { RAILS, type EvmChain } from '../domain/rails';
 import {
-  ChainUnavailableError, PayoutRejectedError, type ChainAdapter, type DepositScan, type PayoutRequest, type PayoutStatus, type SweepStatus,
+  ChainUnavailableError, PayoutRejectedError, type ChainAdapter, type ChainDeposit, type DepositScan, type PayoutRequest, type PayoutStatus, type SweepStatus,
 } from './chain-adapter';
 import stablecoin from '../../contracts/Stablecoin.json';
 
@@ -145,7 +145,7 @@ export class EvmChainAdapter implements ChainAdapter {
       ? (await this.client.getBlock({ blockTag: 'finalized' })).number
       : latest - BigInt(Math.max(0, this.deps.confirmations - 1));
     const fromBlock = BigInt(q.fromPosition);
-    if (confirmedTip < fromBlock) return { deposit: null, nextPosition: q.fromPosition, caughtUp: true };
+    if (confirmedTip < fromBlock) return { deposit: null, unmatched: [], nextPosition: q.fromPosition, caughtUp: true };
     const rangeEnd = fromBlock + BigInt(this.deps.logBlockRange) - 1n;
     const toBlock = confirmedTip < rangeEnd ? confirmedTip : rangeEnd;
     const raw = await this.client.getLogs({
@@ -157,10 +157,13 @@ export class EvmChainAdapter implements ChainAdapter {
       fromBlock,
       toBlock,
     });
-    // Only a deposit of the quoted amount funds the transfer; other amounts are left to operators.
-    const log = raw.find((l) => l.args.value === q.amountMinor);
-    const deposit = log ? { txHash: log.transactionHash, from: log.args.from!, amountMinor: log.args.value!, confirmations: Number(latest - log.blockNumber + 1n) } : null;
-    return { deposit, nextPosition: (toBlock + 1n).toString(), caughtUp: toBlock === confirmedTip };
+    // Only a deposit of the quoted amount funds the transfer; the others are reported, for operators.
+    const all: ChainDeposit[] = raw.map((l) => ({
+      id: `${l.transactionHash}:${l.logIndex}`, txHash: l.transactionHash, from: l.args.from!, amountMinor: l.args.value!,
+      confirmations: Number(latest - l.blockNumber + 1n),
+    }));
+    const deposit = all.find((d) => d.amountMinor === q.amountMinor) ?? null;
+    return { deposit, unmatched: all.filter((d) => d !== deposit), nextPosition: (toBlock + 1n).toString(), caughtUp: toBlock === confirmedTip };
   }
 
   async estimatePayoutFee(): Promise<bigint> {

@@ -38,12 +38,13 @@ export class SimulatedChainAdapter implements ChainAdapter {
 
   /** One indexed query over the simulated ledger: every look starts from the transfer's creation. */
   async findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<DepositScan> {
-    const row = await this.db.selectFrom('simulated_chain_transactions').selectAll()
+    const rows = await this.db.selectFrom('simulated_chain_transactions').selectAll()
       .where('chain', '=', this.chain).where('to_address', '=', q.address).where('currency', '=', q.currency)
-      .where('amount_minor', '=', q.amountMinor.toString()).where('created_at', '>=', new Date(q.fromPosition))
-      .orderBy('created_at').executeTakeFirst();
-    const deposit: ChainDeposit | null = row ? { txHash: row.hash, from: row.from_address, amountMinor: BigInt(row.amount_minor), confirmations: 1 } : null;
-    return { deposit, nextPosition: q.fromPosition, caughtUp: true };
+      .where('created_at', '>=', new Date(q.fromPosition))
+      .orderBy('created_at').execute();
+    const all: ChainDeposit[] = rows.map((r) => ({ id: r.hash, txHash: r.hash, from: r.from_address, amountMinor: BigInt(r.amount_minor), confirmations: 1 }));
+    const deposit = all.find((d) => d.amountMinor === q.amountMinor) ?? null;
+    return { deposit, unmatched: all.filter((d) => d !== deposit), nextPosition: q.fromPosition, caughtUp: true };
   }
 
   async estimatePayoutFee(): Promise<bigint> {
