@@ -4,7 +4,7 @@ import { PayoutRejectedError } from '../src/chains/chain-adapter';
 import type { Db } from '../src/db';
 import type { ChainRail } from '../src/domain/rails';
 import { loadTransfer, paymentLeg } from '../src/resources/transfers/repository';
-import { paymentKey, type TransferDatabaseActivities } from './transfers-database';
+import { paymentDestination, paymentKey, type TransferDatabaseActivities } from './transfers-database';
 
 /** Activities that watch and move a transfer's money on chains (EVM over JSON-RPC, or the simulators). */
 export function createChainActivities(deps: { db: Db; chains: ChainAdapters; records: TransferDatabaseActivities; pollMs: number }) {
@@ -35,9 +35,10 @@ export function createChainActivities(deps: { db: Db; chains: ChainAdapters; rec
     async sendChainPayment(input: { transferId: string; kind: 'payout' | 'refund'; attempt?: number }) {
       const row = await loadTransfer(deps.db, input.transferId);
       const leg = paymentLeg(row, input.kind);
+      const { to_address: to } = await paymentDestination(deps.db, row.id, input.kind, input.attempt);
       try {
         const { txHash } = await deps.chains[leg.rail as ChainRail].sendPayout({
-          idempotencyKey: paymentKey(row.id, input.kind, input.attempt), currency: leg.currency, to: leg.toAddress!, amountMinor: leg.amountMinor,
+          idempotencyKey: paymentKey(row.id, input.kind, input.attempt), currency: leg.currency, to: to!, amountMinor: leg.amountMinor,
         });
         await deps.records.recordPaymentSent({ transferId: row.id, kind: input.kind, attempt: input.attempt, txHash });
         return { txHash };

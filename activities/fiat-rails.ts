@@ -3,7 +3,7 @@ import type { Db } from '../src/db';
 import type { FiatRail } from '../src/domain/rails';
 import { RailUnavailableError, type RailAdapter } from '../src/providers/rails';
 import { loadTransfer, paymentLeg } from '../src/resources/transfers/repository';
-import { paymentKey, type TransferDatabaseActivities } from './transfers-database';
+import { paymentDestination, paymentKey, type TransferDatabaseActivities } from './transfers-database';
 
 /**
  * Activities that move a transfer's money on fiat rails (the sandbox simulators or a provider).
@@ -18,6 +18,7 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
   async function submit(transferId: string, kind: 'payout' | 'refund', attempt = 1) {
     const row = await loadTransfer(deps.db, transferId);
     const leg = paymentLeg(row, kind);
+    const to = await paymentDestination(deps.db, transferId, kind, attempt);
     try {
       const payment = await deps.rails.submitPayment({
         tenant: { developerId: row.developer_id, environment: row.environment },
@@ -26,7 +27,7 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
         direction: 'credit',
         amountMinor: leg.amountMinor,
         currency: leg.currency,
-        externalAccountId: leg.externalAccountId ?? undefined,
+        externalAccountId: to.external_account_id ?? undefined,
         reference: transferId,
         purpose: kind,
       });

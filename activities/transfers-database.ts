@@ -12,6 +12,12 @@ import { newId } from '../src/ids';
 import { postTransaction, type Posting } from '../src/ledger/ledger';
 import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from '../src/resources/transfers/repository';
 
+/** Where an operator sends a rejected refund instead of the source (checked by the API). */
+export interface RefundDestination {
+  toAddress: string | null;
+  externalAccountId: string | null;
+}
+
 /** Each step of a transfer's life as the workflow records it: state, payments, ledger and events in one transaction. */
 export type TransferStep =
   | { step: 'funds_received'; txHash?: string; from?: string; railPaymentId?: string }
@@ -22,7 +28,7 @@ export type TransferStep =
   | { step: 'payment_processed'; txHash?: string; networkFee?: string }
   | { step: 'undeliverable'; reason: string; code?: string }
   | { step: 'returned'; code?: string; reason?: string }
-  | { step: 'refund_submitted'; attempt?: number }
+  | { step: 'refund_submitted'; attempt?: number; destination?: RefundDestination }
   | { step: 'refund_rejected'; attempt?: number; reason: string; code?: string }
   | { step: 'refunded'; finalState: 'refunded' | 'canceled'; reason?: string; attempt?: number }
   | { step: 'canceled'; reason: string };
@@ -52,6 +58,15 @@ const tenantOf = (row: TransferRow): Tenant => ({ developerId: row.developer_id,
 export const paymentKey = (transferId: string, kind: PaymentKind, attempt = 1) =>
   attempt > 1 ? `${transferId}:${kind}:${attempt}` : `${transferId}:${kind}`;
 
+/**
+ * Where a payout or refund goes, as its payment row says: recorded with the step that submits it
+ * (the transfer's destination or source, or where an operator sent a rejected refund).
+ */
+export function paymentDestination(db: Db, transferId: string, kind: 'payout' | 'refund', attempt?: number) {
+  return db.selectFrom('payments').select(['to_address', 'external_account_id'])
+    .where('idempotency_key', '=', paymentKey(transferId, kind, attempt)).executeTakeFirstOrThrow();
+}
+
 export function createTransferDatabaseActivities(db: Db) {
   /** Moves the transfer to `next` unless it is there already (a retried step). False when nothing changed. */
   async function moveState(trx: Transaction<Database>, row: TransferRow, next: TransferState, set: Partial<Record<keyof TransferRow, unknown>> = {}) {
@@ -80,6 +95,8 @@ export function createTransferDatabaseActivities(db: Db) {
       failure_reason?: string | null;
       /** A deposit that is not the transfer's own: its amount and a key of its own. */
       unmatched?: { amountMinor: bigint; key: string };
+      /** A refund an operator sends elsewhere than the source. */
+      destination?: RefundDestination;
     },
   ) {
     const now = new Date();
@@ -94,9 +111,9 @@ export function createTransferDatabaseActivities(db: Db) {
       currency: leg.currency,
       amount_minor: (fields.unmatched?.amountMinor ?? leg.amountMinor).toString(),
       status: fields.status,
-      external_account_id: leg.externalAccountId,
+      external_account_id: fields.destination ? fields.destination.externalAccountId : leg.externalAccountId,
       from_address: fields.from_address ?? null,
-      to_address: leg.toAddress,
+      to_address: fields.destination ? fields.destination.toAddress : leg.toAddress,
       provider_payment_id: fields.provider_payment_id ?? null,
       tx_hash: fields.tx_hash ?? null,
       signed_transaction: null,
@@ -182,7 +199,7 @@ export function createTransferDatabaseActivities(db: Db) {
             break;
           case 'refund_submitted': {
             const attempt = input.attempt ?? 1;
-            await upsertPayment(trx, row, 'refund', attempt, { status: 'pending' });
+            await upsertPayment(trx, row, 'refund', attempt, { status: 'pending', destination: input.destination });
             await post(trx, row, attempt > 1 ? `refund:${attempt}` : 'refund', refundPostings(money));
             // A retried refund replaces the rejection shown to operators; a first one keeps a return's reason.
             const reason = attempt > 1 ? `refund retried (attempt ${attempt})` : row.state === 'returned' ? row.state_reason : 'refunding to the source';

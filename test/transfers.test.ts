@@ -410,9 +410,16 @@ test('a refund the source bank rejects (.17): the money is back in customer fund
   const status = await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).query(transferStatus);
   expect(status.step).toMatch(/^Refund rejected: .*Waiting for an operator/);
 
-  // The production operator path: the admin CLI.
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'transfers', 'retry-refund', tr.id, '--operator', 'ops.bob'],
-    { env: stack().processEnv, encoding: 'utf8' });
+  // A bank refund cannot go to a chain address.
+  const toAddress = await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`, { to_address: receiver });
+  expect(toAddress.status).toBe(400);
+  expect(toAddress.body.error.source).toEqual({ location: 'body', key: 'to_address' });
+  // The production operator path: the admin CLI (checked the same way), to the source again.
+  const cliArgs = (...more: string[]) => ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'transfers', 'retry-refund', tr.id, '--operator', 'ops.bob', ...more];
+  const refused = spawnSync(process.execPath, cliArgs('--to-address', receiver), { env: stack().processEnv, encoding: 'utf8' });
+  expect(refused.status).toBe(1);
+  expect(refused.stderr).toMatch(/only for refunds on chains/);
+  const cli = spawnSync(process.execPath, cliArgs(), { env: stack().processEnv, encoding: 'utf8' });
   expect(cli.stderr).toBe('');
   expect(cli.status).toBe(0);
   const refunded = await waitForTransferState(t.api, tr.id, 'refunded');
@@ -422,7 +429,7 @@ test('a refund the source bank rejects (.17): the money is back in customer fund
   expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`)).status).toBe(409);
 }, 90_000);
 
-test('a refund the chain refuses (blocked from_address) is not counted as refunded: it waits, and a retry is refused again', async () => {
+test('a refund the chain refuses (blocked from_address) waits; a retry to the same address is refused again, one to a new address refunds', async () => {
   const tr = (await t.api.post('/v0/transfers', {
     amount: '30.15', on_behalf_of: us.id,
     source: { payment_rail: 'base', currency: 'usdc', from_address: '0x00000000000000000000000000000000000b10c5' },
@@ -447,7 +454,26 @@ test('a refund the chain refuses (blocked from_address) is not counted as refund
   // Still the customer's money: deposit in, both refunds reversed.
   const legs = await testDb().selectFrom('ledger_transactions').select('idempotency_key').where('reference_id', '=', tr.id).execute();
   expect(legs.map((l) => l.idempotency_key.slice(tr.id.length + 8)).sort()).toEqual(['deposit', 'refund', 'refund-reversal:1', 'refund-reversal:2', 'refund:2']);
-}, 90_000);
+
+  // Somewhere else: checked first (nothing changes on a bad one), then sent there.
+  const badAddress = await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`, { to_address: '0x1234' });
+  expect(badAddress.status).toBe(400);
+  expect(badAddress.body.error.source).toEqual({ location: 'body', key: 'to_address' });
+  const bankAccount = await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`, { external_account_id: usAccount.id });
+  expect(bankAccount.status).toBe(400);
+  expect(bankAccount.body.error.source).toEqual({ location: 'body', key: 'external_account_id' });
+  expect((await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data).toHaveLength(2);
+  const newAddress = chainKeys.account(9).address;
+  const before = await tokenBalance('base', 'usdc', newAddress);
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`, { to_address: newAddress })).status).toBe(200);
+  const canceled = await waitForTransferState(t.api, tr.id, 'canceled');
+  expect(canceled.state_reason).toBe('rejected_in_review');
+  expect(await tokenBalance('base', 'usdc', newAddress)).toBe(before + 30_150_000n);
+  const all = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data;
+  expect(all.map((p: any) => [p.status, p.to_address]).sort()).toEqual([
+    ['failed', '0x00000000000000000000000000000000000b10c5'], ['failed', '0x00000000000000000000000000000000000b10c5'], ['settled', newAddress],
+  ]);
+}, 120_000);
 
 test('a payout to a listed digital-currency address is held with the listing named', async () => {
   const tr = (await t.api.post('/v0/transfers', {

@@ -5,7 +5,7 @@ import {
 import type { ChainActivities } from '../activities/chains';
 import type { FiatRailActivities } from '../activities/fiat-rails';
 import type { TransferReviewActivities } from '../activities/transfer-review';
-import type { TransferDatabaseActivities, TransferStep } from '../activities/transfers-database';
+import type { RefundDestination, TransferDatabaseActivities, TransferStep } from '../activities/transfers-database';
 import type { TransferState } from '../src/db/schema';
 import { TransferStateAttr } from '../src/temporal/search-attributes';
 import { chainWatchTaskQueue } from '../src/temporal/task-queues';
@@ -51,9 +51,13 @@ export interface ReviewDecisionRequest {
   operator?: string;
 }
 export const decideReview = defineUpdate<TransferStatus, [ReviewDecisionRequest]>('decideReview');
-/** An operator tries a rejected refund again (a new payment to the same source); `operator` names who. */
+/**
+ * An operator tries a rejected refund again: a new payment to the source, or to `destination` (checked
+ * by the API); `operator` names who.
+ */
 export interface RefundRetryRequest {
   operator?: string;
+  destination?: RefundDestination;
 }
 export const retryRefund = defineUpdate<TransferStatus, [RefundRetryRequest]>('retryRefund');
 export const transferStatus = defineQuery<TransferStatus>('transferStatus');
@@ -333,7 +337,8 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
       await condition(() => refundRetry !== undefined);
       attempt += 1;
       // Who asked for it stays in this workflow's history (the update's input).
-      await record({ step: 'refund_submitted', attempt });
+      const { destination } = refundRetry!;
+      await record({ step: 'refund_submitted', attempt, ...(destination ? { destination } : {}) });
       refundRetry = undefined;
       refundRejected = false;
       show(`Refunding to the source (attempt ${attempt})`);

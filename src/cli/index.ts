@@ -8,6 +8,8 @@ import { createDb, migrateToLatest } from '../db';
 import { connectTemporalClient } from '../temporal/client';
 import { decideKyc } from '../resources/kyc/workflow-client';
 import { submitRefundRetry, submitReviewDecision } from '../resources/transfers/workflow-client';
+import { loadTransfer } from '../resources/transfers/repository';
+import { resolveRefundDestination } from '../resources/transfers/service';
 import { SOURCES } from '../sanctions/sources';
 import { syncLists } from '../sanctions/sync';
 import { verifyLedger } from '../ledger/ledger';
@@ -21,8 +23,9 @@ const USAGE = `Usage: npm run cli -- <command>
   kyc decide cus_… --decision approve|reject [--reason TEXT] [--operator NAME]
   transfers review tr_… --decision approve|reject [--note TEXT] [--operator NAME]
                                  decide a transfer held in review (production operator path)
-  transfers retry-refund tr_… [--operator NAME]
+  transfers retry-refund tr_… [--to-address ADDRESS | --external-account ea_…] [--operator NAME]
                                  try again a refund the source bank or chain rejected
+                                 (to the source, or to another address or account of the customer)
   lists sync [--source ID …]     download the official sanctions lists into SANCTIONS_DATA_DIR
   lists sources                  the sources screened against
   ledger verify                  check that entries balance and cached balances match
@@ -59,6 +62,8 @@ async function main(argv: string[]) {
       reason: { type: 'string', multiple: true },
       operator: { type: 'string' },
       note: { type: 'string' },
+      'to-address': { type: 'string' },
+      'external-account': { type: 'string' },
       source: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
@@ -120,7 +125,11 @@ async function main(argv: string[]) {
       console.log(`${target}: ${status.state} (${status.step})`);
     } else if (group === 'transfers' && action === 'retry-refund') {
       if (!target) throw new Error('transfers retry-refund needs a transfer id (tr_…)');
-      const status = await withTemporal(config, (temporal) => submitRefundRetry({ temporal }, target, { operator }));
+      const row = await loadTransfer(db, target).catch(() => { throw new Error(`No such transfer: ${target}`); });
+      const destination = await resolveRefundDestination(db, { developerId: row.developer_id, environment: row.environment }, row, {
+        to_address: values['to-address'], external_account_id: values['external-account'],
+      });
+      const status = await withTemporal(config, (temporal) => submitRefundRetry({ temporal }, target, { operator, destination }));
       console.log(`${target}: ${status.state} (${status.step})`);
     } else if (group === 'ledger' && action === 'verify') {
       const result = await verifyLedger(db);

@@ -7,7 +7,7 @@ import { CANCELABLE } from '../../domain/transfers';
 import { RETURN_CODES, isChainRail, type ChainRail, type FiatRail } from '../../domain/rails';
 import { findTransfer, serializePayment, serializeTransfer } from './repository';
 import { PaymentListQuery, PaymentListSchema, PaymentSchema, TransferCreate, TransferListQuery, TransferListSchema, TransferSchema } from './schemas';
-import { checkTransferShape, createTransfer, prepareChainLegs } from './service';
+import { checkTransferShape, createTransfer, prepareChainLegs, resolveRefundDestination } from './service';
 import {
   notifyDeposit, notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,
 } from './workflow-client';
@@ -161,15 +161,21 @@ export const sandboxReviewDecision = defineRoute({
 export const sandboxRetryRefund = defineRoute({
   method: 'post',
   path: '/v0/sandbox/transfers/{transfer_id}/retry_refund',
-  summary: 'Sandbox: try again a refund the source bank or chain rejected (a new refund payment to the same source)',
+  summary: 'Sandbox: try again a refund the source bank or chain rejected: a new refund payment to the source, or where the body says',
   tag: 'Sandbox',
   permission: 'transfers:write',
   sandboxOnly: true,
   params: TransferIdParams,
+  body: z.strictObject({
+    to_address: z.string().trim().min(1).optional().describe('Chain sources: send the refund to this address instead of from_address'),
+    external_account_id: z.string().trim().min(1).optional()
+      .describe("Another verified account of the customer that the source rail pays (or, on chains, a crypto address of the source chain)"),
+  }).optional(),
   responses: { 200: TransferSchema },
-  handler: async ({ deps, tenant, auth, params }) => {
+  handler: async ({ deps, tenant, auth, params, body }) => {
     const row = await findTransfer(deps.db, tenant, params.transfer_id);
-    await submitRefundRetry(deps, row.id, { operator: `sandbox:${auth.keyId}` });
+    const destination = await resolveRefundDestination(deps.db, tenant, row, body ?? {});
+    await submitRefundRetry(deps, row.id, { operator: `sandbox:${auth.keyId}`, destination });
     return { status: 200, body: serializeTransfer(await findTransfer(deps.db, tenant, row.id)) };
   },
 });

@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AppDeps, Tenant } from '../../api/context';
 import { ApiError, invalidField, invalidStateField } from '../../api/errors';
 import type { Database, TransferRow } from '../../db/schema';
@@ -12,6 +12,7 @@ import { newId, randomBase62 } from '../../ids';
 import { findCustomer } from '../customers/repository';
 import { serializeTransfer, type StoredReceipt } from './repository';
 import type { TransferCreateInput } from './schemas';
+import type { RefundDestination } from '../../../activities/transfers-database';
 
 const body = (key: string, message: string) => invalidField('body', key, message);
 
@@ -79,11 +80,18 @@ export function checkTransferShape(input: TransferCreateInput) {
   return { amountMinor, developerFeeMinor };
 }
 
-/** The destination account must be the customer's, of the rail's kind, and usable. */
-async function checkDestinationAccount(trx: Transaction<Database>, tenant: Tenant, customerId: string, input: TransferCreateInput) {
-  const { destination } = input;
+type Executor = Kysely<Database> | Transaction<Database>;
+
+/**
+ * The account a payment goes to must be the customer's, of the rail's kind, and usable: a transfer's
+ * destination, or where an operator sends a rejected refund (`prefix` names the fields in errors).
+ */
+async function checkPayeeAccount(
+  trx: Executor, tenant: Tenant, customerId: string,
+  destination: { payment_rail: PaymentRail; external_account_id?: string; to_address?: string }, prefix: string,
+) {
   if (!destination.external_account_id) return { toAddress: destination.to_address ?? null, account: null };
-  const key = 'destination.external_account_id';
+  const key = `${prefix}external_account_id`;
   const account = await trx.selectFrom('external_accounts').selectAll()
     .where('id', '=', destination.external_account_id).where('developer_id', '=', tenant.developerId).where('environment', '=', tenant.environment)
     .where('customer_id', '=', customerId).executeTakeFirst();
@@ -92,7 +100,7 @@ async function checkDestinationAccount(trx: Transaction<Database>, tenant: Tenan
   if (profile.kind === 'chain') {
     if (account.type !== 'crypto_address' || account.chain !== destination.payment_rail) throw body(key, `is not a ${destination.payment_rail} address`);
     if (destination.to_address && destination.to_address.toLowerCase() !== account.address!.toLowerCase()) {
-      throw body('destination.to_address', 'differs from the address of destination.external_account_id');
+      throw body(`${prefix}to_address`, `differs from the address of ${key}`);
     }
   } else {
     const fiat = profile as FiatRailProfile;
@@ -106,6 +114,24 @@ async function checkDestinationAccount(trx: Transaction<Database>, tenant: Tenan
     throw invalidStateField(key, `External account ${account.id} is ${account.status}; it must be verified first`);
   }
   return { toAddress: account.type === 'crypto_address' ? account.address : null, account };
+}
+
+/**
+ * Where an operator's retry of a rejected refund goes: the source again (undefined), a new address
+ * on the source chain, or another usable account of the customer that the source rail pays.
+ */
+export async function resolveRefundDestination(
+  db: Executor, tenant: Tenant, row: TransferRow, request: { to_address?: string; external_account_id?: string },
+): Promise<RefundDestination | undefined> {
+  if (!request.to_address && !request.external_account_id) return undefined;
+  const rail = row.source_rail as PaymentRail;
+  if (request.to_address) {
+    if (!isChainRail(rail)) throw body('to_address', `is only for refunds on chains; a ${rail} refund goes to an external_account_id`);
+    const error = cryptoAddressError(rail as CryptoChain, request.to_address);
+    if (error) throw body('to_address', error);
+  }
+  const { toAddress, account } = await checkPayeeAccount(db, tenant, row.customer_id, { payment_rail: rail, ...request }, '');
+  return { toAddress, externalAccountId: account?.id ?? null };
 }
 
 /** What the chains tell us before the database transaction opens: network fee and start block. */
@@ -144,7 +170,7 @@ export async function createTransfer(
     const needed = RAILS[rail].endorsement;
     if (!customer.endorsements.includes(needed)) throw invalidStateField('on_behalf_of', `Customer ${customer.id} lacks the ${needed} endorsement that ${rail} needs`);
   }
-  const { toAddress } = await checkDestinationAccount(trx, tenant, customer.id, input);
+  const { toAddress } = await checkPayeeAccount(trx, tenant, customer.id, input.destination, 'destination.');
 
   const rate = await deps.rates.rate(input.source.currency, input.destination.currency);
   let receipt;
