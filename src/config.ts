@@ -54,6 +54,18 @@ const envSchema = z.object({
     .refine((v) => v === undefined || v === '' || Buffer.from(v, 'base64').length === 32, {
       message: 'must be 32 bytes encoded in base64 (openssl rand -base64 32)',
     }),
+  /** Keys rotated out, comma-separated (32 bytes each, base64): they still decrypt, never encrypt. */
+  DATA_ENCRYPTION_PREVIOUS_KEYS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const keys = (v ?? '').split(',').map((k) => k.trim()).filter(Boolean).map((k) => Buffer.from(k, 'base64'));
+      if (keys.some((k) => k.length !== 32)) {
+        ctx.addIssue({ code: 'custom', message: 'must be keys of 32 bytes encoded in base64, separated by commas' });
+        return z.NEVER;
+      }
+      return keys;
+    }),
   /** How long a customer has to confirm micro-deposit amounts (14 days; on the sandbox clock in the sandbox). */
   MICRO_DEPOSIT_EXPIRY_HOURS: z.coerce.number().positive().default(24 * 14),
   KYC_LINK_TTL_HOURS: z.coerce.number().positive().default(24 * 30),

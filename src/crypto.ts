@@ -4,44 +4,91 @@ import path from 'node:path';
 
 /**
  * Encryption of secrets and PII at rest (tax ids, identity documents, account numbers):
- * AES-256-GCM with a random 96-bit nonce. Stored as `v1:<nonce>:<tag>:<ciphertext>` in base64,
- * so the format can change (key rotation) without touching old rows.
+ * AES-256-GCM with a random 96-bit nonce, stored as `v2:<key id>:<nonce>:<tag>:<ciphertext>`
+ * (base64 parts; the key id is the first 8 hex digits of the key's SHA-256, which reveals nothing).
+ * Rows of the first format, `v1:<nonce>:<tag>:<ciphertext>`, name no key: the keys are tried in turn.
+ *
+ * Rotation: the current key encrypts; previous keys (DATA_ENCRYPTION_PREVIOUS_KEYS) still decrypt,
+ * and `npm run cli -- data rotate-key` re-encrypts every row under the current key, after which the
+ * previous keys can be dropped.
  */
 export class DataCipher {
-  constructor(private readonly key: Buffer) {
-    if (key.length !== 32) throw new Error('encryption key must be 32 bytes');
+  private readonly keys: { id: string; key: Buffer }[];
+
+  constructor(current: Buffer, previous: Buffer[] = []) {
+    for (const key of [current, ...previous]) if (key.length !== 32) throw new Error('encryption key must be 32 bytes');
+    this.keys = [current, ...previous].map((key) => ({ id: keyId(key), key }));
+  }
+
+  /** The id of the key that encrypts now. */
+  get currentKeyId(): string {
+    return this.keys[0]!.id;
   }
 
   encrypt(plain: string | Buffer): string {
+    const { id, key } = this.keys[0]!;
     const nonce = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
+    const cipher = createCipheriv('aes-256-gcm', key, nonce);
     const body = Buffer.concat([cipher.update(plain), cipher.final()]);
-    return ['v1', nonce.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join(':');
+    return ['v2', id, nonce.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join(':');
   }
 
   decrypt(stored: string): Buffer {
-    const [version, nonce, tag, body] = stored.split(':');
-    if (version !== 'v1' || !nonce || !tag || body === undefined) throw new Error('unknown ciphertext format');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(nonce, 'base64'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64'));
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]);
+    const parts = stored.split(':');
+    if (parts[0] === 'v2' && parts.length === 5) {
+      const [, id, nonce, tag, body] = parts as [string, string, string, string, string];
+      const entry = this.keys.find((k) => k.id === id);
+      if (!entry) throw new Error(`data encrypted with key ${id}, which is neither DATA_ENCRYPTION_KEY nor in DATA_ENCRYPTION_PREVIOUS_KEYS`);
+      return open(entry.key, nonce, tag, body);
+    }
+    if (parts[0] === 'v1' && parts.length === 4) {
+      const [, nonce, tag, body] = parts as [string, string, string, string];
+      for (const { key } of this.keys) {
+        try {
+          return open(key, nonce, tag, body);
+        } catch {
+          // not this key: GCM's tag does not verify
+        }
+      }
+      throw new Error('data encrypted with a key that is neither DATA_ENCRYPTION_KEY nor in DATA_ENCRYPTION_PREVIOUS_KEYS');
+    }
+    throw new Error('unknown ciphertext format');
   }
 
   /**
    * A keyed fingerprint (HMAC-SHA256) for finding equal secrets without storing them: account
-   * numbers have too little entropy for a plain hash.
+   * numbers have too little entropy for a plain hash. Stored as `<key id>:<hex>`.
    */
   fingerprint(value: string): string {
-    return createHmac('sha256', this.fingerprintKey).update(value).digest('hex');
+    return `${this.currentKeyId}:${hmac(this.keys[0]!.key, value)}`;
   }
 
-  private get fingerprintKey() {
-    return createHash('sha256').update('fingerprint:').update(this.key).digest();
+  /** Every fingerprint the value may be stored under: each key's, and the bare hex of the first format. */
+  fingerprints(value: string): string[] {
+    return this.keys.flatMap(({ id, key }) => {
+      const hex = hmac(key, value);
+      return [`${id}:${hex}`, hex];
+    });
   }
 
   decryptText(stored: string): string {
     return this.decrypt(stored).toString('utf8');
   }
+}
+
+function keyId(key: Buffer): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 8);
+}
+
+function open(key: Buffer, nonce: string, tag: string, body: string): Buffer {
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]);
+}
+
+function hmac(key: Buffer, value: string): string {
+  const fingerprintKey = createHash('sha256').update('fingerprint:').update(key).digest();
+  return createHmac('sha256', fingerprintKey).update(value).digest('hex');
 }
 
 export function sha256Hex(data: string | Buffer): string {
@@ -63,4 +110,12 @@ export function resolveEncryptionKey(opts: { envKey?: string; dataDir: string; a
   const key = randomBytes(32);
   fs.writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600 });
   return key;
+}
+
+/** The cipher of a process: the current key (see resolveEncryptionKey) and the previous ones, which only decrypt. */
+export function createDataCipher(
+  config: { DATA_ENCRYPTION_KEY?: string; DATA_ENCRYPTION_PREVIOUS_KEYS: Buffer[]; dataDir: string }, opts: { allowGenerated: boolean },
+): DataCipher {
+  const current = resolveEncryptionKey({ envKey: config.DATA_ENCRYPTION_KEY, dataDir: config.dataDir, allowGenerated: opts.allowGenerated });
+  return new DataCipher(current, config.DATA_ENCRYPTION_PREVIOUS_KEYS);
 }

@@ -23,14 +23,19 @@ test('each bad value is named with what is expected', () => {
     }),
   ).toThrow(ConfigError);
   try {
-    loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', TEMPORAL_ADDRESS: 'localhost', DATA_ENCRYPTION_KEY: 'c2hvcnQ=' });
+    loadConfig({
+      PORT: 'eighty', DATABASE_URL: 'mysql://x', TEMPORAL_ADDRESS: 'localhost', DATA_ENCRYPTION_KEY: 'c2hvcnQ=',
+      DATA_ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 1).toString('base64')},c2hvcnQ=`,
+    });
   } catch (err) {
     const message = (err as Error).message;
     expect(message).toContain('PORT:');
     expect(message).toContain('DATABASE_URL: must start with postgres://');
     expect(message).toContain('TEMPORAL_ADDRESS: must be host:port');
     expect(message).toContain('DATA_ENCRYPTION_KEY: must be 32 bytes');
+    expect(message).toContain('DATA_ENCRYPTION_PREVIOUS_KEYS: must be keys of 32 bytes');
   }
+  expect(loadConfig({ DATA_ENCRYPTION_PREVIOUS_KEYS: ` ${Buffer.alloc(32, 1).toString('base64')} , ` }).DATA_ENCRYPTION_PREVIOUS_KEYS).toEqual([Buffer.alloc(32, 1)]);
 });
 
 test('PUBLIC_BASE_URL loses a trailing slash', () => {

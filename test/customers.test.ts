@@ -23,7 +23,7 @@ describe('create', () => {
     expect(Date.parse(c.kyc_link_expires_at)).toBeGreaterThan(Date.now() + 29 * 86_400_000);
 
     const row = await testDb().selectFrom('customers').selectAll().where('id', '=', c.id).executeTakeFirstOrThrow();
-    expect(row.tax_id_encrypted).toMatch(/^v1:/);
+    expect(row.tax_id_encrypted).toMatch(/^v2:[0-9a-f]{8}:/);
     expect(row.tax_id_encrypted).not.toContain('6789');
     expect(row.kyc_link_token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(c.kyc_link.split('/').pop());

@@ -27,7 +27,7 @@ describe('POST /v0/external-accounts', () => {
     expect(res.body.id).toMatch(/^ext_/);
     expect(JSON.stringify(res.body)).not.toContain('000123456789');
     const row = await testDb().selectFrom('external_accounts').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();
-    expect(row.number_encrypted).toMatch(/^v1:/);
+    expect(row.number_encrypted).toMatch(/^v2:[0-9a-f]{8}:/);
     expect(JSON.stringify(row)).not.toContain('000123456789');
     const events = await t.api.get(`/v0/events?object_id=${res.body.id}`);
     expect(events.body.data.map((e: any) => e.event)).toEqual(['external_account.created']);

@@ -34,7 +34,7 @@ describe('KYC workflow', () => {
 
     // Documents are stored encrypted.
     const sub = await testDb().selectFrom('kyc_submissions').selectAll().where('customer_id', '=', c.id).executeTakeFirstOrThrow();
-    expect(sub.document_front_encrypted).toMatch(/^v1:/);
+    expect(sub.document_front_encrypted).toMatch(/^v2:[0-9a-f]{8}:/);
     expect(sub.document_front_encrypted).not.toContain(pngBytes().toString('base64').slice(0, 40));
 
     // The workflow is findable in Temporal by its search attributes.
@@ -133,7 +133,7 @@ describe('KYC workflow', () => {
       'not_started→pending', 'pending→under_review', 'under_review→awaiting_ubo', 'awaiting_ubo→under_review', 'under_review→approved',
     ]);
     const stored = await testDb().selectFrom('kyc_submissions').select('beneficial_owners_encrypted').where('customer_id', '=', c.id).execute();
-    expect(stored.some((s) => s.beneficial_owners_encrypted?.startsWith('v1:'))).toBe(true);
+    expect(stored.some((s) => s.beneficial_owners_encrypted?.startsWith('v2:'))).toBe(true);
     expect(JSON.stringify(stored)).not.toContain('Greta');
   });
 

@@ -36,7 +36,7 @@ describe('POST /v0/sanctions/screen', () => {
   test('the screened name is stored encrypted', async () => {
     const res = await t.api.post('/v0/sanctions/screen', { name: 'Kathryn Barr', type: 'individual' });
     const row = await testDb().selectFrom('screenings').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();
-    expect(row.query_encrypted).toMatch(/^v1:/);
+    expect(row.query_encrypted).toMatch(/^v2:[0-9a-f]{8}:/);
     expect(JSON.stringify(row)).not.toContain('Barr');
   });
 

@@ -1,6 +1,6 @@
 // Production worker process: `npm run start:worker`. Needs DATABASE_URL, TEMPORAL_ADDRESS and DATA_ENCRYPTION_KEY.
 import { loadConfig } from '../src/config';
-import { DataCipher, resolveEncryptionKey } from '../src/crypto';
+import { createDataCipher } from '../src/crypto';
 import { createDb } from '../src/db';
 import { createLogger } from '../src/logger';
 import { SanctionsScreener } from '../src/sanctions/screener';
@@ -13,7 +13,7 @@ runMain('worker', async () => {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the worker (npm start runs the embedded stack)');
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for the worker');
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-  const cipher = new DataCipher(resolveEncryptionKey({ envKey: config.DATA_ENCRYPTION_KEY, dataDir: config.dataDir, allowGenerated: false }));
+  const cipher = createDataCipher(config, { allowGenerated: false });
   // Batch and KYC screening run here, against lists held in this process's memory.
   const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
   await sanctions.load();

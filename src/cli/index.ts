@@ -2,6 +2,8 @@
 // which must be running) and, for KYC decisions, to Temporal.
 import { parseArgs } from 'node:util';
 import { createApiKey, createDeveloper, revokeApiKey } from '../admin/accounts';
+import { rotateDataKey } from '../admin/data-key-rotation';
+import { createDataCipher } from '../crypto';
 import type { Permission } from '../api/context';
 import { loadConfig } from '../config';
 import { createDb, migrateToLatest } from '../db';
@@ -29,6 +31,8 @@ const USAGE = `Usage: npm run cli -- <command>
   lists sync [--source ID …]     download the official sanctions lists into SANCTIONS_DATA_DIR
   lists sources                  the sources screened against
   ledger verify                  check that entries balance and cached balances match
+  data rotate-key                re-encrypt secrets and PII under DATA_ENCRYPTION_KEY (the old key
+                                 in DATA_ENCRYPTION_PREVIOUS_KEYS); afterwards the old key can go
   migrate`;
 
 function databaseUrl(config: ReturnType<typeof loadConfig>) {
@@ -131,6 +135,11 @@ async function main(argv: string[]) {
       });
       const status = await withTemporal(config, (temporal) => submitRefundRetry({ temporal }, target, { operator, destination }));
       console.log(`${target}: ${status.state} (${status.step})`);
+    } else if (group === 'data' && action === 'rotate-key') {
+      const cipher = createDataCipher(config, { allowGenerated: false });
+      console.log(`re-encrypting under key ${cipher.currentKeyId}`);
+      await rotateDataKey(db, cipher, (line) => console.log(line));
+      console.log('done: every encrypted value and fingerprint is under the current key; DATA_ENCRYPTION_PREVIOUS_KEYS can be emptied');
     } else if (group === 'ledger' && action === 'verify') {
       const result = await verifyLedger(db);
       console.log(`${result.transactions} transactions, ${result.entries} entries, ${result.accounts} accounts`);

@@ -1,7 +1,7 @@
 // Production API process: `npm run start:api`. Needs DATABASE_URL, TEMPORAL_ADDRESS and DATA_ENCRYPTION_KEY.
 import { startApiServer } from '../api/server';
 import { loadConfig } from '../config';
-import { DataCipher, resolveEncryptionKey } from '../crypto';
+import { createDataCipher } from '../crypto';
 import { createDb, migrateToLatest } from '../db';
 import { createLogger } from '../logger';
 import { SanctionsScreener } from '../sanctions/screener';
@@ -13,7 +13,7 @@ runMain('api', async () => {
   const log = createLogger(config.LOG_LEVEL, 'api');
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the API (npm start runs the embedded stack)');
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for the API');
-  const cipher = new DataCipher(resolveEncryptionKey({ envKey: config.DATA_ENCRYPTION_KEY, dataDir: config.dataDir, allowGenerated: false }));
+  const cipher = createDataCipher(config, { allowGenerated: false });
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   await migrateToLatest(db);
   const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createApiKey, createDeveloper } from '../admin/accounts';
 import { startApiServer } from '../api/server';
 import { loadConfig } from '../config';
-import { DataCipher, resolveEncryptionKey } from '../crypto';
+import { createDataCipher } from '../crypto';
 import { createDb, migrateToLatest } from '../db';
 import { startEmbeddedPostgres } from '../embedded/pglite';
 import { startAnvilNodes } from '../embedded/anvil';
@@ -56,7 +56,7 @@ runMain('platform', async () => {
     const db = createDb(databaseUrl, config.DATABASE_URL ? config.DATABASE_POOL_SIZE : 10);
     stops.push(() => db.destroy());
     await migrateToLatest(db);
-    const cipher = new DataCipher(resolveEncryptionKey({ envKey: config.DATA_ENCRYPTION_KEY, dataDir: config.dataDir, allowGenerated: true }));
+    const cipher = createDataCipher(config, { allowGenerated: true });
 
     const temporal = await connectTemporalClient(config, temporalAddress);
     stops.push(() => temporal.connection.close());

@@ -34,3 +34,23 @@ export function serializeExternalAccount(row: ExternalAccountRow) {
       return { ...common, chain: row.chain as never, address: row.address!, label: row.label };
   }
 }
+
+/**
+ * What identifies an account, for finding it linked twice (kept as a keyed fingerprint): from what
+ * the request gives, or from a stored row with its secret decrypted (key rotation).
+ */
+export function accountIdentity(a: {
+  type: string; secret: string | null; routing_number?: string | null; chain?: string | null; address?: string | null;
+}): string {
+  switch (a.type) {
+    case 'us_bank_account':
+      return `${a.type}:${a.routing_number}:${a.secret}`;
+    case 'crypto_address': {
+      // EVM addresses are case-insensitive; the others are case-sensitive.
+      const evm = a.address!.startsWith('0x');
+      return `${a.type}:${a.chain}:${evm ? a.address!.toLowerCase() : a.address}`;
+    }
+    default: // international (IBAN) and mx (CLABE) accounts: the secret is the identity
+      return `${a.type}:${a.secret}`;
+  }
+}

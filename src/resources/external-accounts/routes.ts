@@ -8,29 +8,26 @@ import { recordEvent } from '../../domain/events';
 import { newId } from '../../ids';
 import { assertCustomerNotDeleted, findCustomer } from '../customers/repository';
 import { CustomerIdParams } from '../customers/schemas';
-import { findExternalAccount, serializeExternalAccount } from './repository';
+import { accountIdentity, findExternalAccount, serializeExternalAccount } from './repository';
 import { startMicroDepositVerification, submitVerificationAmounts } from './verification-client';
 import { formatAmount, parseAmount } from '../../domain/money';
 import { ExternalAccountCreate, ExternalAccountListQuery, ExternalAccountListSchema, ExternalAccountSchema, type ExternalAccountCreateInput } from './schemas';
 
 const TAG = 'External accounts';
 
-/** What identifies the account (for duplicates), what is secret (encrypted), and what is shown. */
+/** What is secret (encrypted) and what is shown; `accountIdentity` says what identifies it. */
 function accountDetails(body: ExternalAccountCreateInput) {
   switch (body.type) {
     case 'us_bank_account':
-      return { identity: `${body.routing_number}:${body.account_number}`, secret: body.account_number, columns: { account_type: body.account_type, routing_number: body.routing_number, bank_name: body.bank_name ?? null } };
+      return { secret: body.account_number, columns: { account_type: body.account_type, routing_number: body.routing_number, bank_name: body.bank_name ?? null } };
     case 'international_bank_account': {
       const iban = body.iban.replace(/\s+/g, '').toUpperCase();
-      return { identity: iban, secret: iban, columns: { bic: body.bic.replace(/\s+/g, '').toUpperCase(), bank_name: body.bank_name, bank_country: body.bank_country } };
+      return { secret: iban, columns: { bic: body.bic.replace(/\s+/g, '').toUpperCase(), bank_name: body.bank_name, bank_country: body.bank_country } };
     }
     case 'mx_bank_account':
-      return { identity: body.clabe, secret: body.clabe, columns: { routing_number: body.clabe.slice(0, 3), bank_name: body.bank_name ?? null } };
-    case 'crypto_address': {
-      // EVM addresses are case-insensitive; the others are case-sensitive.
-      const evm = body.address.startsWith('0x');
-      return { identity: `${body.chain}:${evm ? body.address.toLowerCase() : body.address}`, secret: null, columns: { chain: body.chain, address: body.address, label: body.label ?? null } };
-    }
+      return { secret: body.clabe, columns: { routing_number: body.clabe.slice(0, 3), bank_name: body.bank_name ?? null } };
+    case 'crypto_address':
+      return { secret: null, columns: { chain: body.chain, address: body.address, label: body.label ?? null } };
   }
 }
 
@@ -50,12 +47,14 @@ export const createExternalAccount = defineRoute({
       });
       assertCustomerNotDeleted(customer);
       const details = accountDetails(body);
-      const fingerprint = deps.cipher.fingerprint(`${body.type}:${details.identity}`);
+      const identity = accountIdentity({ type: body.type, secret: details.secret, ...details.columns });
+      const fingerprint = deps.cipher.fingerprint(identity);
       const existing = await trx
         .selectFrom('external_accounts')
         .select('id')
         .where('customer_id', '=', customer.id)
-        .where('fingerprint', '=', fingerprint)
+        // Under any key still held: an account linked before a key rotation is still found.
+        .where('fingerprint', 'in', deps.cipher.fingerprints(identity))
         .where('status', '<>', 'deleted')
         .executeTakeFirst();
       if (existing) throw invalidState(`This account is already linked to the customer as ${existing.id}`);
