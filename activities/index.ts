@@ -13,6 +13,7 @@ import type { MoneyProviders } from '../src/providers';
 import { createTransferDatabaseActivities } from './transfers-database';
 import { createFiatRailActivities } from './fiat-rails';
 import { createChainActivities } from './chains';
+import { createStrayDepositActivities } from './stray-deposits';
 import { createTransferReviewActivities, type TransferReviewLimits } from './transfer-review';
 
 export interface ActivityDeps {
@@ -27,6 +28,8 @@ export interface ActivityDeps {
   transferLimits: TransferReviewLimits;
   /** How often chain activities look at the chain. */
   chainPollMs: number;
+  /** How long after its creation a transfer's deposit address is still read for stray deposits. */
+  strayDepositWatchMs: number;
 }
 
 /** All activities, grouped by the outside system they touch. */
@@ -45,7 +48,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createExternalAccountActivities(deps.db),
     ...transferRecords,
     ...createFiatRailActivities({ db: deps.db, rails: deps.providers.rails, records: transferRecords }),
-    ...createChainActivities({ db: deps.db, chains: deps.providers.chains, records: transferRecords, pollMs: deps.chainPollMs }),
+    ...createChainActivities({ db: deps.db, chains: deps.providers.chains, records: transferRecords, pollMs: deps.chainPollMs, strayDepositWatchMs: deps.strayDepositWatchMs }),
+    ...createStrayDepositActivities({ db: deps.db, sanctions: deps.sanctions }),
     ...createTransferReviewActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits }),
   };
 }

@@ -243,9 +243,10 @@ export function createTransferDatabaseActivities(db: Db) {
     },
 
     /**
-     * Token transfers to a transfer's deposit address that are not its deposit (another amount, or the
-     * quoted amount once more): listed as failed deposits for operators, never credited. While the
-     * transfer still waits for funds, its `state_reason` tells the sender what went wrong.
+     * Token transfers to a transfer's deposit address that are not its deposit (another amount, the
+     * quoted amount once more, or anything after the transfer stopped waiting): listed as failed
+     * deposits, never credited, and returned to their sender (workflows/stray-deposit-return.ts).
+     * While the transfer still waits for funds, its `state_reason` tells the sender what went wrong.
      */
     async recordUnmatchedDeposits(input: { transferId: string; deposits: ChainDeposit[]; stillWaiting: boolean }) {
       await db.transaction().execute(async (trx) => {
@@ -254,9 +255,12 @@ export function createTransferDatabaseActivities(db: Db) {
         const quoted = formatAmount(BigInt(row.amount_minor), scale);
         for (const d of input.deposits) {
           const amount = formatAmount(d.amountMinor, scale);
-          const reason = d.amountMinor === BigInt(row.amount_minor)
-            ? `a further deposit of the quoted amount; not credited, left for operators`
-            : `${amount} ${row.source_currency} does not match the quoted ${quoted}; not credited, left for operators`;
+          // Never credited: each goes back to its sender once the transfer no longer uses its address.
+          const reason = row.state !== 'awaiting_funds'
+            ? `arrived after the transfer was ${row.state === 'canceled' ? 'canceled' : 'funded'}; not credited, returned to the sender`
+            : d.amountMinor === BigInt(row.amount_minor)
+              ? 'a further deposit of the quoted amount; not credited, returned to the sender'
+              : `${amount} ${row.source_currency} does not match the quoted ${quoted}; not credited, returned to the sender`;
           await upsertPayment(trx, row, 'deposit', 1, {
             status: 'failed', tx_hash: d.txHash, from_address: d.from, failure_reason: reason,
             unmatched: { amountMinor: d.amountMinor, key: `${row.id}:deposit:unmatched:${d.id}` },

@@ -143,6 +143,13 @@ const envSchema = z.object({
    * days: a chain deposit is watched in half-hour periods, and the workflow's history must stay small.
    */
   TRANSFER_DEPOSIT_EXPIRY_HOURS: z.coerce.number().positive().max(720).default(72),
+  /**
+   * Stray chain deposits (another amount, a repeat, or one that arrives after its transfer stopped
+   * waiting) go back to their sender: the Temporal schedule that looks for them runs this often…
+   */
+  STRAY_DEPOSIT_SCAN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** …and reads the deposit addresses of transfers created within this many days. */
+  STRAY_DEPOSIT_WATCH_DAYS: z.coerce.number().positive().max(3_650).default(30),
   /** Transfers of at least this many US dollars (or their equivalent) wait for an operator's review. */
   TRANSFER_REVIEW_THRESHOLD_USD: z.coerce.number().positive().default(10_000),
   /** A customer's transfers within 24 hours above this many US dollars are held for review (velocity). */

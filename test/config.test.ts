@@ -25,7 +25,7 @@ test('each bad value is named with what is expected', () => {
   try {
     loadConfig({
       PORT: 'eighty', DATABASE_URL: 'mysql://x', TEMPORAL_ADDRESS: 'localhost', DATA_ENCRYPTION_KEY: 'c2hvcnQ=',
-      DATA_ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 1).toString('base64')},c2hvcnQ=`,
+      DATA_ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 1).toString('base64')},c2hvcnQ=`, STRAY_DEPOSIT_SCAN_SECONDS: '0',
     });
   } catch (err) {
     const message = (err as Error).message;
@@ -34,6 +34,7 @@ test('each bad value is named with what is expected', () => {
     expect(message).toContain('TEMPORAL_ADDRESS: must be host:port');
     expect(message).toContain('DATA_ENCRYPTION_KEY: must be 32 bytes');
     expect(message).toContain('DATA_ENCRYPTION_PREVIOUS_KEYS: must be keys of 32 bytes');
+    expect(message).toContain('STRAY_DEPOSIT_SCAN_SECONDS:');
   }
   expect(loadConfig({ DATA_ENCRYPTION_PREVIOUS_KEYS: ` ${Buffer.alloc(32, 1).toString('base64')} , ` }).DATA_ENCRYPTION_PREVIOUS_KEYS).toEqual([Buffer.alloc(32, 1)]);
 });

@@ -5,6 +5,7 @@ import { createPublicClient, createTestClient, getAddress, http, parseAbiItem, p
 import { encodeChainAddress } from '../src/domain/bank-validation';
 import { sandboxTokenAddress } from '../src/chains/evm';
 import { createChainAdapters } from '../src/chains';
+import { findDeposit } from '../src/chains/chain-adapter';
 import { apiClient, createTenant, stack, testDb, waitFor, type ApiClient, type Tenant } from './harness';
 import { freePort, startProcess, stopProcess, TEST_MNEMONIC, waitUntilReady } from './harness/stack';
 import {
@@ -148,7 +149,7 @@ test('deposits on an EVM chain are looked for a bounded block range at a time, r
   const looks: { from: bigint; next: bigint; caughtUp: boolean }[] = [];
   let position = start;
   for (;;) {
-    const scan = await adapter.findDeposit({ currency: 'usdc', address, fromPosition: position, amountMinor: 7_000_000n });
+    const scan = await findDeposit(adapter, { currency: 'usdc', address, fromPosition: position, amountMinor: 7_000_000n });
     looks.push({ from: BigInt(position), next: BigInt(scan.nextPosition), caughtUp: scan.caughtUp });
     if (scan.deposit) {
       expect(scan.deposit).toMatchObject({ txHash, amountMinor: 7_000_000n });
@@ -220,12 +221,12 @@ test('with finalized deposits (the default off this machine) a deposit counts on
   const wallet = await fundedCustomerWallet(chain, 'usdc', 3_000_000n, 6);
   const txHash = await wallet.send(address, 3_000_000n);
   await node.mine({ blocks: 10 }); // ten confirmations: enough for EVM_CONFIRMATIONS, not for finality
-  const early = await adapter.findDeposit({ currency: 'usdc', address, fromPosition: start, amountMinor: 3_000_000n });
+  const early = await findDeposit(adapter, { currency: 'usdc', address, fromPosition: start, amountMinor: 3_000_000n });
   expect(early.deposit).toBeNull();
-  expect(await evmAdapter(chain).findDeposit({ currency: 'usdc', address, fromPosition: start, amountMinor: 3_000_000n }))
+  expect(await findDeposit(evmAdapter(chain), { currency: 'usdc', address, fromPosition: start, amountMinor: 3_000_000n }))
     .toMatchObject({ deposit: { txHash } });
   await node.mine({ blocks: 64 }); // anvil finalizes 64 blocks behind its head
-  const final = await adapter.findDeposit({ currency: 'usdc', address, fromPosition: early.nextPosition, amountMinor: 3_000_000n });
+  const final = await findDeposit(adapter, { currency: 'usdc', address, fromPosition: early.nextPosition, amountMinor: 3_000_000n });
   expect(final.deposit).toMatchObject({ txHash, amountMinor: 3_000_000n });
 });
 
@@ -241,7 +242,7 @@ test('a token contract is used only when it counts in the asset\'s scale, on a n
   await expect(swapped.checkCurrency('usdc')).rejects.toMatchObject({
     name: 'ChainUnavailableError', message: `The usdc contract at ${dai} on ethereum has 18 decimals; usdc amounts have 6`,
   });
-  await expect(swapped.findDeposit({ currency: 'usdc', address: chainKeys.account(7).address, fromPosition: '0', amountMinor: 1n }))
+  await expect(swapped.findTransfersTo({ currency: 'usdc', addresses: [chainKeys.account(7).address], fromPosition: '0' }))
     .rejects.toMatchObject({ name: 'ChainUnavailableError' });
   const nowhere = getAddress(`0x${randomBytes(20).toString('hex')}`);
   await expect(evmAdapter(chain, { EVM_TOKEN_ADDRESSES: { ethereum: { usdc: nowhere } } }).checkCurrency('usdc')).rejects.toMatchObject({
@@ -280,7 +281,7 @@ test('a deposit is swept into the treasury once, however many sweeps run at the 
   const adapter = evmAdapter(chain);
   const sweepUntilDone = async () => {
     for (;;) {
-      const s = await adapter.sweepDeposit({ transferId: tr.id, depositIndex: Number(row.deposit_index), currency: 'usdc', amountMinor: 42_000_000n });
+      const s = await adapter.sweepDeposit({ sweepKey: tr.id, transferId: tr.id, depositIndex: Number(row.deposit_index), currency: 'usdc', amountMinor: 42_000_000n });
       if (s.status === 'swept') return s.txHash;
       await new Promise((r) => setTimeout(r, 100));
     }

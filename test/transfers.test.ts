@@ -2,10 +2,11 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { apiClient, createTenant, stack, individual, temporalClient, testDb, waitFor, type ApiClient, type Tenant } from './harness';
 import {
-  approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForChainWatch, waitForTransferState,
+  approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, impersonatedWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForChainWatch, waitForTransferState,
 } from './harness/transfers';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
-import { createPublicClient, erc20Abi, http, parseEventLogs, type Hex } from 'viem';
+import { createPublicClient, createTestClient, erc20Abi, http, parseEventLogs, type Hex } from 'viem';
+import { Worker } from '@temporalio/worker';
 import { transferStatus } from '../workflows/transfer';
 
 // Transfers end to end: HTTP → API → PostgreSQL → Temporal → rail simulators and local anvil chains.
@@ -143,14 +144,15 @@ test('offramp: USDC sent to the deposit address on ethereum is found after its c
   expect(deposits.find((p: any) => p.status === 'settled')).toMatchObject({ payment_rail: 'ethereum', tx_hash: txHash, from_address: wallet.address, amount: '300.000000' });
   expect(deposits.find((p: any) => p.status === 'failed')).toMatchObject({
     payment_rail: 'ethereum', tx_hash: stray, from_address: wallet.address, amount: '1.000000',
-    failure_reason: '1.000000 usdc does not match the quoted 300.000000; not credited, left for operators',
+    failure_reason: '1.000000 usdc does not match the quoted 300.000000; not credited, returned to the sender',
   });
   const reasons = (await t.api.get(`/v0/events?object_id=${done.id}&type=transfer.updated&limit=50`)).body.data
     .filter((e: any) => 'state_reason' in e.data.previous_attributes && e.data.state === 'awaiting_funds');
   expect(reasons).toHaveLength(1);
 
   // The deposit moves into the treasury that pays payouts and refunds: the treasury sends the deposit
-  // address its gas, then the deposit address sends the quoted amount; the stray 1 USDC stays for operators.
+  // address its gas, then the deposit address sends the quoted amount; the stray 1 USDC stays until the
+  // stray-deposit scan sends it back (next test).
   await (await temporalClient()).workflow.getHandle(`transfer:${done.id}`).result();
   const sweep = await testDb().selectFrom('chain_sweeps').selectAll().where('transfer_id', '=', done.id).executeTakeFirstOrThrow();
   expect(sweep).toMatchObject({ status: 'swept', chain: 'ethereum', currency: 'usdc', from_address: instructions.to_address, amount_minor: '300000000' });
@@ -163,6 +165,93 @@ test('offramp: USDC sent to the deposit address on ethereum is found after its c
   expect(moved.args).toEqual({ from: instructions.to_address, to: chainKeys.treasury.address, value: 300_000_000n });
   expect(await tokenBalance('ethereum', 'usdc', instructions.to_address)).toBe(1_000_000n);
 });
+
+/** Runs the scheduled stray-deposit scan once, on this stack's worker (the schedule itself fires daily in tests). */
+async function scanStrayDeposits() {
+  const client = await temporalClient();
+  const workflowId = `test-scan-stray-deposits-${Date.now()}`;
+  const result = await client.workflow.execute('scanStrayDepositsWorkflow', { taskQueue: stack().taskQueue, workflowId, args: [] });
+  return { workflowId, ...(result as { recorded: number; returnsStarted: number }) };
+}
+
+test('stray deposits go back to their senders: one after the transfer was canceled, and the one of another amount; a listed sender’s is held', async () => {
+  const client = await temporalClient();
+  const listed = '0x7F367cC41522cE07553e823bf3be79A889DEbe1B';
+  const wallet = await fundedCustomerWallet('ethereum', 'usdc', 50_000_000n, 6);
+  const sanctioned = await impersonatedWallet('ethereum', 'usdc', listed, 5_000_000n);
+  const tr = (await t.api.post('/v0/transfers', {
+    amount: '20.00', on_behalf_of: us.id,
+    source: { payment_rail: 'ethereum', currency: 'usdc', from_address: wallet.address },
+    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
+  })).body;
+  const address = tr.source_deposit_instructions.to_address;
+  expect((await t.api.delete(`/v0/transfers/${tr.id}`)).status).toBe(200);
+  await client.workflow.getHandle(`transfer:${tr.id}`).result();
+
+  // Nobody watches the address any more: the scan finds what arrives there, never credits it.
+  const walletBefore = await tokenBalance('ethereum', 'usdc', wallet.address);
+  const late = await wallet.send(address, 20_000_000n);
+  const fromListed = await sanctioned.send(address, 5_000_000n);
+  expect(await tokenBalance('ethereum', 'usdc', wallet.address)).toBe(walletBefore - 20_000_000n);
+  // Both with their confirmations before the scan reads the chain.
+  await createTestClient({ mode: 'anvil', transport: http(chainUrl('ethereum')) }).mine({ blocks: 2 });
+  const scan = await scanStrayDeposits();
+  expect(scan.recorded).toBeGreaterThanOrEqual(2);
+  expect(scan.returnsStarted).toBeGreaterThanOrEqual(1);
+  const returnRun = client.workflow.getHandle(`stray-deposits:${tr.id}`);
+  expect(await returnRun.result()).toEqual({ returned: 1, held: 1 });
+
+  const deposits = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit`)).body.data;
+  expect(deposits.map((p: any) => [p.tx_hash, p.amount, p.status, p.failure_reason]).sort()).toEqual([
+    [late, '20.000000', 'failed', 'arrived after the transfer was canceled; not credited, returned to the sender'],
+    [fromListed, '5.000000', 'failed', 'arrived after the transfer was canceled; not credited, returned to the sender'],
+  ].sort());
+  const returns = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit_return`)).body.data;
+  const back = returns.find((p: any) => p.status === 'settled');
+  expect(back).toMatchObject({ payment_rail: 'ethereum', currency: 'usdc', amount: '20.000000', to_address: wallet.address, failure_reason: null });
+  expect(back.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+  expect(back.network_fee).toMatch(/^\d+ \(smallest unit of eth\)$/);
+  expect(returns.find((p: any) => p.status === 'held')).toMatchObject({
+    amount: '5.000000', to_address: listed, tx_hash: null,
+    failure_reason: expect.stringMatching(new RegExp(`^the sender ${listed} is listed for .+ \\(us_ofac_sdn\\): held for compliance, not returned$`)),
+  });
+  const canceled = (await t.api.get(`/v0/transfers/${tr.id}`)).body;
+  expect(canceled).toMatchObject({ state: 'canceled' });
+
+  // On chain: the 20 USDC swept from the deposit address and sent back from the treasury; the listed
+  // sender's 5 USDC stays where it arrived.
+  expect(await tokenBalance('ethereum', 'usdc', wallet.address)).toBe(walletBefore);
+  expect(await tokenBalance('ethereum', 'usdc', address)).toBe(5_000_000n);
+  const node = createPublicClient({ transport: http(chainUrl('ethereum')) });
+  const sent = await node.getTransactionReceipt({ hash: back.tx_hash });
+  expect(parseEventLogs({ abi: erc20Abi, logs: sent.logs, eventName: 'Transfer' })[0]!.args)
+    .toEqual({ from: chainKeys.treasury.address, to: wallet.address, value: 20_000_000n });
+  // The ledger holds the listed sender's 5 USDC for them; the returned 20 came and went.
+  const held = await testDb().selectFrom('ledger_accounts').select('balance_minor')
+    .where('developer_id', '=', t.developerId).where('purpose', '=', 'unapplied_deposits').where('owner_id', '=', 'ethereum').where('currency', '=', 'usdc')
+    .executeTakeFirstOrThrow();
+  expect(held.balance_minor).toBe('5000000');
+
+  // Nothing is left to do for this transfer: a second scan starts no second return.
+  const { runId } = await returnRun.describe();
+  await scanStrayDeposits();
+  expect((await client.workflow.getHandle(`stray-deposits:${tr.id}`).describe()).runId).toBe(runId);
+
+  // The offramp test's stray of another amount went back too, once its transfer had swept its own deposit.
+  const offrampStray = (await testDb().selectFrom('payments').select(['transfer_id', 'status', 'to_address'])
+    .where('kind', '=', 'deposit_return').where('to_address', '=', chainKeys.account(5).address).where('amount_minor', '=', '1000000').execute());
+  expect(offrampStray.map((p) => p.status)).toEqual(['settled']);
+
+  // In production the schedule runs the scan (here every STRAY_DEPOSIT_SCAN_SECONDS = 86400).
+  const schedule = await client.schedule.getHandle('chains:scan-stray-deposits').describe();
+  expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'scanStrayDepositsWorkflow' });
+  expect(schedule.spec.intervals).toMatchObject([{ every: 86_400_000 }]);
+
+  // Both workflows replay.
+  const histories = await Promise.all([`stray-deposits:${tr.id}`, scan.workflowId].map(async (workflowId) =>
+    ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
+  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows') }, histories)) expect(result.error).toBeUndefined();
+}, 120_000);
 
 describe('validation', () => {
   const cases: [string, () => Record<string, unknown>, number, string, RegExp][] = [

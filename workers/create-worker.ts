@@ -16,6 +16,7 @@ export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher:
     transferLimits: { reviewThresholdUsd: config.TRANSFER_REVIEW_THRESHOLD_USD, dailyLimitUsd: config.TRANSFER_DAILY_LIMIT_USD },
     // Every second on a sped-up sandbox clock (local chains mine a block a second); else every 5 s.
     chainPollMs: config.SANDBOX_TIME_SCALE > 1 ? 500 : 5_000,
+    strayDepositWatchMs: config.STRAY_DEPOSIT_WATCH_DAYS * 24 * 3600_000,
   };
 }
 

@@ -4,3 +4,5 @@ export { reapIdempotencyKeysWorkflow } from './maintenance';
 export { screeningBatchWorkflow } from './screening-batch';
 export { microDepositVerificationWorkflow } from './micro-deposit-verification';
 export { transferWorkflow } from './transfer';
+export { scanStrayDepositsWorkflow } from './stray-deposit-scan';
+export { returnStrayDepositsWorkflow } from './stray-deposit-return';

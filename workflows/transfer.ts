@@ -1,8 +1,9 @@
 import {
-  ActivityFailure, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, defineUpdate, isCancellation, patched,
+  CancellationScope, condition, defineQuery, defineSignal, defineUpdate, isCancellation, patched,
   proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes, workflowInfo, type RetryPolicy,
 } from '@temporalio/workflow';
 import type { ChainActivities } from '../activities/chains';
+import { chainRefusal } from './activity-failures';
 import type { FiatRailActivities } from '../activities/fiat-rails';
 import type { TransferReviewActivities } from '../activities/transfer-review';
 import type { RefundDestination, TransferDatabaseActivities, TransferStep } from '../activities/transfers-database';
@@ -363,10 +364,4 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     const payment = await untilSettled(await rails.submitRailRefund({ transferId: input.transferId, ...nth }));
     return payment.status === 'rejected' ? { reason: `rejected by the source bank (${payment.code})`, code: payment.code } : undefined;
   }
-}
-
-/** The chain would not carry the transaction (the token contract refuses it): why, or undefined for any other failure. */
-function chainRefusal(err: unknown): string | undefined {
-  const cause = err instanceof ActivityFailure ? err.cause : undefined;
-  return cause instanceof ApplicationFailure && cause.type === 'PayoutRejected' ? cause.message : undefined;
 }

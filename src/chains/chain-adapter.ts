@@ -10,6 +10,14 @@ export interface ChainDeposit {
   confirmations: number;
 }
 
+/** Token transfers to some of our deposit addresses, as one look found them, and where the next look starts. */
+export interface TransferScan {
+  transfers: (ChainDeposit & { to: string })[];
+  nextPosition: string;
+  /** False when the look stopped at its range limit and more confirmed blocks wait to be read. */
+  caughtUp: boolean;
+}
+
 /** One look for a deposit: what was found, and where the next look starts. */
 export interface DepositScan {
   deposit: ChainDeposit | null;
@@ -32,6 +40,17 @@ export type PayoutStatus =
   | { status: 'pending'; txHash: string }
   | { status: 'confirmed'; txHash: string; networkFee: string; nativeAsset: string }
   | { status: 'failed'; txHash: string; reason: string };
+
+/** Moving a deposit (the transfer's own, or a stray one going back to its sender) into the treasury. */
+export interface SweepRequest {
+  /** Idempotency: the transfer id for its deposit, the stray's payment key for a stray. */
+  sweepKey: string;
+  transferId: string;
+  /** The HD index of the deposit address. */
+  depositIndex: number;
+  currency: string;
+  amountMinor: bigint;
+}
 
 /** Where moving a deposit into the treasury stands; `txHash` is the token transfer, null where the chain needs none. */
 export type SweepStatus = { status: 'pending' } | { status: 'swept'; txHash: string | null };
@@ -58,21 +77,33 @@ export interface ChainAdapter {
   /** A position to look for deposits from (block number), taken when the transfer is created. */
   currentPosition(): Promise<string>;
   /**
-   * Looks for the deposit of `amountMinor` `currency` to `address` from `fromPosition` on, counting
-   * only what has enough confirmations; a look reads a bounded range (RPC providers cap log queries).
+   * Token transfers of `currency` to any of `addresses` from `fromPosition` on, counting only those
+   * with enough confirmations; a look reads a bounded range (RPC providers cap log queries).
    */
-  findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<DepositScan>;
+  findTransfersTo(q: { currency: string; addresses: string[]; fromPosition: string }): Promise<TransferScan>;
   /** Estimated network fee of one token payout, in the native asset's smallest unit. */
   estimatePayoutFee(currency: string): Promise<bigint>;
   /** Signs, records and broadcasts a payout; a retry with the same key re-sends the same transaction. */
   sendPayout(request: PayoutRequest): Promise<{ txHash: string }>;
   payoutStatus(idempotencyKey: string): Promise<PayoutStatus>;
   /**
-   * Moves a transfer's received deposit from its deposit address (HD index `depositIndex`) into the
-   * treasury that pays payouts and refunds. One step per call, idempotent by transfer: call again
-   * until it answers `swept`.
+   * Moves a deposit from its deposit address (HD index `depositIndex`) into the treasury that pays
+   * payouts and refunds. One step per call, idempotent by `sweepKey`: call again until it answers
+   * `swept`. Two sweeps of one address must not run at once (each spends the address's nonces and gas).
    */
-  sweepDeposit(q: { transferId: string; depositIndex: number; currency: string; amountMinor: bigint }): Promise<SweepStatus>;
+  sweepDeposit(q: SweepRequest): Promise<SweepStatus>;
+  /** False where deposits are the treasury's on arrival (the simulators): nothing to wait for before a stray goes back. */
+  readonly sweepsDeposits: boolean;
   /** Sandbox only: make a deposit of `amountMinor` to `address` appear on the chain. */
   sandboxDeposit(q: { currency: string; address: string; amountMinor: bigint; from?: string }): Promise<{ txHash: string }>;
+}
+
+/**
+ * Looks for a transfer's deposit at its address: only a transfer of exactly the quoted amount funds
+ * it; the others (another amount, the quoted one again) are reported as unmatched.
+ */
+export async function findDeposit(chain: ChainAdapter, q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<DepositScan> {
+  const scan = await chain.findTransfersTo({ currency: q.currency, addresses: [q.address], fromPosition: q.fromPosition });
+  const deposit = scan.transfers.find((d) => d.amountMinor === q.amountMinor) ?? null;
+  return { deposit, unmatched: scan.transfers.filter((d) => d !== deposit), nextPosition: scan.nextPosition, caughtUp: scan.caughtUp };
 }

@@ -10,7 +10,7 @@ import type { Database } from '../db/schema';
 import { ASSET_SCALE } from '../domain/money';
 import { RAILS, type EvmChain } from '../domain/rails';
 import {
-  ChainUnavailableError, PayoutRejectedError, type ChainAdapter, type ChainDeposit, type DepositScan, type PayoutRequest, type PayoutStatus, type SweepStatus,
+  ChainUnavailableError, PayoutRejectedError, type ChainAdapter, type PayoutRequest, type PayoutStatus, type SweepRequest, type SweepStatus, type TransferScan,
 } from './chain-adapter';
 import stablecoin from '../../contracts/Stablecoin.json';
 
@@ -77,6 +77,7 @@ export function sandboxTokenAddress(keys: ChainKeys, chain: EvmChain, currency: 
  */
 export class EvmChainAdapter implements ChainAdapter {
   readonly nativeAsset: string;
+  readonly sweepsDeposits = true;
   private readonly client: PublicClient;
   private chainId?: number;
   private readonly checkedTokens = new Map<string, Promise<Hex>>();
@@ -139,13 +140,13 @@ export class EvmChainAdapter implements ChainAdapter {
     return (await this.client.getBlockNumber()).toString();
   }
 
-  async findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<DepositScan> {
+  async findTransfersTo(q: { currency: string; addresses: string[]; fromPosition: string }): Promise<TransferScan> {
     const latest = await this.client.getBlockNumber();
     const confirmedTip = this.deps.depositFinality === 'finalized'
       ? (await this.client.getBlock({ blockTag: 'finalized' })).number
       : latest - BigInt(Math.max(0, this.deps.confirmations - 1));
     const fromBlock = BigInt(q.fromPosition);
-    if (confirmedTip < fromBlock) return { deposit: null, unmatched: [], nextPosition: q.fromPosition, caughtUp: true };
+    if (confirmedTip < fromBlock || q.addresses.length === 0) return { transfers: [], nextPosition: q.fromPosition, caughtUp: true };
     const rangeEnd = fromBlock + BigInt(this.deps.logBlockRange) - 1n;
     const toBlock = confirmedTip < rangeEnd ? confirmedTip : rangeEnd;
     const raw = await this.client.getLogs({
@@ -153,17 +154,16 @@ export class EvmChainAdapter implements ChainAdapter {
       event: { type: 'event', name: 'Transfer', inputs: [
         { type: 'address', name: 'from', indexed: true }, { type: 'address', name: 'to', indexed: true }, { type: 'uint256', name: 'value', indexed: false },
       ] },
-      args: { to: getAddress(q.address) },
+      // Several addresses in one query: the node matches any of them.
+      args: { to: q.addresses.map((a) => getAddress(a)) },
       fromBlock,
       toBlock,
     });
-    // Only a deposit of the quoted amount funds the transfer; the others are reported, for operators.
-    const all: ChainDeposit[] = raw.map((l) => ({
-      id: `${l.transactionHash}:${l.logIndex}`, txHash: l.transactionHash, from: l.args.from!, amountMinor: l.args.value!,
+    const transfers = raw.map((l) => ({
+      id: `${l.transactionHash}:${l.logIndex}`, txHash: l.transactionHash, from: l.args.from!, to: l.args.to!, amountMinor: l.args.value!,
       confirmations: Number(latest - l.blockNumber + 1n),
     }));
-    const deposit = all.find((d) => d.amountMinor === q.amountMinor) ?? null;
-    return { deposit, unmatched: all.filter((d) => d !== deposit), nextPosition: (toBlock + 1n).toString(), caughtUp: toBlock === confirmedTip };
+    return { transfers, nextPosition: (toBlock + 1n).toString(), caughtUp: toBlock === confirmedTip };
   }
 
   async estimatePayoutFee(): Promise<bigint> {
@@ -321,21 +321,21 @@ export class EvmChainAdapter implements ChainAdapter {
    * tokens to the treasury. Each transaction is signed and stored in `chain_sweeps` before it is
    * broadcast; a call after a crash re-sends the stored bytes, so the tokens move once.
    */
-  async sweepDeposit(q: { transferId: string; depositIndex: number; currency: string; amountMinor: bigint }): Promise<SweepStatus> {
+  async sweepDeposit(q: SweepRequest): Promise<SweepStatus> {
     const owner = this.deps.keys.account(DEPOSIT_INDEX_BASE + q.depositIndex);
     const now = new Date();
     await this.deps.db.insertInto('chain_sweeps').values({
-      transfer_id: q.transferId, chain: this.chain, currency: q.currency, from_address: owner.address, amount_minor: q.amountMinor.toString(),
+      sweep_key: q.sweepKey, transfer_id: q.transferId, chain: this.chain, currency: q.currency, from_address: owner.address, amount_minor: q.amountMinor.toString(),
       gas_signed_transaction: null, gas_tx_hash: null, sweep_signed_transaction: null, sweep_tx_hash: null, status: 'pending', created_at: now, updated_at: now,
-    }).onConflict((oc) => oc.column('transfer_id').doNothing()).execute();
-    const row = await this.sweepRow(q.transferId);
+    }).onConflict((oc) => oc.column('sweep_key').doNothing()).execute();
+    const row = await this.sweepRow(q.sweepKey);
     if (row.status === 'swept') return { status: 'swept', txHash: row.sweep_tx_hash };
 
     if (row.sweep_signed_transaction) {
       const receipt = await this.settledReceipt(row.sweep_signed_transaction as Hex);
       if (!receipt) return { status: 'pending' };
-      if (receipt.status === 'reverted') throw new Error(`the sweep of ${q.transferId}'s deposit (${receipt.transactionHash}) reverted`);
-      await this.deps.db.updateTable('chain_sweeps').set({ status: 'swept', updated_at: new Date() }).where('transfer_id', '=', q.transferId).execute();
+      if (receipt.status === 'reverted') throw new Error(`the sweep ${q.sweepKey} (${receipt.transactionHash}) reverted`);
+      await this.deps.db.updateTable('chain_sweeps').set({ status: 'swept', updated_at: new Date() }).where('sweep_key', '=', q.sweepKey).execute();
       return { status: 'swept', txHash: receipt.transactionHash };
     }
     if (row.gas_signed_transaction && !(await this.settledReceipt(row.gas_signed_transaction as Hex))) return { status: 'pending' };
@@ -350,7 +350,7 @@ export class EvmChainAdapter implements ChainAdapter {
     if (balance < gasCost && !row.gas_signed_transaction) {
       const prepared = await this.prepareTreasuryTransaction();
       const gas = await this.client.estimateGas({ account: this.deps.keys.treasury.address, to: owner.address, value: gasCost - balance });
-      const signed = await this.storeSweepTransaction(q.transferId, 'gas', (trx) =>
+      const signed = await this.storeSweepTransaction(q.sweepKey, 'gas', (trx) =>
         this.signTreasuryTransaction(trx, prepared, { to: owner.address, value: gasCost - balance, gas }));
       await this.broadcast(signed);
       return { status: 'pending' };
@@ -358,28 +358,28 @@ export class EvmChainAdapter implements ChainAdapter {
     // What the gas sent covers, should fees have risen since.
     const maxFeePerGas = fees.maxFeePerGas < balance / PAYOUT_GAS ? fees.maxFeePerGas : balance / PAYOUT_GAS;
     const maxPriorityFeePerGas = fees.maxPriorityFeePerGas < maxFeePerGas ? fees.maxPriorityFeePerGas : maxFeePerGas;
-    const signed = await this.storeSweepTransaction(q.transferId, 'sweep', () => owner.signTransaction({
+    const signed = await this.storeSweepTransaction(q.sweepKey, 'sweep', () => owner.signTransaction({
       type: 'eip1559', chainId, nonce, to: token, data, gas: PAYOUT_GAS, maxFeePerGas, maxPriorityFeePerGas,
     }));
     await this.broadcast(signed);
     return { status: 'pending' };
   }
 
-  private sweepRow(transferId: string) {
-    return this.deps.db.selectFrom('chain_sweeps').selectAll().where('transfer_id', '=', transferId).executeTakeFirstOrThrow();
+  private sweepRow(sweepKey: string) {
+    return this.deps.db.selectFrom('chain_sweeps').selectAll().where('sweep_key', '=', sweepKey).executeTakeFirstOrThrow();
   }
 
   /** Signs the sweep's gas or token transaction unless an earlier attempt did, and stores it before it is broadcast. */
-  private storeSweepTransaction(transferId: string, which: 'gas' | 'sweep', sign: (trx: Transaction<Database>) => Promise<Hex>): Promise<Hex> {
+  private storeSweepTransaction(sweepKey: string, which: 'gas' | 'sweep', sign: (trx: Transaction<Database>) => Promise<Hex>): Promise<Hex> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('chain_sweeps').selectAll().where('transfer_id', '=', transferId).forUpdate().executeTakeFirstOrThrow();
+      const row = await trx.selectFrom('chain_sweeps').selectAll().where('sweep_key', '=', sweepKey).forUpdate().executeTakeFirstOrThrow();
       const stored = which === 'gas' ? row.gas_signed_transaction : row.sweep_signed_transaction;
       if (stored) return stored as Hex;
       const signed = await sign(trx);
       await trx.updateTable('chain_sweeps').set(which === 'gas'
         ? { gas_signed_transaction: signed, gas_tx_hash: keccak256(signed), updated_at: new Date() }
         : { sweep_signed_transaction: signed, sweep_tx_hash: keccak256(signed), updated_at: new Date() })
-        .where('transfer_id', '=', transferId).execute();
+        .where('sweep_key', '=', sweepKey).execute();
       return signed;
     });
   }

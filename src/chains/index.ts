@@ -51,7 +51,7 @@ function unavailableChain(chain: ChainRail): ChainAdapter {
     throw new ChainUnavailableError(`No RPC address is configured for ${chain} (EVM_RPC_URLS)`);
   };
   return {
-    chain, nativeAsset: 'eth', depositAddress: () => { throw new ChainUnavailableError(`No RPC address is configured for ${chain}`); },
-    checkCurrency: fail, currentPosition: fail, findDeposit: fail, estimatePayoutFee: fail, sendPayout: fail, payoutStatus: fail, sweepDeposit: fail, sandboxDeposit: fail,
+    chain, nativeAsset: 'eth', sweepsDeposits: true, depositAddress: () => { throw new ChainUnavailableError(`No RPC address is configured for ${chain}`); },
+    checkCurrency: fail, currentPosition: fail, findTransfersTo: fail, estimatePayoutFee: fail, sendPayout: fail, payoutStatus: fail, sweepDeposit: fail, sandboxDeposit: fail,
   };
 }

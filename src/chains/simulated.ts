@@ -3,7 +3,7 @@ import { base58 } from '@scure/base';
 import { sql } from 'kysely';
 import type { Db } from '../db';
 import { encodeChainAddress } from '../domain/bank-validation';
-import type { ChainAdapter, ChainDeposit, DepositScan, PayoutRequest, PayoutStatus, SweepStatus } from './chain-adapter';
+import type { ChainAdapter, PayoutRequest, PayoutStatus, SweepStatus, TransferScan } from './chain-adapter';
 
 const NATIVE: Record<SimulatedChain, string> = { solana: 'sol', stellar: 'xlm', tron: 'trx' };
 /** Network fee per token transfer, in the native asset's smallest unit (lamports, stroops, sun). */
@@ -18,6 +18,8 @@ export type SimulatedChain = 'solana' | 'stellar' | 'tron';
 export class SimulatedChainAdapter implements ChainAdapter {
   readonly nativeAsset: string;
   readonly treasuryAddress: string;
+  /** No balance per address here: a deposit is the treasury's as soon as it arrives. */
+  readonly sweepsDeposits = false;
 
   constructor(readonly chain: SimulatedChain, private readonly db: Db, private readonly seed: string) {
     this.nativeAsset = NATIVE[chain];
@@ -36,15 +38,17 @@ export class SimulatedChainAdapter implements ChainAdapter {
     return new Date().toISOString();
   }
 
-  /** One indexed query over the simulated ledger: every look starts from the transfer's creation. */
-  async findDeposit(q: { currency: string; address: string; fromPosition: string; amountMinor: bigint }): Promise<DepositScan> {
+  /** One indexed query over the simulated ledger: every look starts from the position given (a time). */
+  async findTransfersTo(q: { currency: string; addresses: string[]; fromPosition: string }): Promise<TransferScan> {
+    if (q.addresses.length === 0) return { transfers: [], nextPosition: q.fromPosition, caughtUp: true };
     const rows = await this.db.selectFrom('simulated_chain_transactions').selectAll()
-      .where('chain', '=', this.chain).where('to_address', '=', q.address).where('currency', '=', q.currency)
+      .where('chain', '=', this.chain).where('to_address', 'in', q.addresses).where('currency', '=', q.currency)
       .where('created_at', '>=', new Date(q.fromPosition))
       .orderBy('created_at').execute();
-    const all: ChainDeposit[] = rows.map((r) => ({ id: r.hash, txHash: r.hash, from: r.from_address, amountMinor: BigInt(r.amount_minor), confirmations: 1 }));
-    const deposit = all.find((d) => d.amountMinor === q.amountMinor) ?? null;
-    return { deposit, unmatched: all.filter((d) => d !== deposit), nextPosition: q.fromPosition, caughtUp: true };
+    const transfers = rows.map((r) => ({
+      id: r.hash, txHash: r.hash, from: r.from_address, to: r.to_address, amountMinor: BigInt(r.amount_minor), confirmations: 1,
+    }));
+    return { transfers, nextPosition: q.fromPosition, caughtUp: true };
   }
 
   async estimatePayoutFee(): Promise<bigint> {

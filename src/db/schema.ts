@@ -230,6 +230,8 @@ export interface TransfersTable {
   /** HD index of the deposit address (chain sources; null for transfers made before sweeps existed). */
   deposit_index: ColumnType<string | null, string | null | undefined, string | null>;
   source_position: string | null;
+  /** How far the stray-deposit scan has read the deposit address (after the transfer stopped watching it). */
+  stray_scan_position: ColumnType<string | null, string | null | undefined, string | null>;
   return_code: string | null;
   review_reasons: ColumnType<string[] | null, string | null, string | null>;
   review_decision: ColumnType<ReviewDecision | null, string | null, string | null>;
@@ -237,8 +239,8 @@ export interface TransfersTable {
   updated_at: Date;
 }
 
-export type PaymentKind = 'deposit' | 'payout' | 'return' | 'refund';
-export type PaymentStatus = 'pending' | 'submitted' | 'settled' | 'failed' | 'returned';
+export type PaymentKind = 'deposit' | 'payout' | 'return' | 'refund' | 'deposit_return';
+export type PaymentStatus = 'pending' | 'submitted' | 'settled' | 'failed' | 'returned' | 'held';
 
 export interface PaymentsTable {
   id: string;
@@ -284,7 +286,7 @@ export interface SimulatedChainTransactionsTable {
   created_at: Date;
 }
 
-export type LedgerPurpose = 'customer_funds' | 'rail_clearing' | 'chain_treasury' | 'platform_fees' | 'developer_fees' | 'fx_conversion';
+export type LedgerPurpose = 'customer_funds' | 'rail_clearing' | 'chain_treasury' | 'platform_fees' | 'developer_fees' | 'fx_conversion' | 'unapplied_deposits';
 
 export interface LedgerAccountsTable {
   id: string;
@@ -320,6 +322,8 @@ export interface LedgerEntriesTable {
 }
 
 export interface ChainSweepsTable {
+  /** The transfer id for the transfer's own deposit; the stray's payment key for a stray deposit returned. */
+  sweep_key: string;
   transfer_id: string;
   chain: string;
   currency: string;

@@ -33,6 +33,7 @@ const MAY_GO_NEGATIVE: Record<LedgerPurpose, boolean> = {
   rail_clearing: true,
   chain_treasury: true,
   fx_conversion: true,
+  unapplied_deposits: false,
 };
 
 /** The one account a reference names (tenant, owner, purpose, currency). */

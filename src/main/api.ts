@@ -17,7 +17,7 @@ runMain('api', async () => {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   await migrateToLatest(db);
   const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS);
-  await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE);
+  await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
   const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
   await sanctions.load();
   const stopWatching = await sanctions.watchForUpdates(config.DATABASE_URL);

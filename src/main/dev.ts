@@ -60,7 +60,7 @@ runMain('platform', async () => {
 
     const temporal = await connectTemporalClient(config, temporalAddress);
     stops.push(() => temporal.connection.close());
-    await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE);
+    await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
 
     // One in-memory copy of the lists serves the API and the worker of this process.
     const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });

@@ -14,15 +14,21 @@ export async function connectTemporalClient(config: Pick<Config, 'TEMPORAL_NAMES
 }
 
 /** Maintenance runs as Temporal schedules, not as loops in our processes. Safe to call at every start. */
-export async function ensureSchedules(client: Client, taskQueue: string) {
-  try {
-    await client.schedule.create({
-      scheduleId: 'maintenance:reap-idempotency-keys',
-      spec: { intervals: [{ every: '1h' }] },
-      action: { type: 'startWorkflow', workflowType: 'reapIdempotencyKeysWorkflow', taskQueue, args: [] },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP },
-    });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+export async function ensureSchedules(client: Client, taskQueue: string, opts: { strayDepositScanSeconds: number }) {
+  const schedules = [
+    { scheduleId: 'maintenance:reap-idempotency-keys', every: 3_600_000, workflowType: 'reapIdempotencyKeysWorkflow' },
+    // Stray chain deposits (another amount, a repeat, a late one) are found and sent back to their senders.
+    { scheduleId: 'chains:scan-stray-deposits', every: opts.strayDepositScanSeconds * 1000, workflowType: 'scanStrayDepositsWorkflow' },
+  ];
+  for (const { scheduleId, every, workflowType } of schedules) {
+    const spec = { intervals: [{ every }] };
+    const action = { type: 'startWorkflow' as const, workflowType, taskQueue, args: [] };
+    try {
+      await client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP } });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+      // Created by an earlier start: it follows this one's interval and task queue.
+      await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action }));
+    }
   }
 }

@@ -57,6 +57,8 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
       DATA_DIR: path.join(opts.logDir, 'data'),
       // The sandbox clock at 43,200×: ACH settles in 2 s, a 14-day micro-deposit expiry takes 28 s.
       SANDBOX_TIME_SCALE: '43200',
+      // Tests run the stray-deposit scan themselves, when their scenario needs it.
+      STRAY_DEPOSIT_SCAN_SECONDS: '86400',
       // The real lists from ../shared/sanctions-data, read in place.
       SANCTIONS_DATA_DIR: writeSharedManifest(path.join(opts.logDir, 'sanctions')),
       EVM_RPC_URLS: anvil.env,

@@ -1,4 +1,4 @@
-import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Hex } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, erc20Abi, getAddress, http, type Account, type Hex } from 'viem';
 import { ChainKeys, sandboxTokenAddress, STABLECOIN_ABI } from '../../src/chains/evm';
 import type { EvmChain } from '../../src/domain/rails';
 import { verifyLedger } from '../../src/ledger/ledger';
@@ -90,16 +90,31 @@ export async function tokenBalance(chain: EvmChain, currency: string, address: s
 
 /** A customer's own wallet on the local chain (anvil funds indexes 0–9 with ether; 0 and 1 are the platform's), funded with tokens by the issuer. */
 export async function fundedCustomerWallet(chain: EvmChain, currency: string, amountMinor: bigint, index = 5) {
+  return fundedWallet(chain, currency, amountMinor, chainKeys.account(index));
+}
+
+/**
+ * A wallet at an address whose key nobody here holds (a listed one, say): anvil sends its
+ * transactions unsigned (impersonation), with ETH for gas and `amountMinor` tokens minted to it.
+ */
+export async function impersonatedWallet(chain: EvmChain, currency: string, address: Hex, amountMinor: bigint) {
+  const node = createTestClient({ mode: 'anvil', transport: http(chainUrl(chain)) });
+  await node.impersonateAccount({ address });
+  await node.setBalance({ address, value: 10n ** 18n });
+  return fundedWallet(chain, currency, amountMinor, address);
+}
+
+async function fundedWallet(chain: EvmChain, currency: string, amountMinor: bigint, wallet: Account | Hex) {
   const url = chainUrl(chain);
   const client = createPublicClient({ transport: http(url), cacheTime: 0 });
-  const wallet = chainKeys.account(index);
+  const address = typeof wallet === 'string' ? wallet : wallet.address;
   const issuer = createWalletClient({ account: chainKeys.issuer, transport: http(url) });
   const chainDef = { id: await client.getChainId(), name: chain, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
-  const hash = await issuer.writeContract({ address: sandboxTokenAddress(chainKeys, chain, currency), abi: STABLECOIN_ABI, functionName: 'mint', args: [wallet.address, amountMinor], chain: chainDef });
+  const hash = await issuer.writeContract({ address: sandboxTokenAddress(chainKeys, chain, currency), abi: STABLECOIN_ABI, functionName: 'mint', args: [address, amountMinor], chain: chainDef });
   await client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
   return {
-    address: wallet.address,
-    /** A real ERC-20 transfer from the customer's wallet. */
+    address,
+    /** A real ERC-20 transfer from the wallet. */
     async send(to: string, value: bigint): Promise<Hex> {
       const w = createWalletClient({ account: wallet, transport: http(url) });
       const h = await w.writeContract({ address: sandboxTokenAddress(chainKeys, chain, currency), abi: erc20Abi, functionName: 'transfer', args: [getAddress(to), value], chain: chainDef });

@@ -34,14 +34,15 @@ export function loadTransfer(db: Executor, id: string) {
  * amount), payouts and returns on the destination side (the final amount).
  */
 export function paymentLeg(row: TransferRow, kind: PaymentKind) {
-  const sourceSide = kind === 'deposit' || kind === 'refund';
+  // A stray deposit goes back on the source chain, to whoever sent it (its payment row says).
+  const sourceSide = kind === 'deposit' || kind === 'refund' || kind === 'deposit_return';
   const money = transferMoney(row);
   return {
     rail: sourceSide ? row.source_rail : row.destination_rail,
     currency: sourceSide ? row.source_currency : row.destination_currency,
     amountMinor: sourceSide ? money.amountMinor : money.finalMinor,
     externalAccountId: sourceSide ? null : row.destination_external_account_id,
-    toAddress: { deposit: row.deposit_address, refund: row.source_from_address, payout: row.destination_to_address, return: null }[kind],
+    toAddress: { deposit: row.deposit_address, refund: row.source_from_address, payout: row.destination_to_address, return: null, deposit_return: null }[kind],
   };
 }
 

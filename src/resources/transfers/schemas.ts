@@ -99,11 +99,11 @@ export const PaymentSchema = z
     id: objectId('pay'),
     object: z.literal('payment'),
     transfer_id: z.string(),
-    kind: z.enum(['deposit', 'payout', 'return', 'refund']),
+    kind: z.enum(['deposit', 'payout', 'return', 'refund', 'deposit_return']),
     payment_rail: z.enum(PAYMENT_RAILS),
     currency: z.string(),
     amount: amountOut,
-    status: z.enum(['pending', 'submitted', 'settled', 'failed', 'returned']),
+    status: z.enum(['pending', 'submitted', 'settled', 'failed', 'returned', 'held']),
     external_account_id: z.string().nullable(),
     from_address: z.string().nullable(),
     to_address: z.string().nullable(),
@@ -122,8 +122,8 @@ export const PaymentSchema = z
 export const PaymentListQuery = z.strictObject({
   ...listParams,
   transfer_id: z.string().optional(),
-  kind: z.enum(['deposit', 'payout', 'return', 'refund']).optional(),
+  kind: z.enum(['deposit', 'payout', 'return', 'refund', 'deposit_return']).optional(),
   payment_rail: z.enum(PAYMENT_RAILS).optional(),
-  status: z.enum(['pending', 'submitted', 'settled', 'failed', 'returned']).optional(),
+  status: z.enum(['pending', 'submitted', 'settled', 'failed', 'returned', 'held']).optional(),
 });
 export const PaymentListSchema = listSchema(PaymentSchema, 'Payment');

@@ -1,0 +1,94 @@
+import type { Db } from '../src/db';
+import type { PaymentRow } from '../src/db/schema';
+import { strayDepositPostings, strayReturnPostings } from '../src/domain/transfers';
+import { newId } from '../src/ids';
+import { postTransaction } from '../src/ledger/ledger';
+import type { SanctionsScreener } from '../src/sanctions/screener';
+
+/** A stray deposit's payment key (`{transfer}:deposit:unmatched:{id}`) gives its return's (`{transfer}:deposit_return:{id}`). */
+export const strayReturnKey = (depositKey: string) => depositKey.replace(':deposit:unmatched:', ':deposit_return:');
+
+const ZERO_ADDRESS = /^0x0{40}$/i;
+
+/**
+ * The database and screening side of returning stray chain deposits to their senders
+ * (workflows/stray-deposit-return.ts); the chain side is in activities/chains.ts.
+ */
+export function createStrayDepositActivities(deps: { db: Db; sanctions: SanctionsScreener }) {
+  const tenantOf = (p: PaymentRow) => ({ developerId: p.developer_id, environment: p.environment });
+
+  return {
+    /** The transfer's stray deposits whose return has not been decided or not finished, oldest first. */
+    async listStrayDepositsToReturn(input: { transferId: string }): Promise<{ depositKey: string }[]> {
+      const strays = await deps.db.selectFrom('payments as d')
+        .leftJoin('payments as r', (join) => join.on('r.idempotency_key', '=', (eb) =>
+          eb.fn('replace', [eb.ref('d.idempotency_key'), eb.val(':deposit:unmatched:'), eb.val(':deposit_return:')])))
+        .select('d.idempotency_key')
+        .where('d.transfer_id', '=', input.transferId).where('d.kind', '=', 'deposit').where('d.status', '=', 'failed')
+        .where('d.idempotency_key', 'like', '%:deposit:unmatched:%')
+        // A token transfer of nothing (address-poisoning spam) has nothing to give back.
+        .where('d.amount_minor', '>', '0')
+        .where((eb) => eb.or([eb('r.id', 'is', null), eb('r.status', 'in', ['pending', 'submitted'])]))
+        .orderBy('d.created_at').orderBy('d.id')
+        .execute();
+      return strays.map((s) => ({ depositKey: s.idempotency_key }));
+    },
+
+    /**
+     * Decides whether a stray deposit goes back: not to a sender on a sanctions list, nor to the zero
+     * address (tokens minted straight to the deposit address). Records the return (pending, or held
+     * with the reason) and takes the money into the ledger, held for the sender, in one transaction.
+     */
+    async prepareStrayDepositReturn(input: { depositKey: string }): Promise<{ returnKey: string; held: boolean }> {
+      const returnKey = strayReturnKey(input.depositKey);
+      const stray = await deps.db.selectFrom('payments').selectAll().where('idempotency_key', '=', input.depositKey).executeTakeFirstOrThrow();
+      let holdReason: string | null = null;
+      if (!stray.from_address || ZERO_ADDRESS.test(stray.from_address)) {
+        holdReason = 'minted straight to the deposit address: there is no sender to return it to; held for operators';
+      } else if (!deps.sanctions.ready) {
+        // Nothing goes back unscreened: the activity retries until the lists are loaded.
+        throw new Error('sanctions lists are not loaded yet: the sender of a stray deposit cannot be screened');
+      } else {
+        const listed = deps.sanctions.listedAddress(stray.from_address);
+        if (listed) holdReason = `the sender ${stray.from_address} is listed for ${listed.name} (${listed.source}): held for compliance, not returned`;
+      }
+      await deps.db.transaction().execute(async (trx) => {
+        const now = new Date();
+        await trx.insertInto('payments').values({
+          id: newId('payment', now.getTime()), developer_id: stray.developer_id, environment: stray.environment, transfer_id: stray.transfer_id,
+          kind: 'deposit_return', rail: stray.rail, currency: stray.currency, amount_minor: stray.amount_minor,
+          status: holdReason ? 'held' : 'pending', external_account_id: null, from_address: null, to_address: stray.from_address,
+          provider_payment_id: null, tx_hash: null, signed_transaction: null, network_fee: null, return_code: null, failure_reason: holdReason,
+          idempotency_key: returnKey, settles_at: null, created_at: now, updated_at: now,
+        }).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
+        await postTransaction(trx, tenantOf(stray), {
+          idempotencyKey: `${input.depositKey}:ledger:received`, description: 'stray deposit held for its sender', referenceId: stray.transfer_id,
+          postings: strayDepositPostings(stray.rail, stray.currency, BigInt(stray.amount_minor)),
+        });
+      });
+      const stored = await deps.db.selectFrom('payments').select('status').where('idempotency_key', '=', returnKey).executeTakeFirstOrThrow();
+      return { returnKey, held: stored.status === 'held' };
+    },
+
+    /** The return is final on chain (settled: the ledger lets the money go), or the chain refused it (held for operators). */
+    async recordStrayDepositReturn(input: { returnKey: string } & ({ outcome: 'settled'; networkFee: string } | { outcome: 'refused'; reason: string })) {
+      await deps.db.transaction().execute(async (trx) => {
+        const payment = await trx.selectFrom('payments').selectAll().where('idempotency_key', '=', input.returnKey).forUpdate().executeTakeFirstOrThrow();
+        if (payment.status === 'settled' || payment.status === 'held') return; // recorded by an earlier attempt
+        if (input.outcome === 'refused') {
+          await trx.updateTable('payments').set({ status: 'held', failure_reason: `the chain refused the return: ${input.reason}; held for operators`, updated_at: new Date() })
+            .where('id', '=', payment.id).execute();
+          return;
+        }
+        await trx.updateTable('payments').set({ status: 'settled', network_fee: input.networkFee, failure_reason: null, updated_at: new Date() })
+          .where('id', '=', payment.id).execute();
+        await postTransaction(trx, tenantOf(payment), {
+          idempotencyKey: `${input.returnKey}:ledger:returned`, description: 'stray deposit returned to its sender', referenceId: payment.transfer_id,
+          postings: strayReturnPostings(payment.rail, payment.currency, BigInt(payment.amount_minor)),
+        });
+      });
+    },
+  };
+}
+
+export type StrayDepositActivities = ReturnType<typeof createStrayDepositActivities>;
