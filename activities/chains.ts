@@ -4,6 +4,7 @@ import { ChainUnavailableError, PayoutRejectedError, findDeposit } from '../src/
 import type { Db } from '../src/db';
 import type { ChainRail } from '../src/domain/rails';
 import { loadTransfer, paymentLeg } from '../src/resources/transfers/repository';
+import { straysToReturn } from './stray-deposits';
 import { paymentDestination, paymentKey, type TransferDatabaseActivities } from './transfers-database';
 
 /** Activities that watch and move a transfer's money on chains (EVM over JSON-RPC, or the simulators). */
@@ -92,9 +93,9 @@ export function createChainActivities(deps: {
      * each as a stray deposit. Answers the transfers whose strays can go back now: their address is
      * no longer swept by their own workflow, so two sweeps never spend its nonces at once.
      */
-    async scanStrayChainDeposits(): Promise<{ recorded: number; transfersToReturn: string[] }> {
+    async scanStrayChainDeposits(): Promise<{ found: number; transfersToReturn: string[] }> {
       const since = new Date(Date.now() - deps.strayDepositWatchMs);
-      let recorded = 0;
+      let found = 0; // read this time (each is listed once, however often it is read)
       const watched = await deps.db.selectFrom('transfers')
         .select(['id', 'source_rail', 'source_currency', 'deposit_address', 'source_position', 'stray_scan_position'])
         .where('source_rail', 'in', Object.keys(deps.chains)).where('deposit_address', 'is not', null).where('source_position', 'is not', null)
@@ -103,7 +104,10 @@ export function createChainActivities(deps: {
       // One query per chain, currency and up to 200 addresses, from the earliest position among them
       // (the others re-read a few blocks, which records nothing twice), until the scan has caught up.
       const groups = new Map<string, typeof watched>();
-      for (const t of watched) groups.set(`${t.source_rail}|${t.source_currency}`, [...(groups.get(`${t.source_rail}|${t.source_currency}`) ?? []), t]);
+      for (const t of watched) {
+        const key = `${t.source_rail}|${t.source_currency}`;
+        groups.set(key, [...(groups.get(key) ?? []), t]);
+      }
       for (const [key, transfers] of groups) {
         const [rail, currency] = key.split('|') as [ChainRail, string];
         for (let i = 0; i < transfers.length; i += 200) {
@@ -123,7 +127,7 @@ export function createChainActivities(deps: {
               const own = deposits.find((d) => d.transfer_id === t.id)?.tx_hash?.toLowerCase();
               const strays = scan.transfers.filter((x) => x.to.toLowerCase() === t.deposit_address!.toLowerCase() && x.txHash.toLowerCase() !== own);
               if (strays.length > 0) await deps.records.recordUnmatchedDeposits({ transferId: t.id, deposits: strays, stillWaiting: false });
-              recorded += strays.length;
+              found += strays.length;
             }
             position = scan.nextPosition;
             Context.current().heartbeat();
@@ -133,22 +137,18 @@ export function createChainActivities(deps: {
         }
       }
 
-      const candidates = await deps.db.selectFrom('payments as d').innerJoin('transfers as t', 't.id', 'd.transfer_id')
-        .leftJoin('payments as r', (join) => join.on('r.idempotency_key', '=', (eb) =>
-          eb.fn('replace', [eb.ref('d.idempotency_key'), eb.val(':deposit:unmatched:'), eb.val(':deposit_return:')])))
+      const candidates = await straysToReturn(deps.db).innerJoin('transfers as t', 't.id', 'd.transfer_id')
         .leftJoin('chain_sweeps as s', 's.sweep_key', 't.id')
         .leftJoin('payments as own', (join) => join.onRef('own.transfer_id', '=', 't.id').on('own.kind', '=', 'deposit').on('own.status', '=', 'settled'))
         .select(['t.id', 't.source_rail', 's.status as sweep_status', 'own.id as own_deposit'])
         .distinct()
-        .where('d.kind', '=', 'deposit').where('d.status', '=', 'failed').where('d.idempotency_key', 'like', '%:deposit:unmatched:%')
-        .where('d.amount_minor', '>', '0').where('t.state', '<>', 'awaiting_funds').where('t.deposit_index', 'is not', null)
-        .where((eb) => eb.or([eb('r.id', 'is', null), eb('r.status', 'in', ['pending', 'submitted'])]))
+        .where('t.state', '<>', 'awaiting_funds').where('t.deposit_index', 'is not', null)
         .execute();
       // A funded transfer's own deposit leaves the address first (its workflow sweeps it).
       const transfersToReturn = candidates
         .filter((c) => !deps.chains[c.source_rail as ChainRail].sweepsDeposits || !c.own_deposit || c.sweep_status === 'swept')
         .map((c) => c.id);
-      return { recorded, transfersToReturn };
+      return { found, transfersToReturn };
     },
 
     /** Signs, records and broadcasts a stray deposit's return to its sender from the treasury; a retry re-sends the same transaction. */

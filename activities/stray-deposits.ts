@@ -1,4 +1,5 @@
 import type { Db } from '../src/db';
+import { isZeroEvmAddress } from '../src/domain/bank-validation';
 import type { PaymentRow } from '../src/db/schema';
 import { strayDepositPostings, strayReturnPostings } from '../src/domain/transfers';
 import { newId } from '../src/ids';
@@ -8,7 +9,19 @@ import type { SanctionsScreener } from '../src/sanctions/screener';
 /** A stray deposit's payment key (`{transfer}:deposit:unmatched:{id}`) gives its return's (`{transfer}:deposit_return:{id}`). */
 export const strayReturnKey = (depositKey: string) => depositKey.replace(':deposit:unmatched:', ':deposit_return:');
 
-const ZERO_ADDRESS = /^0x0{40}$/i;
+
+/**
+ * Stray deposits (`d`) whose return (`r`) is not decided yet or not finished. A token transfer of
+ * nothing (address-poisoning spam) has nothing to give back.
+ */
+export function straysToReturn(db: Db) {
+  return db.selectFrom('payments as d')
+    .leftJoin('payments as r', (join) => join.on('r.idempotency_key', '=', (eb) =>
+      eb.fn('replace', [eb.ref('d.idempotency_key'), eb.val(':deposit:unmatched:'), eb.val(':deposit_return:')])))
+    .where('d.kind', '=', 'deposit').where('d.status', '=', 'failed').where('d.idempotency_key', 'like', '%:deposit:unmatched:%')
+    .where('d.amount_minor', '>', '0')
+    .where((eb) => eb.or([eb('r.id', 'is', null), eb('r.status', 'in', ['pending', 'submitted'])]));
+}
 
 /**
  * The database and screening side of returning stray chain deposits to their senders
@@ -17,20 +30,18 @@ const ZERO_ADDRESS = /^0x0{40}$/i;
 export function createStrayDepositActivities(deps: { db: Db; sanctions: SanctionsScreener }) {
   const tenantOf = (p: PaymentRow) => ({ developerId: p.developer_id, environment: p.environment });
 
+  /** Why an address may not be paid (`is listed for …`), or null. Nothing goes back unscreened: without lists the activity retries. */
+  function screen(address: string): string | null {
+    if (!deps.sanctions.ready) throw new Error('sanctions lists are not loaded yet: a stray deposit cannot be returned unscreened');
+    const listed = deps.sanctions.listedAddress(address);
+    return listed ? `is listed for ${listed.name} (${listed.source}): held for compliance, not returned` : null;
+  }
+
   return {
     /** The transfer's stray deposits whose return has not been decided or not finished, oldest first. */
     async listStrayDepositsToReturn(input: { transferId: string }): Promise<{ depositKey: string }[]> {
-      const strays = await deps.db.selectFrom('payments as d')
-        .leftJoin('payments as r', (join) => join.on('r.idempotency_key', '=', (eb) =>
-          eb.fn('replace', [eb.ref('d.idempotency_key'), eb.val(':deposit:unmatched:'), eb.val(':deposit_return:')])))
-        .select('d.idempotency_key')
-        .where('d.transfer_id', '=', input.transferId).where('d.kind', '=', 'deposit').where('d.status', '=', 'failed')
-        .where('d.idempotency_key', 'like', '%:deposit:unmatched:%')
-        // A token transfer of nothing (address-poisoning spam) has nothing to give back.
-        .where('d.amount_minor', '>', '0')
-        .where((eb) => eb.or([eb('r.id', 'is', null), eb('r.status', 'in', ['pending', 'submitted'])]))
-        .orderBy('d.created_at').orderBy('d.id')
-        .execute();
+      const strays = await straysToReturn(deps.db).select('d.idempotency_key').where('d.transfer_id', '=', input.transferId)
+        .orderBy('d.created_at').orderBy('d.id').execute();
       return strays.map((s) => ({ depositKey: s.idempotency_key }));
     },
 
@@ -38,19 +49,31 @@ export function createStrayDepositActivities(deps: { db: Db; sanctions: Sanction
      * Decides whether a stray deposit goes back: not to a sender on a sanctions list, nor to the zero
      * address (tokens minted straight to the deposit address). Records the return (pending, or held
      * with the reason) and takes the money into the ledger, held for the sender, in one transaction.
+     * A return an operator released to another address is screened again, at that address.
      */
     async prepareStrayDepositReturn(input: { depositKey: string }): Promise<{ returnKey: string; held: boolean }> {
       const returnKey = strayReturnKey(input.depositKey);
+      const existing = await deps.db.selectFrom('payments').selectAll().where('idempotency_key', '=', returnKey).executeTakeFirst();
+      if (existing) {
+        const release = existing.operator_releases?.at(-1);
+        if (existing.status === 'pending' && release && existing.to_address !== release.held_to_address) {
+          const listed = screen(existing.to_address!);
+          if (listed) {
+            await deps.db.updateTable('payments').set({ status: 'held', failure_reason: `the address ${existing.to_address} it was released to ${listed}`, updated_at: new Date() })
+              .where('id', '=', existing.id).where('status', '=', 'pending').execute();
+            return { returnKey, held: true };
+          }
+        }
+        return { returnKey, held: existing.status === 'held' };
+      }
+
       const stray = await deps.db.selectFrom('payments').selectAll().where('idempotency_key', '=', input.depositKey).executeTakeFirstOrThrow();
       let holdReason: string | null = null;
-      if (!stray.from_address || ZERO_ADDRESS.test(stray.from_address)) {
+      if (!stray.from_address || isZeroEvmAddress(stray.from_address)) {
         holdReason = 'minted straight to the deposit address: there is no sender to return it to; held for operators';
-      } else if (!deps.sanctions.ready) {
-        // Nothing goes back unscreened: the activity retries until the lists are loaded.
-        throw new Error('sanctions lists are not loaded yet: the sender of a stray deposit cannot be screened');
       } else {
-        const listed = deps.sanctions.listedAddress(stray.from_address);
-        if (listed) holdReason = `the sender ${stray.from_address} is listed for ${listed.name} (${listed.source}): held for compliance, not returned`;
+        const listed = screen(stray.from_address);
+        if (listed) holdReason = `the sender ${stray.from_address} ${listed}`;
       }
       await deps.db.transaction().execute(async (trx) => {
         const now = new Date();

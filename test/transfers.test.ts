@@ -171,7 +171,7 @@ async function scanStrayDeposits() {
   const client = await temporalClient();
   const workflowId = `test-scan-stray-deposits-${Date.now()}`;
   const result = await client.workflow.execute('scanStrayDepositsWorkflow', { taskQueue: stack().taskQueue, workflowId, args: [] });
-  return { workflowId, ...(result as { recorded: number; returnsStarted: number }) };
+  return { workflowId, ...(result as { found: number; returnsStarted: number }) };
 }
 
 test('stray deposits go back to their senders: one after the transfer was canceled, and the one of another amount; a listed sender’s is held', async () => {
@@ -196,7 +196,7 @@ test('stray deposits go back to their senders: one after the transfer was cancel
   // Both with their confirmations before the scan reads the chain.
   await createTestClient({ mode: 'anvil', transport: http(chainUrl('ethereum')) }).mine({ blocks: 2 });
   const scan = await scanStrayDeposits();
-  expect(scan.recorded).toBeGreaterThanOrEqual(2);
+  expect(scan.found).toBeGreaterThanOrEqual(2);
   expect(scan.returnsStarted).toBeGreaterThanOrEqual(1);
   const returnRun = client.workflow.getHandle(`stray-deposits:${tr.id}`);
   expect(await returnRun.result()).toEqual({ returned: 1, held: 1 });
@@ -236,6 +236,40 @@ test('stray deposits go back to their senders: one after the transfer was cancel
   const { runId } = await returnRun.describe();
   await scanStrayDeposits();
   expect((await client.workflow.getHandle(`stray-deposits:${tr.id}`).describe()).runId).toBe(runId);
+
+  // Compliance clears it for another address: an operator releases the held return (CLI), it is
+  // screened at the new address and sent there; the override is kept on the payment.
+  const heldReturn = returns.find((p: any) => p.status === 'held');
+  const release = (...args: string[]) => spawnSync(process.execPath,
+    ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'payments', 'release', heldReturn.id, '--operator', 'compliance.bob', ...args],
+    { env: stack().processEnv, encoding: 'utf8' });
+  const otherListed = '0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b';
+  expect(release('--to-address', otherListed).status).toBe(0);
+  expect(await client.workflow.getHandle(`stray-deposits:${tr.id}`).result()).toEqual({ returned: 0, held: 1 });
+  const heldAgain = (await t.api.get(`/v0/payments/${heldReturn.id}`)).body;
+  expect(heldAgain).toMatchObject({ status: 'held', to_address: otherListed });
+  expect(heldAgain.failure_reason).toMatch(new RegExp(`^the address ${otherListed} it was released to is listed for .+ \\(us_ofac_sdn\\): held for compliance, not returned$`));
+  const refund = chainKeys.account(8).address;
+  const badAddress = release('--to-address', '0x1234');
+  expect(badAddress.status).toBe(1);
+  expect(badAddress.stderr).toContain('--to-address must be 0x followed by 40 hexadecimal characters');
+  const released = release('--to-address', refund, '--note', 'license granted');
+  expect(released.stderr).toBe('');
+  expect(released.stdout).toContain(`${heldReturn.id}: released by compliance.bob, returning to ${refund}`);
+  expect(await client.workflow.getHandle(`stray-deposits:${tr.id}`).result()).toEqual({ returned: 1, held: 0 });
+  const sentOnRelease = (await t.api.get(`/v0/payments/${heldReturn.id}`)).body;
+  expect(sentOnRelease).toMatchObject({ status: 'settled', to_address: refund, amount: '5.000000', failure_reason: null });
+  expect(await tokenBalance('ethereum', 'usdc', address)).toBe(0n);
+  const audit = await testDb().selectFrom('payments').select('operator_releases').where('id', '=', heldReturn.id).executeTakeFirstOrThrow();
+  expect(audit.operator_releases).toMatchObject([
+    { operator: 'compliance.bob', note: null, held_to_address: listed, held_reason: heldReturn.failure_reason },
+    { operator: 'compliance.bob', note: 'license granted', held_to_address: otherListed, held_reason: heldAgain.failure_reason },
+  ]);
+  const owed = await testDb().selectFrom('ledger_accounts').select('balance_minor')
+    .where('developer_id', '=', t.developerId).where('purpose', '=', 'unapplied_deposits').where('owner_id', '=', 'ethereum').where('currency', '=', 'usdc')
+    .executeTakeFirstOrThrow();
+  expect(owed.balance_minor).toBe('0');
+  expect(release().stderr).toContain(`${heldReturn.id} is settled; only a held return can be released`);
 
   // The offramp test's stray of another amount went back too, once its transfer had swept its own deposit.
   const offrampStray = (await testDb().selectFrom('payments').select(['transfer_id', 'status', 'to_address'])

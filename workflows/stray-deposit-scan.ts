@@ -12,8 +12,8 @@ const { scanStrayChainDeposits } = proxyActivities<ChainActivities>({
  * the stray deposits that arrived at deposit addresses no longer watched, and starts the return of
  * every transfer's strays that can go back now (one workflow per transfer; one already running is left to finish).
  */
-export async function scanStrayDepositsWorkflow(): Promise<{ recorded: number; returnsStarted: number }> {
-  const { recorded, transfersToReturn } = await scanStrayChainDeposits();
+export async function scanStrayDepositsWorkflow(): Promise<{ found: number; returnsStarted: number }> {
+  const { found, transfersToReturn } = await scanStrayChainDeposits();
   let returnsStarted = 0;
   for (const transferId of transfersToReturn) {
     try {
@@ -29,5 +29,5 @@ export async function scanStrayDepositsWorkflow(): Promise<{ recorded: number; r
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
   }
-  return { recorded, returnsStarted };
+  return { found, returnsStarted };
 }

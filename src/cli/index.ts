@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { createApiKey, createDeveloper, revokeApiKey } from '../admin/accounts';
 import { rotateDataKey } from '../admin/data-key-rotation';
+import { releaseHeldStrayDeposit } from '../admin/stray-deposits';
 import { createDataCipher } from '../crypto';
 import type { Permission } from '../api/context';
 import { loadConfig } from '../config';
@@ -31,6 +32,8 @@ const USAGE = `Usage: npm run cli -- <command>
   lists sync [--source ID …]     download the official sanctions lists into SANCTIONS_DATA_DIR
   lists sources                  the sources screened against
   ledger verify                  check that entries balance and cached balances match
+  payments release pay_… [--to-address ADDRESS] [--note TEXT] [--operator NAME]
+                                 send a held stray-deposit return after all (or to another address)
   data rotate-key                re-encrypt secrets and PII under DATA_ENCRYPTION_KEY (the old key
                                  in DATA_ENCRYPTION_PREVIOUS_KEYS); afterwards the old key can go
   migrate`;
@@ -135,6 +138,12 @@ async function main(argv: string[]) {
       });
       const status = await withTemporal(config, (temporal) => submitRefundRetry({ temporal }, target, { operator, destination }));
       console.log(`${target}: ${status.state} (${status.step})`);
+    } else if (group === 'payments' && action === 'release') {
+      if (!target) throw new Error('payments release needs a payment id (pay_…)');
+      const released = await withTemporal(config, (temporal) => releaseHeldStrayDeposit({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, {
+        paymentId: target, operator, note: values.note, toAddress: values['to-address'],
+      }));
+      console.log(`${target}: released by ${operator}, returning to ${released.toAddress} (workflow ${released.workflowId})`);
     } else if (group === 'data' && action === 'rotate-key') {
       const cipher = createDataCipher(config, { allowGenerated: false });
       console.log(`re-encrypting under key ${cipher.currentKeyId}`);

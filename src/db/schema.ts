@@ -239,6 +239,16 @@ export interface TransfersTable {
   updated_at: Date;
 }
 
+/** An operator's release of a held stray-deposit return (src/admin/stray-deposits.ts). */
+export interface OperatorRelease {
+  operator: string;
+  note: string | null;
+  released_at: string;
+  /** Why it was held, and where it was to go. */
+  held_reason: string | null;
+  held_to_address: string | null;
+}
+
 export type PaymentKind = 'deposit' | 'payout' | 'return' | 'refund' | 'deposit_return';
 export type PaymentStatus = 'pending' | 'submitted' | 'settled' | 'failed' | 'returned' | 'held';
 
@@ -265,6 +275,8 @@ export interface PaymentsTable {
   attempts: Generated<number>;
   idempotency_key: string;
   settles_at: Date | null;
+  /** Each operator release of a held stray-deposit return, oldest first. */
+  operator_releases: ColumnType<OperatorRelease[] | null, string | null | undefined, string | null>;
   created_at: Date;
   updated_at: Date;
 }

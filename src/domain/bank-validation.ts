@@ -63,6 +63,9 @@ function crc16xmodem(bytes: Uint8Array): number {
   return crc;
 }
 
+/** The EVM zero address: the `from` of tokens minted, which has nobody behind it to pay back. */
+export const isZeroEvmAddress = (address: string) => /^0x0{40}$/i.test(address);
+
 /** An address valid for its chain: EVM with EIP-55 checksum when mixed case, Solana, Bitcoin, Stellar, Tron. */
 export function cryptoAddressError(chain: CryptoChain, address: string): string | null {
   if (EVM_CHAINS.has(chain)) {
