@@ -5,8 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
-import { createPublicClient, erc20Abi, getAddress, http } from 'viem';
-import { ChainKeys, sandboxTokenAddress } from '../src/chains/evm';
+import { createPublicClient, createTestClient, createWalletClient, erc20Abi, getAddress, http } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ChainKeys, STABLECOIN_ABI, sandboxTokenAddress } from '../src/chains/evm';
 import { EVM_CHAINS } from '../src/domain/rails';
 import { apiClient, individual, waitFor, waitForKycStatus } from './harness';
 import { freePort, freePortRange } from './harness/stack';
@@ -37,6 +38,7 @@ beforeAll(async () => {
     DATA_DIR: dataDir, PORT: String(port), PGLITE_PORT: String(await freePort()), TEMPORAL_PORT: String(await freePort()),
     TEMPORAL_UI_PORT: String(await freePort()), ANVIL_BASE_PORT: String(await freePortRange(5)),
     CHAIN_TREASURY_MNEMONIC: treasuryMnemonic,
+    STRAY_DEPOSIT_SCAN_SECONDS: '2',
   };
 });
 
@@ -154,7 +156,7 @@ test('the servers a killed start left behind are ended by the next start, which 
   await stopWithCtrlC(next);
 });
 
-test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEPA in and USDC out on base, then base to polygon funded on chain; the ledger verifies', async () => {
+test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEPA in and USDC out on base, then base to polygon funded on chain, a late deposit to it sent back by the scheduled scan; the ledger verifies', async () => {
   const run = npmStart('money');
   await untilRunning(run);
   const api = apiClient(sandboxKey(), apiUrl);
@@ -185,6 +187,25 @@ test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEP
   expect((await api.post(`/v0/sandbox/transfers/${onChain.body.id}/deposit`)).status).toBe(200);
   const bridged = await waitForTransferState(api, onChain.body.id, 'payment_processed', 120_000);
   expect(bridged.receipt.source_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+
+  // The quoted amount sent again once the transfer is done: the scheduled scan (every 2 s here) finds
+  // it and sends it back to its sender, unscreened as the sandbox does without lists loaded.
+  const baseUrl = `http://127.0.0.1:${Number(env.ANVIL_BASE_PORT) + EVM_CHAINS.indexOf('base')}`;
+  const chain = { id: await base.getChainId(), name: 'base', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [baseUrl] } } };
+  const sender = privateKeyToAccount(generatePrivateKey());
+  await createTestClient({ mode: 'anvil', transport: http(baseUrl) }).setBalance({ address: sender.address, value: 10n ** 18n });
+  const issuer = createWalletClient({ account: new ChainKeys(treasuryMnemonic).issuer, transport: http(baseUrl), chain });
+  await base.waitForTransactionReceipt({ hash: await issuer.writeContract({ address: usdc, abi: STABLECOIN_ABI, functionName: 'mint', args: [sender.address, 25_000_000n] }) });
+  const strayHash = await createWalletClient({ account: sender, transport: http(baseUrl), chain })
+    .writeContract({ address: usdc, abi: erc20Abi, functionName: 'transfer', args: [getAddress(onChain.body.source_deposit_instructions.to_address), 25_000_000n] });
+  const back = await waitFor(async () => {
+    const returns = (await api.get(`/v0/payments?transfer_id=${onChain.body.id}&kind=deposit_return`)).body.data;
+    return returns.find((p: any) => p.status === 'settled');
+  }, { timeoutMs: 60_000, what: 'the stray deposit returned' });
+  expect(back).toMatchObject({ amount: '25.000000', to_address: sender.address });
+  const stray = (await api.get(`/v0/payments?transfer_id=${onChain.body.id}&kind=deposit&status=failed`)).body.data;
+  expect(stray).toMatchObject([{ tx_hash: strayHash, from_address: sender.address, failure_reason: 'arrived after the transfer was funded; not credited, returned to the sender' }]);
+  expect(await base.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [sender.address] })).toBe(25_000_000n);
 
   // The admin CLI reaches the embedded database while npm start serves it.
   const verify = spawnSync('npm', ['run', '-s', 'cli', '--', 'ledger', 'verify'], { cwd: repoRoot, env, encoding: 'utf8' });
