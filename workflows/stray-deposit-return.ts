@@ -1,14 +1,8 @@
-import { proxyActivities, setCurrentDetails, type RetryPolicy } from '@temporalio/workflow';
-import type { ChainActivities } from '../activities/chains';
+import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { StrayDepositActivities } from '../activities/stray-deposits';
-import { chainRefusal } from './activity-failures';
+import { chainRefusal, chainSend, chains } from './chain-activities';
 
 const records = proxyActivities<StrayDepositActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } });
-const chainRetry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PayoutRejected'] };
-// Sending is one signed broadcast: a short timeout re-sends the same bytes soon after a crash.
-const chainSend = proxyActivities<ChainActivities>({ startToCloseTimeout: '10 seconds', retry: chainRetry });
-// Sweeping and waiting for finality heartbeat: a lost worker is noticed within seconds.
-const chains = proxyActivities<ChainActivities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '10 seconds', retry: chainRetry });
 
 /**
  * `stray-deposits:{transfer id}`: the stray deposits at a transfer's deposit address (another amount,

@@ -1,9 +1,9 @@
 import {
   CancellationScope, condition, defineQuery, defineSignal, defineUpdate, isCancellation, patched,
-  proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes, workflowInfo, type RetryPolicy,
+  proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { ChainActivities } from '../activities/chains';
-import { chainRefusal } from './activity-failures';
+import { chainRefusal, chainRetry, chainSend, chains } from './chain-activities';
 import type { FiatRailActivities } from '../activities/fiat-rails';
 import type { TransferReviewActivities } from '../activities/transfer-review';
 import type { RefundDestination, TransferDatabaseActivities, TransferStep } from '../activities/transfers-database';
@@ -78,11 +78,6 @@ const review = proxyLocalActivities<TransferReviewActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
-const chainRetry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PayoutRejected'] };
-// Sending is one signed broadcast: a short timeout re-sends the same bytes soon after a crash.
-const chainSend = proxyActivities<ChainActivities>({ startToCloseTimeout: '10 seconds', retry: chainRetry });
-// Waiting for a payment to be final heartbeats: a lost waiter is noticed within seconds.
-const chains = proxyActivities<ChainActivities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '10 seconds', retry: chainRetry });
 /**
  * `transfer:{id}`: awaiting_funds → funds_received → in_review → payment_submitted →
  * payment_processed, with the branches of docs/TRANSFERS.md: cancel (before the payout; received
