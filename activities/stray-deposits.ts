@@ -5,10 +5,7 @@ import { strayDepositPostings, strayReturnPostings } from '../src/domain/transfe
 import { newId } from '../src/ids';
 import { postTransaction } from '../src/ledger/ledger';
 import type { SanctionsScreener } from '../src/sanctions/screener';
-
-/** A stray deposit's payment key (`{transfer}:deposit:unmatched:{id}`) gives its return's (`{transfer}:deposit_return:{id}`). */
-export const strayReturnKey = (depositKey: string) => depositKey.replace(':deposit:unmatched:', ':deposit_return:');
-
+import { STRAY_DEPOSIT_KEY_PART, STRAY_RETURN_KEY_PART, strayReturnKey } from './transfers-database';
 
 /**
  * Stray deposits (`d`) whose return (`r`) is not decided yet or not finished. A token transfer of
@@ -17,8 +14,8 @@ export const strayReturnKey = (depositKey: string) => depositKey.replace(':depos
 export function straysToReturn(db: Db) {
   return db.selectFrom('payments as d')
     .leftJoin('payments as r', (join) => join.on('r.idempotency_key', '=', (eb) =>
-      eb.fn('replace', [eb.ref('d.idempotency_key'), eb.val(':deposit:unmatched:'), eb.val(':deposit_return:')])))
-    .where('d.kind', '=', 'deposit').where('d.status', '=', 'failed').where('d.idempotency_key', 'like', '%:deposit:unmatched:%')
+      eb.fn('replace', [eb.ref('d.idempotency_key'), eb.val(STRAY_DEPOSIT_KEY_PART), eb.val(STRAY_RETURN_KEY_PART)])))
+    .where('d.kind', '=', 'deposit').where('d.status', '=', 'failed').where('d.idempotency_key', 'like', `%${STRAY_DEPOSIT_KEY_PART}%`)
     .where('d.amount_minor', '>', '0')
     .where((eb) => eb.or([eb('r.id', 'is', null), eb('r.status', 'in', ['pending', 'submitted'])]));
 }

@@ -59,6 +59,15 @@ export const paymentKey = (transferId: string, kind: PaymentKind, attempt = 1) =
   attempt > 1 ? `${transferId}:${kind}:${attempt}` : `${transferId}:${kind}`;
 
 /**
+ * A stray chain deposit (not the transfer's own, never credited) is a payment of its own,
+ * `{transfer}:deposit:unmatched:{deposit id}`; its return to the sender `{transfer}:deposit_return:{deposit id}`.
+ */
+export const STRAY_DEPOSIT_KEY_PART = ':deposit:unmatched:';
+export const STRAY_RETURN_KEY_PART = ':deposit_return:';
+export const strayDepositKey = (transferId: string, depositId: string) => `${transferId}${STRAY_DEPOSIT_KEY_PART}${depositId}`;
+export const strayReturnKey = (depositKey: string) => depositKey.replace(STRAY_DEPOSIT_KEY_PART, STRAY_RETURN_KEY_PART);
+
+/**
  * Where a payout or refund goes, as its payment row says: recorded with the step that submits it
  * (the transfer's destination or source, or where an operator sent a rejected refund).
  */
@@ -263,7 +272,7 @@ export function createTransferDatabaseActivities(db: Db) {
               : `${amount} ${row.source_currency} does not match the quoted ${quoted}; not credited, returned to the sender`;
           await upsertPayment(trx, row, 'deposit', 1, {
             status: 'failed', tx_hash: d.txHash, from_address: d.from, failure_reason: reason,
-            unmatched: { amountMinor: d.amountMinor, key: `${row.id}:deposit:unmatched:${d.id}` },
+            unmatched: { amountMinor: d.amountMinor, key: strayDepositKey(row.id, d.id) },
           });
         }
         if (!input.stillWaiting || row.state !== 'awaiting_funds') return;
