@@ -30,23 +30,38 @@ export type TransferStep =
   | { step: 'returned'; code?: string; reason?: string }
   | { step: 'refund_submitted'; attempt?: number; destination?: RefundDestination }
   | { step: 'refund_rejected'; attempt?: number; reason: string; code?: string }
+  | { step: 'refund_returned'; attempt?: number; reason: string; code: string }
   | { step: 'refunded'; finalState: 'refunded' | 'canceled'; reason?: string; attempt?: number }
   | { step: 'canceled'; reason: string };
 
-/** The state each step leads to (or, for steps that record without moving, the state they happen in). */
-const STEP_STATE: Record<TransferStep['step'], TransferState> = {
+type RefundStep = Extract<TransferStep, { step: 'refund_submitted' | 'refund_rejected' | 'refund_returned' | 'refunded' }>;
+const isRefundStep = (step: TransferStep): step is RefundStep =>
+  step.step === 'refund_submitted' || step.step === 'refund_rejected' || step.step === 'refund_returned' || step.step === 'refunded';
+
+/** The state each step other than a refund's leads to (or, for steps that record without moving, the state they happen in). */
+const STEP_STATE: Record<Exclude<TransferStep, RefundStep>['step'], TransferState> = {
   funds_received: 'funds_received', in_review: 'in_review', hold: 'in_review', review_decided: 'in_review', payment_submitted: 'payment_submitted',
-  payment_processed: 'payment_processed', undeliverable: 'undeliverable', returned: 'returned', refund_submitted: 'returned',
-  refund_rejected: 'returned', refunded: 'refunded', canceled: 'canceled',
+  payment_processed: 'payment_processed', undeliverable: 'undeliverable', returned: 'returned', canceled: 'canceled',
 };
 
-/** A step replayed after a crash, once the transfer has moved on, must change nothing. */
+/**
+ * A step replayed after a crash, once the transfer has moved on, must change nothing. Refund steps
+ * are told by their refund payment instead (each attempt's status; see the cases below): a refund the
+ * source bank returns after it settled is retried once the transfer is already final.
+ */
 function alreadyPast(current: TransferState, step: TransferStep): boolean {
-  if (step.step === 'refunded') return current === step.finalState;
-  if (step.step === 'refund_submitted' || step.step === 'refund_rejected') return PROGRESS[current] >= PROGRESS.refunded;
+  if (isRefundStep(step)) return false;
   const target = STEP_STATE[step.step];
   return current !== target && PROGRESS[current] >= PROGRESS[target];
 }
+
+/** The status a refund attempt's payment has once the step was recorded. */
+const REFUND_STEP_DONE: Record<RefundStep['step'], (status: PaymentStatus | undefined) => boolean> = {
+  refund_submitted: (status) => status !== undefined,
+  refund_rejected: (status) => status === 'failed',
+  refund_returned: (status) => status === 'returned',
+  refunded: (status) => status === 'settled' || status === 'returned',
+};
 
 const tenantOf = (row: TransferRow): Tenant => ({ developerId: row.developer_id, environment: row.environment });
 
@@ -136,6 +151,17 @@ export function createTransferDatabaseActivities(db: Db) {
     }).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
   }
 
+  /** A change of `state_reason` alone, announced as `transfer.updated`. */
+  async function setStateReason(trx: Transaction<Database>, row: TransferRow, reason: string | null) {
+    if (row.state_reason === reason) return;
+    const now = new Date();
+    const updated = await trx.updateTable('transfers').set({ state_reason: reason, updated_at: now })
+      .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+    await recordEvents(trx, tenantOf(row), [
+      { type: 'transfer.updated', objectId: row.id, data: serializeTransfer(updated), previousAttributes: { state_reason: row.state_reason }, at: now },
+    ]);
+  }
+
   async function setPayment(trx: Transaction<Database>, transferId: string, kind: PaymentKind, set: Record<string, unknown>, attempt = 1) {
     await trx.updateTable('payments').set({ ...set, updated_at: new Date() } as never)
       .where('idempotency_key', '=', paymentKey(transferId, kind, attempt)).execute();
@@ -146,6 +172,11 @@ export function createTransferDatabaseActivities(db: Db) {
       return db.transaction().execute(async (trx) => {
         const row = await trx.selectFrom('transfers').selectAll().where('id', '=', input.transferId).forUpdate().executeTakeFirstOrThrow();
         if (alreadyPast(row.state, input)) return { state: row.state };
+        if (isRefundStep(input)) {
+          const refund = await trx.selectFrom('payments').select('status')
+            .where('idempotency_key', '=', paymentKey(row.id, 'refund', input.attempt ?? 1)).executeTakeFirst();
+          if (REFUND_STEP_DONE[input.step](refund?.status)) return { state: row.state };
+        }
         const money = transferMoney(row);
         // The state the step leaves the transfer in, when it moved it.
         let reached: TransferState | undefined;
@@ -219,17 +250,18 @@ export function createTransferDatabaseActivities(db: Db) {
             // The money came back to the platform: the refund's ledger legs are reversed and the
             // transfer waits, visibly, for an operator to try again.
             const attempt = input.attempt ?? 1;
-            const payment = await trx.selectFrom('payments').select('status').where('idempotency_key', '=', paymentKey(row.id, 'refund', attempt)).executeTakeFirstOrThrow();
-            if (payment.status === 'failed') break; // recorded by an earlier attempt of this step
             await setPayment(trx, row.id, 'refund', { status: 'failed', failure_reason: input.reason, return_code: input.code ?? null }, attempt);
             await post(trx, row, `refund-reversal:${attempt}`, refundReversalPostings(money));
-            const now = new Date();
-            const updated = await trx.updateTable('transfers')
-              .set({ state_reason: `refund rejected: ${input.reason}; waiting for an operator to retry the refund`, updated_at: now })
-              .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
-            await recordEvents(trx, tenantOf(row), [
-              { type: 'transfer.updated', objectId: row.id, data: serializeTransfer(updated), previousAttributes: { state_reason: row.state_reason }, at: now },
-            ]);
+            await setStateReason(trx, row, `refund rejected: ${input.reason}; waiting for an operator to retry the refund`);
+            break;
+          }
+          case 'refund_returned': {
+            // It had settled and the transfer is final (refunded or canceled), and stays so: the money
+            // came back to the platform, as for a rejected refund, and waits for an operator's retry.
+            const attempt = input.attempt ?? 1;
+            await setPayment(trx, row.id, 'refund', { status: 'returned', failure_reason: input.reason, return_code: input.code }, attempt);
+            await post(trx, row, `refund-reversal:${attempt}`, refundReversalPostings(money));
+            await setStateReason(trx, row, `refund ${input.reason}; waiting for an operator to retry the refund`);
             break;
           }
           case 'refunded': {
@@ -240,7 +272,10 @@ export function createTransferDatabaseActivities(db: Db) {
               .where('idempotency_key', '=', paymentKey(row.id, 'payout')).executeTakeFirst();
             const returnReason = payout?.status === 'failed' ? payout.failure_reason
               : payout?.status === 'returned' ? `returned by the receiving bank (${row.return_code})` : null;
-            await move(row, input.finalState, { state_reason: input.reason ?? returnReason ?? row.state_reason });
+            const reason = input.reason ?? returnReason ?? row.state_reason;
+            // A retry of a refund the source bank returned settles once the transfer is already final.
+            if (row.state === input.finalState) await setStateReason(trx, row, reason);
+            else await move(row, input.finalState, { state_reason: reason });
             break;
           }
           case 'canceled':

@@ -124,17 +124,20 @@ test('transfer histories of every branch replay without non-determinism', async 
   await client.workflow.getHandle(`transfer:${chainFunded}`).cancel();
   await client.workflow.getHandle(`transfer:${chainFunded}`).result();
   ids.push(chainFunded);
-  // Returned, its refund rejected by the source bank (.17), retried by an operator, refunded.
-  const refundRetried = await create('16.17', toBank);
-  await t.api.post(`/v0/sandbox/transfers/${refundRetried}/deposit`);
-  await waitForTransferState(t.api, refundRetried, 'payment_processed');
-  await t.api.post(`/v0/sandbox/transfers/${refundRetried}/return`, { code: 'R01' });
-  await waitFor(async () => (await t.api.get(`/v0/transfers/${refundRetried}`)).body.state_reason?.startsWith('refund rejected'), { what: 'refund rejected' });
-  expect((await t.api.post(`/v0/sandbox/transfers/${refundRetried}/retry_refund`)).status).toBe(200);
-  await client.workflow.getHandle(`transfer:${refundRetried}`).result();
-  ids.push(refundRetried);
-  expect(await replay(ids.map((id) => `transfer:${id}`))).toBe(8);
-}, 150_000);
+  // Returned, then its refund rejected by the source bank (.17) or returned by it after it settled
+  // (.18); retried by an operator, refunded.
+  for (const [amount, shown] of [['16.17', 'refund rejected'], ['18.18', 'refund returned']]) {
+    const id = await create(amount, toBank);
+    await t.api.post(`/v0/sandbox/transfers/${id}/deposit`);
+    await waitForTransferState(t.api, id, 'payment_processed');
+    await t.api.post(`/v0/sandbox/transfers/${id}/return`, { code: 'R01' });
+    await waitFor(async () => (await t.api.get(`/v0/transfers/${id}`)).body.state_reason?.startsWith(shown), { what: shown });
+    expect((await t.api.post(`/v0/sandbox/transfers/${id}/retry_refund`)).status).toBe(200);
+    await client.workflow.getHandle(`transfer:${id}`).result();
+    ids.push(id);
+  }
+  expect(await replay(ids.map((id) => `transfer:${id}`))).toBe(9);
+}, 180_000);
 
 // Histories of transfers that were held and decided by code from before the decision was recorded
 // (exported with `temporal workflow show --output json`): the running workflows of an earlier
@@ -148,5 +151,16 @@ test.each([
   const history = JSON.parse(fs.readFileSync(file, 'utf8'));
   expect(history.events.length).toBeGreaterThan(20);
   // The SDK reads the JSON form itself (the CLI's and the Web UI's export).
+  await Worker.runReplayHistory({ workflowsPath: require.resolve('../workflows') }, history, name);
+});
+
+// Fiat refunds recorded by the release before a settled refund was watched through the source rail's
+// return window (`watch-refund-returns`): refunded after a payout return, after a rejection in review,
+// and after a rejected refund was retried.
+test.each([
+  'transfer-returned-refunded', 'transfer-rejected-in-review-refunded', 'transfer-refund-rejected-retried',
+])('%s by the previous release (before refunds were watched for returns) replays on the current code', async (name) => {
+  const history = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures/histories', `${name}-before-refund-watch.json`), 'utf8'));
+  expect(history.events.length).toBeGreaterThan(20);
   await Worker.runReplayHistory({ workflowsPath: require.resolve('../workflows') }, history, name);
 });

@@ -496,7 +496,11 @@ test('a return through the sandbox route; a refund that keeps failing (.16) stay
   const refund = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data[0];
   expect(refund.attempts).toBeGreaterThanOrEqual(3);
   expect(refund.status).toBe('settled');
-  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { code: 'R01' })).status).toBe(409);
+  // Once the refund's return window has closed, the workflow has finished and nothing can be returned.
+  await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).result();
+  const late = await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { code: 'R01' });
+  expect(late.status).toBe(409);
+  expect(late.body.error.message).toMatch(/return window has closed/);
 }, 90_000);
 
 /** Waits until the transfer shows a rejected refund waiting for an operator. */
@@ -551,6 +555,68 @@ test('a refund the source bank rejects (.17): the money is back in customer fund
   expect(refunds.map((p: any) => p.status).sort()).toEqual(['failed', 'settled']);
   expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`)).status).toBe(409);
 }, 90_000);
+
+/** Waits until the transfer shows a refund the source bank sent back, waiting for an operator. */
+async function refundReturned(id: string, code: string) {
+  return waitFor(async () => {
+    const x = (await t.api.get(`/v0/transfers/${id}`)).body;
+    return x.state_reason?.startsWith(`refund returned by the source bank (${code})`) ? x : undefined;
+  }, { what: `refund returned (${code})` });
+}
+
+test('a refund the source bank returns after it settled (.18, then the sandbox route): the transfer stays refunded, the money waits in customer funds for an operator', async () => {
+  const tr = (await t.api.post('/v0/transfers', achToWire('97.18'))).body;
+  await deposit(tr.id);
+  await waitForTransferState(t.api, tr.id, 'payment_processed');
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { code: 'R01' })).status).toBe(200);
+  await waitForTransferState(t.api, tr.id, 'refunded');
+
+  // Halfway through ACH's return window the source bank sends the refund back (R02, account closed).
+  const waiting = await refundReturned(tr.id, 'R02');
+  expect(waiting).toMatchObject({ state: 'refunded', state_reason: 'refund returned by the source bank (R02); waiting for an operator to retry the refund' });
+  const [returnedRefund] = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data;
+  expect(returnedRefund).toMatchObject({ status: 'returned', return_code: 'R02', amount: '97.18' });
+  const status = await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).query(transferStatus);
+  expect(status).toMatchObject({ state: 'refunded' });
+  expect(status.step).toMatch(/^Refund returned by the source bank \(R02\)\. Waiting for an operator/);
+  // The state never left `refunded`; the change of reason is announced.
+  const updates = (await t.api.get(`/v0/events?object_id=${tr.id}&type=transfer.updated&limit=50`)).body.data.reverse();
+  expect(updates.map((e: any) => e.data.state)).toEqual(['funds_received', 'in_review', 'payment_submitted', 'payment_processed', 'returned', 'refunded', 'refunded']);
+  expect(updates.at(-1).data.previous_attributes).toEqual({ state_reason: 'returned by the receiving bank (R01)' });
+
+  // An operator retries it; the retried refund, returned through the sandbox route inside its window, waits again.
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`)).status).toBe(200);
+  await waitFor(async () => (await t.api.get(`/v0/transfers/${tr.id}`)).body.state_reason === 'returned by the receiving bank (R01)', { what: 'second refund settled' });
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { code: 'R03' })).status).toBe(200);
+  await refundReturned(tr.id, 'R03');
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`)).status).toBe(200);
+  await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).result();
+
+  const done = (await t.api.get(`/v0/transfers/${tr.id}`)).body;
+  expect(done).toMatchObject({ state: 'refunded', return_code: 'R01', state_reason: 'returned by the receiving bank (R01)' });
+  const refunds = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data.reverse();
+  expect(refunds.map((p: any) => [p.status, p.return_code])).toEqual([['returned', 'R02'], ['returned', 'R03'], ['settled', null]]);
+  // Each returned refund's ledger legs are reversed; the third one stands.
+  const legs = await testDb().selectFrom('ledger_transactions').select('idempotency_key').where('reference_id', '=', tr.id).execute();
+  expect(legs.map((l) => l.idempotency_key).sort()).toEqual(
+    ['deposit', 'payout', 'payout-reversal', 'refund', 'refund-reversal:1', 'refund:2', 'refund-reversal:2', 'refund:3'].map((k) => `${tr.id}:ledger:${k}`).sort(),
+  );
+  // The return window has closed: nothing more to return or retry.
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { code: 'R01' })).status).toBe(409);
+  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`)).status).toBe(409);
+}, 120_000);
+
+test('only a processed payout or a settled fiat refund can be returned', async () => {
+  const waitingForFunds = (await t.api.post('/v0/transfers', achToWire('21.00'))).body;
+  const early = await t.api.post(`/v0/sandbox/transfers/${waitingForFunds.id}/return`, { code: 'R01' });
+  expect(early.status).toBe(409);
+  expect(early.body.error.message).toBe('The transfer is awaiting_funds; only a processed payout or a settled refund can be returned');
+  // Canceled before any money arrived: nothing was refunded.
+  expect((await t.api.delete(`/v0/transfers/${waitingForFunds.id}`)).status).toBe(200);
+  const nothing = await t.api.post(`/v0/sandbox/transfers/${waitingForFunds.id}/return`, { code: 'R01' });
+  expect(nothing.status).toBe(409);
+  expect(nothing.body.error.message).toBe('The transfer is canceled and has no settled refund to return');
+});
 
 test('a refund the chain refuses (blocked from_address) waits; a retry to the same address is refused again, one to a new address refunds', async () => {
   const tr = (await t.api.post('/v0/transfers', {

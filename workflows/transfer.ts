@@ -19,6 +19,11 @@ export interface TransferWorkflowInput {
   depositExpiryMs: number;
   /** How long the receiving bank may return a settled payout (on the sandbox clock); 0 on chains. */
   returnWindowMs: number;
+  /**
+   * How long the source bank may return a settled refund (on the sandbox clock); 0 on chains. Absent
+   * in workflows started before refunds were watched.
+   */
+  refundReturnWindowMs?: number;
   /** How long one chain-watching activity waits before the workflow looks again. */
   chainWatchMs: number;
 }
@@ -43,6 +48,8 @@ export interface TransferStatus {
 export const depositReceived = defineSignal<[DepositNotice]>('depositReceived');
 /** The receiving bank returned the payout (sandbox route, or the provider's webhook). */
 export const paymentReturned = defineSignal<[{ code: string }]>('paymentReturned');
+/** The source bank returned a settled refund (sandbox route, or the provider's webhook). */
+export const refundReturned = defineSignal<[{ code: string }]>('refundReturned');
 /** DELETE /v0/transfers/{id}: accepted only before the payout; answers once the cancellation is recorded or under way. */
 export const cancelTransfer = defineUpdate<TransferStatus, [{ reason: string }]>('cancelTransfer');
 /** An operator's decision on a held transfer; `operator` names who decided, for the audit record. */
@@ -89,6 +96,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   const status: TransferStatus = { state: 'awaiting_funds', step: 'Waiting for the deposit', holdReasons: [] };
   let deposit: DepositNotice | undefined;
   let returnCode: string | undefined;
+  let refundReturnCode: string | undefined;
   let cancelReason: string | undefined;
   let decision: ReviewDecisionRequest | undefined;
   let onHold = false;
@@ -112,6 +120,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   setHandler(transferStatus, () => status);
   setHandler(depositReceived, (notice) => void (deposit ??= notice));
   setHandler(paymentReturned, ({ code }) => void (returnCode ??= code));
+  setHandler(refundReturned, ({ code }) => void (refundReturnCode ??= code));
   setHandler(
     cancelTransfer,
     async ({ reason }) => {
@@ -143,7 +152,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
       await condition(() => !refundRejected);
       return status;
     },
-    { validator: (_request: RefundRetryRequest) => { if (!refundRejected) throw new Error(`The transfer has no rejected refund to retry (${status.state})`); } },
+    { validator: (_request: RefundRetryRequest) => { if (!refundRejected) throw new Error(`The transfer has no rejected or returned refund to retry (${status.state})`); } },
   );
 
   show('Waiting for the deposit');
@@ -296,18 +305,28 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     return payment as Awaited<ReturnType<typeof rails.railPaymentStatus>> & { railPaymentId: string };
   }
 
-  /** Waits out the return window; a return arrives as a signal, or shows in the payment's status. */
-  async function waitForReturn(railPaymentId: string, returnsAt?: number): Promise<string | undefined> {
-    const windowEnd = Date.now() + input.returnWindowMs;
-    while (!returnCode && Date.now() < windowEnd) {
+  /** Waits out the payout's return window; a return arrives as a signal, or shows in the payment's status. */
+  function waitForReturn(railPaymentId: string, returnsAt?: number): Promise<string | undefined> {
+    return waitOutReturnWindow(railPaymentId, input.returnWindowMs, returnsAt, () => returnCode);
+  }
+
+  /**
+   * Waits until `windowMs` has passed or the rail payment came back (`signaled()`, or its status when
+   * the sandbox's decided return is due and when the window closes); the return code, if it came back.
+   */
+  async function waitOutReturnWindow(railPaymentId: string, windowMs: number, returnsAt: number | undefined, signaled: () => string | undefined) {
+    const windowEnd = Date.now() + windowMs;
+    let code = signaled();
+    while (!code && Date.now() < windowEnd) {
       const wake = Math.min(returnsAt ?? windowEnd, windowEnd);
-      await condition(() => returnCode !== undefined, Math.max(1, wake - Date.now()));
-      if (returnCode) break;
+      await condition(() => signaled() !== undefined, Math.max(1, wake - Date.now()));
+      code = signaled();
+      if (code) break;
       const payment = await rails.railPaymentStatus({ railPaymentId });
-      if (payment.status === 'returned') returnCode = payment.code ?? 'R02';
+      if (payment.status === 'returned') code = payment.code ?? 'R02';
       else if (returnsAt && returnsAt <= Date.now()) returnsAt = undefined;
     }
-    return returnCode;
+    return code;
   }
 
   /**
@@ -315,6 +334,9 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
    * the provider or node does not take is retried without end (visible on the transfer and the
    * payment). One the source bank or the chain rejects (account closed, address blocked) brings the
    * money back to the customer's funds; the transfer then waits, visibly, until an operator retries it.
+   * A fiat refund is watched through the source rail's return window after it settled: the transfer
+   * stays `refunded` (or `canceled`), and a refund the source bank returns waits for an operator the
+   * same way, its money back in the customer's funds.
    */
   async function refundToSource(finalState: 'refunded' | 'canceled', reason?: string) {
     show('Refunding to the source');
@@ -325,38 +347,56 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     for (;;) {
       // The first attempt's inputs are those of the releases before retries existed (replay).
       const nth = attempt > 1 ? { attempt } : {};
-      const rejection = await sendRefund(nth);
-      if (!rejection) break;
-      await record({ step: 'refund_rejected', ...nth, reason: rejection.reason, code: rejection.code });
+      const outcome = await sendRefund(nth);
+      if (outcome.kind === 'settled') {
+        await record({ step: 'refunded', finalState, reason, ...nth });
+        show(finalState === 'canceled' ? `Canceled and refunded: ${reason}` : 'Refunded to the source');
+        // Histories from before refunds were watched end here.
+        const windowMs = input.refundReturnWindowMs ?? 0;
+        if (!outcome.railPaymentId || windowMs <= 0 || !patched('watch-refund-returns')) return;
+        show(`${status.step}; inside the source bank's return window`);
+        const code = await waitOutReturnWindow(outcome.railPaymentId, windowMs, outcome.returnsAt, () => refundReturnCode);
+        if (!code) {
+          show(finalState === 'canceled' ? `Canceled and refunded: ${reason}; the return window has closed` : 'Refunded; the return window has closed');
+          return;
+        }
+        await record({ step: 'refund_returned', ...nth, code, reason: `returned by the source bank (${code})` });
+        show(`Refund returned by the source bank (${code}). Waiting for an operator to retry it`);
+      } else {
+        await record({ step: 'refund_rejected', ...nth, reason: outcome.reason, code: outcome.code });
+        show(`Refund rejected: ${outcome.reason}. Waiting for an operator to retry it`);
+      }
       refundRejected = true;
-      show(`Refund rejected: ${rejection.reason}. Waiting for an operator to retry it`);
       await condition(() => refundRetry !== undefined);
       attempt += 1;
       // Who asked for it stays in this workflow's history (the update's input).
       const { destination } = refundRetry!;
       await record({ step: 'refund_submitted', attempt, ...(destination ? { destination } : {}) });
       refundRetry = undefined;
+      refundReturnCode = undefined;
       refundRejected = false;
       show(`Refunding to the source (attempt ${attempt})`);
     }
-    await record({ step: 'refunded', finalState, reason, ...(attempt > 1 ? { attempt } : {}) });
-    show(finalState === 'canceled' ? `Canceled and refunded: ${reason}` : 'Refunded to the source');
   }
 
-  /** One refund payment, to its end: nothing when it settled, or why the source bank or chain rejected it. */
-  async function sendRefund(nth: { attempt?: number }): Promise<{ reason: string; code?: string } | undefined> {
+  /** One refund payment, to its end: settled (on a rail: which payment, for its return window), or why the source bank or chain rejected it. */
+  async function sendRefund(nth: { attempt?: number }): Promise<
+    | { kind: 'settled'; railPaymentId?: string; returnsAt?: number }
+    | { kind: 'rejected'; reason: string; code?: string }
+  > {
     if (input.sourceIsChain) {
       try {
         await chainSend.sendChainPayment({ transferId: input.transferId, kind: 'refund', ...nth });
       } catch (err) {
         const refusal = chainRefusal(err);
-        if (refusal) return { reason: `the chain refused the refund: ${refusal}` };
+        if (refusal) return { kind: 'rejected', reason: `the chain refused the refund: ${refusal}` };
         throw err;
       }
       const final = await chains.awaitChainPayment({ transferId: input.transferId, kind: 'refund', ...nth });
-      return final.status === 'failed' ? { reason: final.reason } : undefined;
+      return final.status === 'failed' ? { kind: 'rejected', reason: final.reason } : { kind: 'settled' };
     }
     const payment = await untilSettled(await rails.submitRailRefund({ transferId: input.transferId, ...nth }));
-    return payment.status === 'rejected' ? { reason: `rejected by the source bank (${payment.code})`, code: payment.code } : undefined;
+    if (payment.status === 'rejected') return { kind: 'rejected', reason: `rejected by the source bank (${payment.code})`, code: payment.code };
+    return { kind: 'settled', railPaymentId: payment.railPaymentId, returnsAt: payment.returnsAt };
   }
 }

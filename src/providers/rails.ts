@@ -48,12 +48,17 @@ export interface RailAdapter {
  * Sandbox magic values, read from the cents of the amount (docs/TRANSFERS.md):
  * .13 → the receiving bank rejects the payout (undeliverable); .14 → it settles, then comes back
  * inside the return window; .16 → a refund on this rail fails its first attempts; .17 → the source
- * bank rejects the transfer's first refund (a retried one goes through).
+ * bank rejects the transfer's first refund (a retried one goes through); .18 → the transfer's first
+ * refund settles, then the source bank returns it inside the return window.
  */
 export function sandboxOutcome(
   amountMinor: bigint, scale: number, purpose: RailPaymentRequest['purpose'], opts: { firstRefund?: boolean } = {},
 ): 'settle' | 'reject' | 'return' {
-  if (purpose === 'refund') return opts.firstRefund && isMagicCents(amountMinor, scale, 17n) ? 'reject' : 'settle';
+  if (purpose === 'refund') {
+    if (opts.firstRefund && isMagicCents(amountMinor, scale, 17n)) return 'reject';
+    if (opts.firstRefund && isMagicCents(amountMinor, scale, 18n)) return 'return';
+    return 'settle';
+  }
   if (purpose !== 'payout') return 'settle';
   if (isMagicCents(amountMinor, scale, 13n)) return 'reject';
   if (isMagicCents(amountMinor, scale, 14n)) return 'return';

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { invalidState } from '../../api/errors';
 import { paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
+import type { Db } from '../../db';
+import type { TransferRow } from '../../db/schema';
 import { findTenantRow, tenantRows } from '../../db/tenant-scope';
 import { CANCELABLE } from '../../domain/transfers';
 import { RETURN_CODES, isChainRail, type ChainRail, type FiatRail } from '../../domain/rails';
@@ -183,7 +185,7 @@ export const sandboxRetryRefund = defineRoute({
 export const sandboxReturn = defineRoute({
   method: 'post',
   path: '/v0/sandbox/transfers/{transfer_id}/return',
-  summary: "Sandbox: the receiving bank returns a processed fiat payout inside the rail's return window",
+  summary: "Sandbox: the receiving bank returns a processed fiat payout, or the source bank a settled fiat refund, inside the rail's return window",
   tag: 'Sandbox',
   permission: 'transfers:write',
   sandboxOnly: true,
@@ -194,15 +196,29 @@ export const sandboxReturn = defineRoute({
   responses: { 200: TransferSchema },
   handler: async ({ deps, tenant, params, body }) => {
     const row = await findTransfer(deps.db, tenant, params.transfer_id);
-    if (isChainRail(row.destination_rail)) throw invalidState('Chain payouts are final; only fiat payouts can be returned');
-    if (row.state !== 'payment_processed') throw invalidState(`The transfer is ${row.state}; only a processed payout can be returned`);
-    const payout = await deps.db.selectFrom('payments').select('provider_payment_id').where('transfer_id', '=', row.id).where('kind', '=', 'payout').executeTakeFirstOrThrow();
+    const payment = await returnablePayment(deps.db, row);
     // The workflow hears of it first: once the return window has closed it has finished, and this is a 409.
-    await notifyReturn(deps, row.id, body.code);
-    await deps.rails.returnPayment(payout.provider_payment_id!, body.code);
+    await notifyReturn(deps, row.id, body.code, payment.kind);
+    await deps.rails.returnPayment(payment.provider_payment_id!, body.code);
     return { status: 200, body: serializeTransfer(row) };
   },
 });
+
+/** What the sandbox return route sends back: the processed payout, or the latest settled refund of a final transfer. */
+async function returnablePayment(db: Db, row: TransferRow): Promise<{ kind: 'payout' | 'refund'; provider_payment_id: string | null }> {
+  const payments = db.selectFrom('payments').select(['provider_payment_id']).where('transfer_id', '=', row.id);
+  if (row.state === 'payment_processed') {
+    if (isChainRail(row.destination_rail)) throw invalidState('Chain payouts are final; only fiat payouts can be returned');
+    return { kind: 'payout', ...(await payments.where('kind', '=', 'payout').executeTakeFirstOrThrow()) };
+  }
+  if (row.state === 'refunded' || row.state === 'canceled') {
+    if (isChainRail(row.source_rail)) throw invalidState('Chain refunds are final; only fiat refunds can be returned');
+    const refund = await payments.where('kind', '=', 'refund').where('status', '=', 'settled').orderBy('created_at', 'desc').executeTakeFirst();
+    if (!refund) throw invalidState(`The transfer is ${row.state} and has no settled refund to return`);
+    return { kind: 'refund', ...refund };
+  }
+  throw invalidState(`The transfer is ${row.state}; only a processed payout or a settled refund can be returned`);
+}
 
 export const transferRoutes = [
   createTransferRoute, listTransfers, getTransfer, cancelTransferRoute, listPayments, getPayment, sandboxDeposit, sandboxReviewDecision, sandboxRetryRefund, sandboxReturn,

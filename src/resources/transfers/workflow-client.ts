@@ -5,7 +5,7 @@ import type { TransferRow } from '../../db/schema';
 import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
 import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../../temporal/search-attributes';
 import {
-  cancelTransfer, decideReview, depositReceived, paymentReturned, retryRefund, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus,
+  cancelTransfer, decideReview, depositReceived, paymentReturned, refundReturned, retryRefund, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus,
   type transferWorkflow,
 } from '../../../workflows/transfer';
 
@@ -18,11 +18,13 @@ export const transferWorkflowId = (transferId: string) => `transfer:${transferId
  */
 const CHAIN_WATCH_MS = 30 * 60_000;
 
-/** Starts `transfer:{id}`; the return window runs on the sandbox clock in the sandbox. */
+/** Starts `transfer:{id}`; the return windows (of the payout and of a refund) run on the sandbox clock in the sandbox. */
 export async function startTransferWorkflow(deps: Pick<AppDeps, 'config' | 'temporal'>, tenant: Tenant, row: TransferRow) {
   const scale = tenant.environment === 'sandbox' ? deps.config.SANDBOX_TIME_SCALE : 1;
   const destination = RAILS[row.destination_rail as PaymentRail];
+  const source = RAILS[row.source_rail as PaymentRail];
   const returnWindowMs = destination.kind === 'fiat' ? Math.round((destination as FiatRailProfile).returnWindowMs / scale) : 0;
+  const refundReturnWindowMs = source.kind === 'fiat' ? Math.round((source as FiatRailProfile).returnWindowMs / scale) : 0;
   await deps.temporal.workflow.start<typeof transferWorkflow>('transferWorkflow', {
     workflowId: transferWorkflowId(row.id),
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -32,6 +34,7 @@ export async function startTransferWorkflow(deps: Pick<AppDeps, 'config' | 'temp
       destinationIsChain: isChainRail(row.destination_rail),
       depositExpiryMs: deps.config.TRANSFER_DEPOSIT_EXPIRY_HOURS * 3600_000,
       returnWindowMs,
+      refundReturnWindowMs,
       chainWatchMs: CHAIN_WATCH_MS,
     }],
     typedSearchAttributes: [
@@ -81,9 +84,10 @@ export async function notifyDeposit(deps: Pick<AppDeps, 'temporal'>, transferId:
   await handle(deps, transferId).signal(depositReceived, { railPaymentId });
 }
 
-export async function notifyReturn(deps: Pick<AppDeps, 'temporal'>, transferId: string, code: string) {
+/** The receiving bank returned the payout, or the source bank a settled refund. */
+export async function notifyReturn(deps: Pick<AppDeps, 'temporal'>, transferId: string, code: string, kind: 'payout' | 'refund' = 'payout') {
   try {
-    await handle(deps, transferId).signal(paymentReturned, { code });
+    await handle(deps, transferId).signal(kind === 'refund' ? refundReturned : paymentReturned, { code });
   } catch (err) {
     const e = err as { name?: string; message?: string };
     if (e?.name === 'WorkflowNotFoundError' || /already completed/i.test(e?.message ?? '')) throw invalidState("The rail's return window has closed");
