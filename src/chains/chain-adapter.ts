@@ -85,6 +85,7 @@ export interface ChainAdapter {
   estimatePayoutFee(currency: string): Promise<bigint>;
   /** Signs, records and broadcasts a payout; a retry with the same key re-sends the same transaction. */
   sendPayout(request: PayoutRequest): Promise<{ txHash: string }>;
+  /** `pending` until the payout's transaction is mined and deep enough (confirmed or reverted alike); then final. */
   payoutStatus(idempotencyKey: string): Promise<PayoutStatus>;
   /**
    * Moves a deposit from its deposit address (HD index `depositIndex`) into the treasury that pays

@@ -275,9 +275,11 @@ export class EvmChainAdapter implements ChainAdapter {
         .set({ tx_hash: txHash, replaced_tx_hashes: JSON.stringify(hashes.filter((h) => h !== txHash)), updated_at: new Date() })
         .where('idempotency_key', '=', idempotencyKey).execute();
     }
-    if (receipt.status === 'reverted') return { status: 'failed', txHash, reason: 'the token contract reverted the transfer' };
+    // A revert is final only as deep as a success: a reorganised block may mine the same transaction
+    // again, and succeed, after its payout was refunded.
     const latest = await this.client.getBlockNumber();
     if (latest - receipt.blockNumber + 1n < BigInt(this.deps.confirmations)) return { status: 'pending', txHash };
+    if (receipt.status === 'reverted') return { status: 'failed', txHash, reason: 'the token contract reverted the transfer' };
     return { status: 'confirmed', txHash, networkFee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(), nativeAsset: this.nativeAsset };
   }
 
