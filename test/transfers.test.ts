@@ -5,7 +5,10 @@ import {
   approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, impersonatedWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForChainWatch, waitForTransferState,
 } from './harness/transfers';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
-import { createPublicClient, createTestClient, erc20Abi, http, parseEventLogs, type Hex } from 'viem';
+import { sql } from 'kysely';
+import { createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseEventLogs, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { STABLECOIN_ABI, sandboxTokenAddress } from '../src/chains/evm';
 import { Worker } from '@temporalio/worker';
 import { transferStatus } from '../workflows/transfer';
 
@@ -285,6 +288,69 @@ test('stray deposits go back to their senders: one after the transfer was cancel
   const histories = await Promise.all([`stray-deposits:${tr.id}`, scan.workflowId].map(async (workflowId) =>
     ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
   for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows') }, histories)) expect(result.error).toBeUndefined();
+}, 120_000);
+
+test('a stray return that reverts on chain is held; released to another address, it is signed anew with a new nonce', async () => {
+  const client = await temporalClient();
+  const url = chainUrl('ethereum');
+  const node = createTestClient({ mode: 'anvil', transport: http(url) });
+  const chain = createPublicClient({ transport: http(url) });
+  const chainDef = { id: await chain.getChainId(), name: 'ethereum', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
+  const sender = privateKeyToAccount(generatePrivateKey()).address;
+  const wallet = await impersonatedWallet('ethereum', 'usdc', sender, 7_000_000n);
+  const tr = (await t.api.post('/v0/transfers', {
+    amount: '7.00', on_behalf_of: us.id,
+    source: { payment_rail: 'ethereum', currency: 'usdc', from_address: sender },
+    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
+  })).body;
+  const address = tr.source_deposit_instructions.to_address;
+  expect((await t.api.delete(`/v0/transfers/${tr.id}`)).status).toBe(200);
+  await client.workflow.getHandle(`transfer:${tr.id}`).result();
+  await wallet.send(address, 7_000_000n);
+  await node.mine({ blocks: 2 });
+
+  // Staging a revert after signing: the deposit address has gas of its own (so the return is the
+  // treasury's only transaction), and the treasury's next nonce is moved one ahead, so the return
+  // waits in the node's pool behind a gap while the issuer blocks the sender; then the gap is filled.
+  await node.setBalance({ address, value: 10n ** 17n });
+  const treasury = chainKeys.treasury.address;
+  const gap = await chain.getTransactionCount({ address: treasury, blockTag: 'pending' });
+  await sql`insert into chain_nonces (chain, address, next_nonce) values ('ethereum', ${treasury}, ${gap + 1})
+            on conflict (chain, address) do update set next_nonce = excluded.next_nonce`.execute(testDb());
+  await scanStrayDeposits();
+  const signed = await waitFor(async () => {
+    const p = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit_return`)).body.data[0];
+    return p?.tx_hash ? p : undefined;
+  }, { what: 'the return signed' });
+  const issuer = createWalletClient({ account: chainKeys.issuer, transport: http(url) });
+  const blocked = await issuer.writeContract({
+    address: sandboxTokenAddress(chainKeys, 'ethereum', 'usdc'), abi: STABLECOIN_ABI, functionName: 'setBlocked', args: [sender, true], chain: chainDef,
+  });
+  await chain.waitForTransactionReceipt({ hash: blocked, pollingInterval: 100 });
+  await createWalletClient({ account: chainKeys.treasury, transport: http(url) }).sendTransaction({ to: treasury, value: 0n, nonce: gap, chain: chainDef });
+  expect(await client.workflow.getHandle(`stray-deposits:${tr.id}`).result()).toEqual({ returned: 0, held: 1 });
+  const held = (await t.api.get(`/v0/payments/${signed.id}`)).body;
+  const reason = 'the chain refused the return: the token contract reverted the transfer; held for operators';
+  expect(held).toMatchObject({ status: 'held', tx_hash: signed.tx_hash, to_address: sender, failure_reason: reason });
+  expect((await chain.getTransactionReceipt({ hash: signed.tx_hash })).status).toBe('reverted');
+
+  // Compliance has it sent to another address of the sender's: a new transaction, with a new nonce.
+  const elsewhere = privateKeyToAccount(generatePrivateKey()).address;
+  const released = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'),
+    'payments', 'release', signed.id, '--operator', 'compliance.ann', '--to-address', elsewhere], { env: stack().processEnv, encoding: 'utf8' });
+  expect(released.stderr).toBe('');
+  expect(released.status).toBe(0);
+  expect(await client.workflow.getHandle(`stray-deposits:${tr.id}`).result()).toEqual({ returned: 1, held: 0 });
+  const sent = (await t.api.get(`/v0/payments/${signed.id}`)).body;
+  expect(sent).toMatchObject({ status: 'settled', to_address: elsewhere, amount: '7.000000', failure_reason: null, replaced_tx_hashes: [] });
+  expect(sent.tx_hash).not.toBe(signed.tx_hash);
+  const [first, second] = await Promise.all([signed.tx_hash, sent.tx_hash].map((hash: Hex) => chain.getTransaction({ hash })));
+  expect(second!.nonce).toBeGreaterThan(first!.nonce);
+  expect(await tokenBalance('ethereum', 'usdc', elsewhere)).toBe(7_000_000n);
+  const audit = await testDb().selectFrom('payments').select('operator_releases').where('id', '=', signed.id).executeTakeFirstOrThrow();
+  expect(audit.operator_releases).toMatchObject([
+    { operator: 'compliance.ann', held_to_address: sender, held_reason: reason, reverted_tx_hash: signed.tx_hash },
+  ]);
 }, 120_000);
 
 describe('validation', () => {

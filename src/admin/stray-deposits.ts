@@ -1,24 +1,33 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { sql } from 'kysely';
+import type { ChainAdapters } from '../chains';
 import type { Db } from '../db';
 import type { OperatorRelease } from '../db/schema';
 import { cryptoAddressError, isZeroEvmAddress, type CryptoChain } from '../domain/bank-validation';
+import type { ChainRail } from '../domain/rails';
 
 /**
  * The operator path for a held stray-deposit return (docs/TRANSFERS.md, *Stray deposits*): after a
  * compliance review, send it back after all, or to another address (a mint has no sender; a blocked
  * sender cannot receive). The override is recorded on the payment (`operator_release`), then the
- * transfer's return workflow runs again and sends it.
+ * transfer's return workflow runs again and sends it. A return that was sent and reverted on chain
+ * (its nonce is spent) is signed anew once the chain shows the revert as final.
  */
 export async function releaseHeldStrayDeposit(
-  deps: { db: Db; temporal: Client; taskQueue: string },
+  deps: { db: Db; temporal: Client; taskQueue: string; chains: ChainAdapters },
   input: { paymentId: string; operator: string; note?: string; toAddress?: string },
 ): Promise<{ workflowId: string; toAddress: string }> {
   const payment = await deps.db.selectFrom('payments').selectAll().where('id', '=', input.paymentId).executeTakeFirst();
   if (!payment || payment.kind !== 'deposit_return') throw new Error(`No such stray deposit return: ${input.paymentId}`);
   if (payment.status !== 'held') throw new Error(`${payment.id} is ${payment.status}; only a held return can be released`);
-  // A return that was signed went on chain and reverted: its nonce is spent, a new one needs a person.
-  if (payment.signed_transaction) throw new Error(`${payment.id} was sent and failed on chain (${payment.tx_hash}); it cannot be sent again from here`);
+  // Signed and sent: released only once its revert is final, so that the new transaction (a new nonce)
+  // can never be a second payment.
+  let reverted: string | undefined;
+  if (payment.signed_transaction) {
+    const onChain = await deps.chains[payment.rail as ChainRail].payoutStatus(payment.idempotency_key);
+    if (onChain.status !== 'failed') throw new Error(`${payment.id} was sent (${onChain.txHash}) and is ${onChain.status} on chain, not reverted; it cannot be released`);
+    reverted = onChain.txHash;
+  }
   const toAddress = input.toAddress ?? payment.to_address;
   if (!toAddress || isZeroEvmAddress(toAddress)) throw new Error(`${payment.id} has no sender to return it to: give --to-address`);
   const error = cryptoAddressError(payment.rail as CryptoChain, toAddress);
@@ -26,11 +35,12 @@ export async function releaseHeldStrayDeposit(
 
   const release: OperatorRelease = {
     operator: input.operator, note: input.note ?? null, released_at: new Date().toISOString(),
-    held_reason: payment.failure_reason, held_to_address: payment.to_address,
+    held_reason: payment.failure_reason, held_to_address: payment.to_address, ...(reverted ? { reverted_tx_hash: reverted } : {}),
   };
   const updated = await deps.db.updateTable('payments')
     .set({
       status: 'pending', to_address: toAddress, failure_reason: null, updated_at: new Date(),
+      ...(reverted ? { signed_transaction: null, tx_hash: null, replaced_tx_hashes: null } : {}),
       operator_releases: sql<string>`coalesce(operator_releases, '[]'::jsonb) || ${JSON.stringify([release])}::jsonb`,
     })
     .where('id', '=', payment.id).where('status', '=', 'held').executeTakeFirst();

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { createApiKey, createDeveloper, revokeApiKey } from '../admin/accounts';
 import { rotateDataKey } from '../admin/data-key-rotation';
 import { releaseHeldStrayDeposit } from '../admin/stray-deposits';
+import { createChainAdapters } from '../chains';
 import { createDataCipher } from '../crypto';
 import type { Permission } from '../api/context';
 import { loadConfig } from '../config';
@@ -140,7 +141,8 @@ async function main(argv: string[]) {
       console.log(`${target}: ${status.state} (${status.step})`);
     } else if (group === 'payments' && action === 'release') {
       if (!target) throw new Error('payments release needs a payment id (pay_…)');
-      const released = await withTemporal(config, (temporal) => releaseHeldStrayDeposit({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, {
+      const chains = createChainAdapters(config, db);
+      const released = await withTemporal(config, (temporal) => releaseHeldStrayDeposit({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, chains }, {
         paymentId: target, operator, note: values.note, toAddress: values['to-address'],
       }));
       console.log(`${target}: released by ${operator}, returning to ${released.toAddress} (workflow ${released.workflowId})`);

@@ -247,6 +247,8 @@ export interface OperatorRelease {
   /** Why it was held, and where it was to go. */
   held_reason: string | null;
   held_to_address: string | null;
+  /** A return that was sent and reverted on chain: its transaction, before the release signed a new one. */
+  reverted_tx_hash?: string;
 }
 
 export type PaymentKind = 'deposit' | 'payout' | 'return' | 'refund' | 'deposit_return';
