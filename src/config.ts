@@ -66,6 +66,15 @@ const envSchema = z.object({
       }
       return keys;
     }),
+  /**
+   * Signs the fiat-rail provider's webhook (`POST /provider-webhooks/rails`): inbound deposits and
+   * returns. Unset: the webhook is off (the sandbox routes still work).
+   */
+  RAIL_WEBHOOK_SECRET: z
+    .string()
+    .optional()
+    .refine((v) => !v || v.length >= 32, 'must be at least 32 characters (openssl rand -hex 32)')
+    .transform((v) => v || undefined),
   /** How long a customer has to confirm micro-deposit amounts (14 days; on the sandbox clock in the sandbox). */
   MICRO_DEPOSIT_EXPIRY_HOURS: z.coerce.number().positive().default(24 * 14),
   KYC_LINK_TTL_HOURS: z.coerce.number().positive().default(24 * 30),

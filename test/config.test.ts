@@ -39,6 +39,12 @@ test('each bad value is named with what is expected', () => {
   expect(loadConfig({ DATA_ENCRYPTION_PREVIOUS_KEYS: ` ${Buffer.alloc(32, 1).toString('base64')} , ` }).DATA_ENCRYPTION_PREVIOUS_KEYS).toEqual([Buffer.alloc(32, 1)]);
 });
 
+test('the rail provider webhook secret is long enough, or unset (empty is unset, as docker-compose passes it)', () => {
+  expect(() => loadConfig({ RAIL_WEBHOOK_SECRET: 'short' })).toThrow(/RAIL_WEBHOOK_SECRET: must be at least 32 characters/);
+  expect(loadConfig({ RAIL_WEBHOOK_SECRET: '' }).RAIL_WEBHOOK_SECRET).toBeUndefined();
+  expect(loadConfig({ RAIL_WEBHOOK_SECRET: 'a'.repeat(32) }).RAIL_WEBHOOK_SECRET).toBe('a'.repeat(32));
+});
+
 test('PUBLIC_BASE_URL loses a trailing slash', () => {
   expect(loadConfig({ PUBLIC_BASE_URL: 'https://pay.example.com/' }).publicBaseUrl).toBe('https://pay.example.com');
 });

@@ -1,4 +1,5 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { apiClient, createTenant, stack, individual, temporalClient, testDb, waitFor, type ApiClient, type Tenant } from './harness';
 import {
@@ -9,6 +10,7 @@ import { sql } from 'kysely';
 import { createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseEventLogs, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { STABLECOIN_ABI, sandboxTokenAddress } from '../src/chains/evm';
+import { signSandboxWebhook } from '../src/providers/rails';
 import { Worker } from '@temporalio/worker';
 import { transferStatus } from '../workflows/transfer';
 
@@ -826,4 +828,115 @@ describe('deposit expiry', () => {
       expect(await testDb().selectFrom('ledger_transactions').select('id').where('reference_id', '=', id).execute()).toEqual([]);
     }
   }, 60_000);
+});
+
+// The fiat-rail provider's webhook: deposits and returns arrive the way they would from a real
+// provider, signed, through the running API and the transfer workflows.
+describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () => {
+  const provider = apiClient();
+
+  /** Posts one event as the provider would: signed with the shared secret at `at` (unix seconds). */
+  function deliver(event: Record<string, unknown>, opts: { at?: number; secret?: string; signature?: string } = {}) {
+    const rawBody = JSON.stringify(event);
+    const signature = opts.signature ?? signSandboxWebhook(opts.secret ?? stack().processEnv.RAIL_WEBHOOK_SECRET!, rawBody, opts.at);
+    return provider.request('POST', '/provider-webhooks/rails', { rawBody, headers: { 'Content-Type': 'application/json', 'Rail-Signature': signature } });
+  }
+
+  const received = (transfer: any, data: Record<string, unknown> = {}) => ({
+    id: `evt_${randomUUID()}`, type: 'payment.received',
+    data: { payment_id: `prov_${randomUUID()}`, rail: 'ach', currency: 'usd', amount: transfer.amount, reference: transfer.source_deposit_instructions.deposit_reference, ...data },
+  });
+  const returned = (paymentId: string, code: string) => ({ id: `evt_${randomUUID()}`, type: 'payment.returned', data: { payment_id: paymentId, code } });
+
+  const achToAch = (amount: string) => ({
+    amount, on_behalf_of: us.id,
+    source: { payment_rail: 'ach', currency: 'usd' },
+    destination: { payment_rail: 'ach', currency: 'usd', external_account_id: usAccount.id },
+  });
+
+  /** The provider's id of a payment the platform sent (the provider knows its own ids). */
+  async function providerId(transferId: string, kind: 'payout' | 'refund') {
+    const row = await testDb().selectFrom('payments').select('provider_payment_id').where('transfer_id', '=', transferId).where('kind', '=', kind)
+      .orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+    return row.provider_payment_id!;
+  }
+
+  test('a deposit reported by the provider funds its transfer once; the payout it returns comes back and is refunded; then the refund is returned too', async () => {
+    const tr = (await t.api.post('/v0/transfers', achToAch('41.00'))).body;
+    const deposit = received(tr);
+    const first = await deliver(deposit);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ received: [{ id: deposit.id, outcome: 'deposit_received' }] });
+    // The provider delivers at least once: the same event again changes nothing.
+    expect((await deliver(deposit)).body).toEqual({ received: [{ id: deposit.id, outcome: 'deposit_received' }] });
+    await waitForTransferState(t.api, tr.id, 'payment_processed');
+    const deposits = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit`)).body.data;
+    expect(deposits).toHaveLength(1);
+    expect(deposits[0]).toMatchObject({ status: 'settled', amount: '41.00' });
+    const stored = await testDb().selectFrom('rail_events').selectAll().where('id', '=', deposit.id).execute();
+    expect(stored).toMatchObject([{ type: 'payment.received', provider_payment_id: deposit.data.payment_id, outcome: 'deposit_received', transfer_id: tr.id }]);
+
+    // The receiving bank returns the payout, through the provider.
+    const payoutBack = returned(await providerId(tr.id, 'payout'), 'R03');
+    expect((await deliver(payoutBack)).body).toEqual({ received: [{ id: payoutBack.id, outcome: 'return_received' }] });
+    const refunded = await waitForTransferState(t.api, tr.id, 'refunded');
+    expect(refunded).toMatchObject({ return_code: 'R03', state_reason: 'returned by the receiving bank (R03)' });
+
+    // Inside the source rail's return window the source bank sends the refund back, through the provider.
+    const refundBack = returned(await providerId(tr.id, 'refund'), 'R02');
+    expect((await deliver(refundBack)).body).toEqual({ received: [{ id: refundBack.id, outcome: 'return_received' }] });
+    await waitFor(async () => (await t.api.get(`/v0/transfers/${tr.id}`)).body.state_reason?.startsWith('refund returned by the source bank (R02)'), { what: 'refund returned' });
+    expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`)).status).toBe(200);
+    await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).result();
+    // Once the window has closed, a late return is kept for operators.
+    const late = returned(await providerId(tr.id, 'refund'), 'R02');
+    expect((await deliver(late)).body).toEqual({ received: [{ id: late.id, outcome: 'return_window_closed' }] });
+  }, 90_000);
+
+  test('money that is not what a transfer awaits is not credited, and is kept for operators', async () => {
+    const tr = (await t.api.post('/v0/transfers', achToAch('42.00'))).body;
+    const other = received(tr, { amount: '41.99' });
+    expect((await deliver(other)).body).toEqual({ received: [{ id: other.id, outcome: 'not_as_quoted' }] });
+    const nobody = received(tr, { reference: 'NOT-OURS-123' });
+    expect((await deliver(nobody)).body).toEqual({ received: [{ id: nobody.id, outcome: 'unmatched' }] });
+    const unknown = returned('prov_unknown', 'R01');
+    expect((await deliver(unknown)).body).toEqual({ received: [{ id: unknown.id, outcome: 'unknown_payment' }] });
+    expect((await t.api.get(`/v0/transfers/${tr.id}`)).body.state).toBe('awaiting_funds');
+    expect((await t.api.get(`/v0/payments?transfer_id=${tr.id}`)).body.data).toEqual([]);
+    const kept = await testDb().selectFrom('rail_events').select(['id', 'outcome', 'transfer_id', 'payload'])
+      .where('id', 'in', [other.id, nobody.id, unknown.id]).execute();
+    expect(kept).toEqual(expect.arrayContaining([
+      { id: other.id, outcome: 'not_as_quoted', transfer_id: tr.id, payload: { rail: 'ach', currency: 'usd', amount: '41.99', reference: other.data.reference } },
+      { id: nobody.id, outcome: 'unmatched', transfer_id: null, payload: { rail: 'ach', currency: 'usd', amount: '42.00', reference: 'NOT-OURS-123' } },
+      { id: unknown.id, outcome: 'unknown_payment', transfer_id: null, payload: { code: 'R01' } },
+    ]));
+    // Once the transfer is canceled, its exact deposit is not credited either.
+    expect((await t.api.delete(`/v0/transfers/${tr.id}`)).status).toBe(200);
+    const afterCancel = received(tr);
+    expect((await deliver(afterCancel)).body).toEqual({ received: [{ id: afterCancel.id, outcome: 'not_awaiting_funds' }] });
+  });
+
+  test('a webhook that is not the provider’s changes nothing: wrong or missing signature, too old, or unreadable', async () => {
+    const tr = (await t.api.post('/v0/transfers', achToAch('43.00'))).body;
+    const event = received(tr);
+    const refused = [
+      await deliver(event, { secret: 'x'.repeat(64) }),
+      await deliver(event, { signature: 'nonsense' }),
+      await deliver(event, { at: Math.floor(Date.now() / 1000) - 600 }),
+    ];
+    for (const res of refused) {
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatchObject({ code: 'unauthorized', source: { location: 'header', key: 'Rail-Signature' } });
+      expect(res.headers.get('request-id')).toMatch(/^req_/);
+    }
+    expect(refused[2]!.body.error.message).toBe('Rail-Signature is more than 300 s old');
+    const unreadable = await deliver({ ...event, type: 'payment.teleported' });
+    expect(unreadable.status).toBe(400);
+    expect(unreadable.body.error.code).toBe('invalid_request');
+    const badAmount = await deliver(received(tr, { amount: '43.001' }));
+    expect(badAmount.status).toBe(400);
+    expect(badAmount.body.error.message).toBe('data.amount 43.001 is not an amount of usd');
+    expect(await testDb().selectFrom('rail_events').select('id').where('id', '=', event.id).execute()).toEqual([]);
+    expect((await t.api.get(`/v0/transfers/${tr.id}`)).body.state).toBe('awaiting_funds');
+  });
 });

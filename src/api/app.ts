@@ -8,6 +8,7 @@ import { routeHandler, type RouteDef } from './route';
 import { newId } from '../ids';
 import { allRoutes } from '../resources';
 import { hostedKycRouter } from '../resources/kyc/hosted-page';
+import { railWebhookRouter } from '../resources/transfers/rail-events';
 import { isDependencyDown } from './dependency-errors';
 
 const LARGE_BODY_PATHS = [/^\/v0\/customers\/[^/]+\/kyc$/, /^\/kyc\/[^/]+\/submit$/];
@@ -55,6 +56,9 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes) {
     });
     next();
   });
+
+  // The fiat-rail provider's webhook reads its raw body (the signature covers the exact bytes).
+  app.use('/provider-webhooks/rails', railWebhookRouter(deps));
 
   // JSON bodies only: 415 for other media types, 413 over the limit.
   const smallJson = express.json({ limit: '1mb', type: () => true });

@@ -352,6 +352,19 @@ export interface ChainSweepsTable {
   updated_at: Date;
 }
 
+/** An event a fiat-rail provider sent to its webhook (migration 0015): handled once, kept with its outcome. */
+export interface RailEventsTable {
+  id: string;
+  type: string;
+  provider_payment_id: string;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  /** What came of it (`deposit_received`, `unmatched`, …); null until handled. */
+  outcome: string | null;
+  transfer_id: string | null;
+  received_at: Date;
+  handled_at: Date | null;
+}
+
 export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
@@ -372,6 +385,7 @@ export interface Database {
   chain_nonces: ChainNoncesTable;
   simulated_chain_transactions: SimulatedChainTransactionsTable;
   chain_sweeps: ChainSweepsTable;
+  rail_events: RailEventsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;

@@ -14,7 +14,7 @@ export interface MoneyProviders {
 
 export function createMoneyProviders(config: Config, db: Db): MoneyProviders {
   return {
-    rails: new SandboxRails(db, config.SANDBOX_TIME_SCALE, (currency) => ASSET_SCALE[currency] ?? 2),
+    rails: new SandboxRails(db, config.SANDBOX_TIME_SCALE, (currency) => ASSET_SCALE[currency] ?? 2, config.RAIL_WEBHOOK_SECRET),
     chains: createChainAdapters(config, db),
     rates: new SandboxRateProvider(config.SANDBOX_FX_RATES),
   };

@@ -1,8 +1,11 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
+import { z } from 'zod';
 import type { Tenant } from '../api/context';
 import type { Db } from '../db';
 import { newId } from '../ids';
-import { RAILS, realSettlementTime, type FiatRail, type FiatRailProfile } from '../domain/rails';
+import { ASSET_SCALE, parseAmount } from '../domain/money';
+import { FIAT_RAILS, RAILS, realSettlementTime, type FiatRail, type FiatRailProfile } from '../domain/rails';
 
 export interface RailPaymentRequest {
   tenant: Tenant;
@@ -42,6 +45,55 @@ export interface RailPayment {
 export interface RailAdapter {
   submitPayment(request: RailPaymentRequest): Promise<RailPayment>;
   getPayment(id: string): Promise<RailPayment>;
+  /**
+   * The provider's webhook, checked (its signature scheme; RailWebhookRejected when it is not the
+   * provider's) and translated into rail events.
+   */
+  parseWebhook(request: { headers: Record<string, string | string[] | undefined>; rawBody: Buffer }): RailEvent[];
+}
+
+/** What a provider tells the platform, whatever its own format. */
+export type RailEvent =
+  /** Money arrived in the platform's collection account, naming a deposit reference. */
+  | { id: string; type: 'payment.received'; providerPaymentId: string; rail: FiatRail; currency: string; amountMinor: bigint; reference: string }
+  /** A payment the platform sent (a payout or a refund) came back from the receiving bank. */
+  | { id: string; type: 'payment.returned'; providerPaymentId: string; code: string };
+
+/** A webhook that is not the provider's (no or a wrong signature, too old) or not understood. */
+export class RailWebhookRejected extends Error {
+  constructor(message: string, readonly reason: 'signature' | 'payload') {
+    super(message);
+  }
+}
+
+/** A replayed webhook older than this is refused. */
+const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+const SandboxWebhook = z.discriminatedUnion('type', [
+  z.strictObject({
+    id: z.string().min(1).max(255),
+    type: z.literal('payment.received'),
+    data: z.strictObject({
+      payment_id: z.string().min(1).max(255),
+      rail: z.enum(FIAT_RAILS),
+      currency: z.string().toLowerCase(),
+      amount: z.string(),
+      reference: z.string().min(1).max(255),
+    }),
+  }),
+  z.strictObject({
+    id: z.string().min(1).max(255),
+    type: z.literal('payment.returned'),
+    data: z.strictObject({ payment_id: z.string().min(1).max(255), code: z.string().min(1).max(16) }),
+  }),
+]);
+
+/**
+ * The sandbox provider's webhook signature, Stripe's scheme: `Rail-Signature: t=<unix seconds>,v1=<hex
+ * HMAC-SHA256 of "<t>.<raw body>" under RAIL_WEBHOOK_SECRET>`.
+ */
+export function signSandboxWebhook(secret: string, rawBody: string, at = Math.floor(Date.now() / 1000)): string {
+  return `t=${at},v1=${createHmac('sha256', secret).update(`${at}.${rawBody}`).digest('hex')}`;
 }
 
 /**
@@ -80,7 +132,39 @@ export class RailUnavailableError extends Error {}
  * divided by SANDBOX_TIME_SCALE. The same idempotency key returns the first payment.
  */
 export class SandboxRails implements RailAdapter {
-  constructor(private readonly db: Db, private readonly timeScale: number, private readonly scaleOf: (currency: string) => number) {}
+  constructor(
+    private readonly db: Db, private readonly timeScale: number, private readonly scaleOf: (currency: string) => number,
+    private readonly webhookSecret?: string,
+  ) {}
+
+  parseWebhook(request: { headers: Record<string, string | string[] | undefined>; rawBody: Buffer }): RailEvent[] {
+    if (!this.webhookSecret) throw new RailWebhookRejected('The rail webhook is off (RAIL_WEBHOOK_SECRET is unset)', 'signature');
+    const header = request.headers['rail-signature'];
+    const parts = new Map(String(Array.isArray(header) ? header[0] : header ?? '').split(',').map((p) => p.trim().split('=', 2) as [string, string]));
+    const at = Number(parts.get('t'));
+    const given = Buffer.from(parts.get('v1') ?? '', 'hex');
+    const expected = createHmac('sha256', this.webhookSecret).update(`${parts.get('t')}.`).update(request.rawBody).digest();
+    if (!Number.isInteger(at) || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new RailWebhookRejected('Rail-Signature does not match the body', 'signature');
+    }
+    if (Math.abs(Date.now() / 1000 - at) > WEBHOOK_TOLERANCE_SECONDS) {
+      throw new RailWebhookRejected(`Rail-Signature is more than ${WEBHOOK_TOLERANCE_SECONDS} s old`, 'signature');
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(request.rawBody.toString('utf8'));
+    } catch {
+      throw new RailWebhookRejected('The body is not JSON', 'payload');
+    }
+    const parsed = SandboxWebhook.safeParse(body);
+    if (!parsed.success) throw new RailWebhookRejected(`Not a rail event: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`, 'payload');
+    const event = parsed.data;
+    if (event.type === 'payment.returned') return [{ id: event.id, type: event.type, providerPaymentId: event.data.payment_id, code: event.data.code }];
+    const { currency, amount } = event.data;
+    const amountMinor = currency in ASSET_SCALE ? parseAmount(amount, ASSET_SCALE[currency]!) : null;
+    if (amountMinor === null) throw new RailWebhookRejected(`data.amount ${amount} is not an amount of ${currency}`, 'payload');
+    return [{ id: event.id, type: event.type, providerPaymentId: event.data.payment_id, rail: event.data.rail, currency, amountMinor, reference: event.data.reference }];
+  }
 
   /** A real delay on the sandbox clock. */
   scaled(ms: number): number {

@@ -7,11 +7,12 @@ import type { TransferRow } from '../../db/schema';
 import { findTenantRow, tenantRows } from '../../db/tenant-scope';
 import { CANCELABLE } from '../../domain/transfers';
 import { RETURN_CODES, isChainRail, type ChainRail, type FiatRail } from '../../domain/rails';
+import { handleRailEvent } from './rail-events';
 import { findTransfer, serializePayment, serializeTransfer } from './repository';
 import { PaymentListQuery, PaymentListSchema, PaymentSchema, TransferCreate, TransferListQuery, TransferListSchema, TransferSchema } from './schemas';
 import { checkTransferShape, createTransfer, prepareChainLegs, resolveRefundDestination } from './service';
 import {
-  notifyDeposit, notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,
+  notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,
 } from './workflow-client';
 
 const TAG = 'Transfers';
@@ -134,10 +135,13 @@ export const sandboxDeposit = defineRoute({
       // A real token transfer on the chain; the workflow finds it like any other deposit.
       await deps.chains[row.source_rail as ChainRail].sandboxDeposit({ currency: row.source_currency, address: row.deposit_address!, amountMinor: BigInt(row.amount_minor) });
     } else {
-      const inbound = await deps.rails.receiveInbound({
-        tenant, rail: row.source_rail as FiatRail, amountMinor: BigInt(row.amount_minor), currency: row.source_currency, reference: row.deposit_reference,
+      const rail = row.source_rail as FiatRail;
+      const amountMinor = BigInt(row.amount_minor);
+      const inbound = await deps.rails.receiveInbound({ tenant, rail, amountMinor, currency: row.source_currency, reference: row.deposit_reference });
+      // The path a provider's webhook takes (rail-events.ts), as the simulated provider's event.
+      await handleRailEvent(deps, {
+        id: `sandbox:${inbound.id}`, type: 'payment.received', providerPaymentId: inbound.id, rail, currency: row.source_currency, amountMinor, reference: row.deposit_reference,
       });
-      await notifyDeposit(deps, row.id, inbound.id);
     }
     return { status: 200, body: serializeTransfer(row) };
   },

@@ -1,0 +1,90 @@
+import express, { type Router } from 'express';
+import type { AppDeps } from '../../api/context';
+import { ApiError } from '../../api/errors';
+import { formatAmount, ASSET_SCALE } from '../../domain/money';
+import { RailWebhookRejected, type RailEvent } from '../../providers/rails';
+import { notifyDeposit, notifyReturn } from './workflow-client';
+
+/** What came of a rail event, kept on its row for operators. */
+export type RailEventOutcome =
+  | 'deposit_received' | 'return_received'
+  /** Money that names no transfer, or not what its transfer quoted, or after it stopped waiting: for operators to send back. */
+  | 'unmatched' | 'not_as_quoted' | 'not_awaiting_funds'
+  /** A return of a payment we do not know, or after its workflow had closed its return window. */
+  | 'unknown_payment' | 'return_window_closed';
+
+/**
+ * `POST /provider-webhooks/rails`: the fiat-rail provider's events, the production path of what the
+ * sandbox routes simulate (a deposit arrives, a payment comes back). Outside /v0: the provider is
+ * not a developer and signs its calls instead of holding an API key (RailAdapter.parseWebhook).
+ * Answers 200 once every event is handled (a repeat is a no-op), 401 for a bad signature, 400 for a
+ * body it cannot read, 503 while Temporal or the database is down (the provider delivers again).
+ */
+export function railWebhookRouter(deps: AppDeps): Router {
+  const router = express.Router();
+  router.post('/', express.raw({ type: () => true, limit: '1mb' }), (req, res, next) => {
+    let events: RailEvent[];
+    try {
+      events = deps.rails.parseWebhook({ headers: req.headers, rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) });
+    } catch (err) {
+      if (!(err instanceof RailWebhookRejected)) return next(err);
+      return next(err.reason === 'signature'
+        ? new ApiError('unauthorized', err.message, { location: 'header', key: 'Rail-Signature' })
+        : new ApiError('invalid_request', err.message));
+    }
+    Promise.all(events.map((event) => handleRailEvent(deps, event)))
+      .then((outcomes) => res.status(200).json({ received: outcomes }))
+      .catch(next);
+  });
+  return router;
+}
+
+/**
+ * Handles one event once: recorded first, its outcome written when handled. A delivery that failed
+ * half-way (no outcome yet) is handled again; the workflow signals it sends ignore a repeat.
+ */
+export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'log'>, event: RailEvent): Promise<{ id: string; outcome: RailEventOutcome }> {
+  const { id, type, providerPaymentId } = event;
+  const payload = event.type === 'payment.received'
+    ? { rail: event.rail, currency: event.currency, amount: formatAmount(event.amountMinor, ASSET_SCALE[event.currency] ?? 2), reference: event.reference }
+    : { code: event.code };
+  await deps.db.insertInto('rail_events').values({
+    id, type, provider_payment_id: providerPaymentId, payload: JSON.stringify(payload), received_at: new Date(), outcome: null, transfer_id: null, handled_at: null,
+  }).onConflict((oc) => oc.column('id').doNothing()).execute();
+  const seen = await deps.db.selectFrom('rail_events').select('outcome').where('id', '=', id).executeTakeFirstOrThrow();
+  if (seen.outcome) return { id, outcome: seen.outcome as RailEventOutcome };
+
+  const { outcome, transferId } = event.type === 'payment.received' ? await receiveDeposit(deps, event) : await receiveReturn(deps, event);
+  await deps.db.updateTable('rail_events').set({ outcome, transfer_id: transferId ?? null, handled_at: new Date() }).where('id', '=', id).execute();
+  if (outcome !== 'deposit_received' && outcome !== 'return_received') {
+    deps.log.warn({ rail_event_id: id, outcome, transfer_id: transferId }, 'rail event needs an operator');
+  }
+  return { id, outcome };
+}
+
+/** A deposit that is exactly what an awaiting transfer quoted (rail, currency, amount, reference) funds it. */
+async function receiveDeposit(deps: Pick<AppDeps, 'db' | 'temporal'>, event: Extract<RailEvent, { type: 'payment.received' }>) {
+  const row = await deps.db.selectFrom('transfers').select(['id', 'state', 'source_rail', 'source_currency', 'amount_minor'])
+    .where('deposit_reference', '=', event.reference).executeTakeFirst();
+  if (!row) return { outcome: 'unmatched' as const };
+  if (row.source_rail !== event.rail || row.source_currency !== event.currency || BigInt(row.amount_minor) !== event.amountMinor) {
+    return { outcome: 'not_as_quoted' as const, transferId: row.id };
+  }
+  if (row.state !== 'awaiting_funds') return { outcome: 'not_awaiting_funds' as const, transferId: row.id };
+  await notifyDeposit(deps, row.id, event.providerPaymentId);
+  return { outcome: 'deposit_received' as const, transferId: row.id };
+}
+
+/** A payout or refund the platform sent came back: its transfer's workflow hears of it while its return window is open. */
+async function receiveReturn(deps: Pick<AppDeps, 'db' | 'temporal'>, event: Extract<RailEvent, { type: 'payment.returned' }>) {
+  const payment = await deps.db.selectFrom('payments').select(['transfer_id', 'kind'])
+    .where('provider_payment_id', '=', event.providerPaymentId).where('kind', 'in', ['payout', 'refund']).executeTakeFirst();
+  if (!payment) return { outcome: 'unknown_payment' as const };
+  try {
+    await notifyReturn(deps, payment.transfer_id, event.code, payment.kind as 'payout' | 'refund');
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'invalid_state') return { outcome: 'return_window_closed' as const, transferId: payment.transfer_id };
+    throw err;
+  }
+  return { outcome: 'return_received' as const, transferId: payment.transfer_id };
+}
