@@ -914,6 +914,22 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect((await t.api.delete(`/v0/transfers/${tr.id}`)).status).toBe(200);
     const afterCancel = received(tr);
     expect((await deliver(afterCancel)).body).toEqual({ received: [{ id: afterCancel.id, outcome: 'not_awaiting_funds' }] });
+
+    // Operators list them (CLI) and record how each was dealt with; a resolved one leaves the list.
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'rail-events', ...args],
+      { env: stack().processEnv, encoding: 'utf8' });
+    const listed = cli('list');
+    expect(listed.status).toBe(0);
+    for (const e of [other, nobody, unknown, afterCancel]) expect(listed.stdout).toContain(e.id);
+    expect(listed.stdout).toMatch(new RegExp(`${nobody.id}  \\S+  payment.received  unmatched  -  ${nobody.data.payment_id}`));
+    expect(cli('resolve', nobody.id, '--operator', 'ops.eve').stderr).toContain('needs --note');
+    const resolved = cli('resolve', nobody.id, '--operator', 'ops.eve', '--note', 'returned through the provider (R17)');
+    expect(resolved.stderr).toBe('');
+    expect(resolved.stdout).toContain(`${nobody.id}: resolved by ops.eve`);
+    expect(cli('list').stdout).not.toContain(nobody.id);
+    expect(cli('resolve', nobody.id, '--note', 'again').stderr).toContain('was resolved already');
+    const stored = await testDb().selectFrom('rail_events').select(['resolved_by', 'resolved_note']).where('id', '=', nobody.id).executeTakeFirstOrThrow();
+    expect(stored).toEqual({ resolved_by: 'ops.eve', resolved_note: 'returned through the provider (R17)' });
   });
 
   test('a webhook that is not the provider’s changes nothing: wrong or missing signature, too old, or unreadable', async () => {

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { createApiKey, createDeveloper, revokeApiKey } from '../admin/accounts';
 import { rotateDataKey } from '../admin/data-key-rotation';
+import { railEventsNeedingOperators, resolveRailEvent } from '../admin/rail-events';
 import { releaseHeldStrayDeposit } from '../admin/stray-deposits';
 import { createChainAdapters } from '../chains';
 import { createDataCipher } from '../crypto';
@@ -28,13 +29,18 @@ const USAGE = `Usage: npm run cli -- <command>
   transfers review tr_… --decision approve|reject [--note TEXT] [--operator NAME]
                                  decide a transfer held in review (production operator path)
   transfers retry-refund tr_… [--to-address ADDRESS | --external-account ea_…] [--operator NAME]
-                                 try again a refund the source bank or chain rejected
+                                 try again a refund the source bank or chain rejected, or the
+                                 source bank returned after it settled
                                  (to the source, or to another address or account of the customer)
   lists sync [--source ID …]     download the official sanctions lists into SANCTIONS_DATA_DIR
   lists sources                  the sources screened against
   ledger verify                  check that entries balance and cached balances match
   payments release pay_… [--to-address ADDRESS] [--note TEXT] [--operator NAME]
                                  send a held stray-deposit return after all (or to another address)
+  rail-events list               the fiat-rail provider's events that need an operator (money that
+                                 funded no transfer, returns too late, deliveries never handled)
+  rail-events resolve ID --note TEXT [--operator NAME]
+                                 record how one was dealt with (sent back through the provider, say)
   data rotate-key                re-encrypt secrets and PII under DATA_ENCRYPTION_KEY (the old key
                                  in DATA_ENCRYPTION_PREVIOUS_KEYS); afterwards the old key can go
   migrate`;
@@ -151,6 +157,17 @@ async function main(argv: string[]) {
       console.log(`re-encrypting under key ${cipher.currentKeyId}`);
       await rotateDataKey(db, cipher, (line) => console.log(line));
       console.log('done: every encrypted value and fingerprint is under the current key; DATA_ENCRYPTION_PREVIOUS_KEYS can be emptied');
+    } else if (group === 'rail-events' && action === 'list') {
+      const events = await railEventsNeedingOperators(db);
+      for (const e of events) {
+        console.log([e.id, e.received_at.toISOString(), e.type, e.outcome ?? 'not handled', e.transfer_id ?? '-', e.provider_payment_id, JSON.stringify(e.payload)].join('  '));
+      }
+      console.log(`${events.length} rail event(s) need an operator`);
+    } else if (group === 'rail-events' && action === 'resolve') {
+      if (!target) throw new Error('rail-events resolve needs an event id');
+      if (!values.note) throw new Error('rail-events resolve needs --note (how it was dealt with)');
+      await resolveRailEvent(db, { id: target, operator, note: values.note });
+      console.log(`${target}: resolved by ${operator}`);
     } else if (group === 'ledger' && action === 'verify') {
       const result = await verifyLedger(db);
       console.log(`${result.transactions} transactions, ${result.entries} entries, ${result.accounts} accounts`);

@@ -363,6 +363,10 @@ export interface RailEventsTable {
   transfer_id: string | null;
   received_at: Date;
   handled_at: Date | null;
+  /** An operator's resolution of an event that needed one (migration 0016). */
+  resolved_by: string | null;
+  resolved_note: string | null;
+  resolved_at: Date | null;
 }
 
 export interface Database {
