@@ -1,9 +1,7 @@
 import type { Db } from '../db';
 import type { RailEventsTable } from '../db/schema';
 import type { Selectable } from 'kysely';
-
-/** Outcomes that settle an event without a person: every other one is money or a return for operators. */
-const HANDLED = ['deposit_received', 'return_received'];
+import { HANDLED_RAIL_EVENT_OUTCOMES, type RailEventOutcome } from '../resources/transfers/rail-events';
 
 /**
  * The provider's events that need an operator (docs/TRANSFERS.md, *The provider's webhook*): money
@@ -12,7 +10,7 @@ const HANDLED = ['deposit_received', 'return_received'];
 export function railEventsNeedingOperators(db: Db): Promise<Selectable<RailEventsTable>[]> {
   return db.selectFrom('rail_events').selectAll()
     .where('resolved_at', 'is', null)
-    .where((eb) => eb.or([eb('outcome', 'is', null), eb('outcome', 'not in', HANDLED)]))
+    .where((eb) => eb.or([eb('outcome', 'is', null), eb('outcome', 'not in', [...HANDLED_RAIL_EVENT_OUTCOMES])]))
     .orderBy('received_at').limit(1000).execute();
 }
 
@@ -20,7 +18,7 @@ export function railEventsNeedingOperators(db: Db): Promise<Selectable<RailEvent
 export async function resolveRailEvent(db: Db, input: { id: string; operator: string; note: string }) {
   const event = await db.selectFrom('rail_events').select(['outcome', 'resolved_at']).where('id', '=', input.id).executeTakeFirst();
   if (!event) throw new Error(`No such rail event: ${input.id}`);
-  if (event.outcome && HANDLED.includes(event.outcome)) throw new Error(`${input.id} was handled (${event.outcome}); nothing to resolve`);
+  if (event.outcome && HANDLED_RAIL_EVENT_OUTCOMES.includes(event.outcome as RailEventOutcome)) throw new Error(`${input.id} was handled (${event.outcome}); nothing to resolve`);
   if (event.resolved_at) throw new Error(`${input.id} was resolved already`);
   await db.updateTable('rail_events').set({ resolved_by: input.operator, resolved_note: input.note, resolved_at: new Date() })
     .where('id', '=', input.id).where('resolved_at', 'is', null).execute();

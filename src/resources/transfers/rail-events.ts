@@ -13,6 +13,9 @@ export type RailEventOutcome =
   /** A return of a payment we do not know, or after its workflow had closed its return window. */
   | 'unknown_payment' | 'return_window_closed';
 
+/** The outcomes that settle an event without a person; every other one is money or a return for operators. */
+export const HANDLED_RAIL_EVENT_OUTCOMES: readonly RailEventOutcome[] = ['deposit_received', 'return_received'];
+
 /**
  * `POST /provider-webhooks/rails`: the fiat-rail provider's events, the production path of what the
  * sandbox routes simulate (a deposit arrives, a payment comes back). Outside /v0: the provider is
@@ -56,7 +59,7 @@ export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'l
 
   const { outcome, transferId } = event.type === 'payment.received' ? await receiveDeposit(deps, event) : await receiveReturn(deps, event);
   await deps.db.updateTable('rail_events').set({ outcome, transfer_id: transferId ?? null, handled_at: new Date() }).where('id', '=', id).execute();
-  if (outcome !== 'deposit_received' && outcome !== 'return_received') {
+  if (!HANDLED_RAIL_EVENT_OUTCOMES.includes(outcome)) {
     deps.log.warn({ rail_event_id: id, outcome, transfer_id: transferId }, 'rail event needs an operator');
   }
   return { id, outcome };
