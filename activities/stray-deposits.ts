@@ -1,5 +1,6 @@
 import type { Db } from '../src/db';
 import { isZeroEvmAddress } from '../src/domain/bank-validation';
+import { isChainRail } from '../src/domain/rails';
 import type { PaymentRow } from '../src/db/schema';
 import { strayDepositPostings, strayReturnPostings } from '../src/domain/transfers';
 import { newId } from '../src/ids';
@@ -21,8 +22,9 @@ export function straysToReturn(db: Db) {
 }
 
 /**
- * The database and screening side of returning stray chain deposits to their senders
- * (workflows/stray-deposit-return.ts); the chain side is in activities/chains.ts.
+ * The database and screening side of returning stray deposits to their senders: chain deposits
+ * (workflows/stray-deposit-return.ts; the chain side is in activities/chains.ts) and fiat ones
+ * (workflows/rail-deposit-return.ts; the rail side is in activities/fiat-rails.ts).
  */
 export function createStrayDepositActivities(deps: { db: Db; sanctions: SanctionsScreener }) {
   const tenantOf = (p: PaymentRow) => ({ developerId: p.developer_id, environment: p.environment });
@@ -52,7 +54,9 @@ export function createStrayDepositActivities(deps: { db: Db; sanctions: Sanction
      * Decides whether a stray deposit goes back: not to a sender on a sanctions list, nor to the zero
      * address (tokens minted straight to the deposit address). Records the return (pending, or held
      * with the reason) and takes the money into the ledger, held for the sender, in one transaction.
-     * A return an operator released to another address is screened again, at that address.
+     * A return an operator released to another address is screened again, at that address. A fiat
+     * deposit goes back through the provider to the account it came from: the provider's event names
+     * no sender to screen (the sending bank screened its customer), so it is not held.
      */
     async prepareStrayDepositReturn(input: { depositKey: string }): Promise<{ returnKey: string; held: boolean }> {
       const returnKey = strayReturnKey(input.depositKey);
@@ -72,7 +76,9 @@ export function createStrayDepositActivities(deps: { db: Db; sanctions: Sanction
 
       const stray = await deps.db.selectFrom('payments').selectAll().where('idempotency_key', '=', input.depositKey).executeTakeFirstOrThrow();
       let holdReason: string | null = null;
-      if (!stray.from_address || isZeroEvmAddress(stray.from_address)) {
+      if (!isChainRail(stray.rail)) {
+        // Returned to the originating account, which the provider knows and the platform does not.
+      } else if (!stray.from_address || isZeroEvmAddress(stray.from_address)) {
         holdReason = 'minted straight to the deposit address: there is no sender to return it to; held for operators';
       } else {
         const listed = screen(stray.from_address, stray.environment);
@@ -96,17 +102,21 @@ export function createStrayDepositActivities(deps: { db: Db; sanctions: Sanction
       return { returnKey, held: stored.status === 'held' };
     },
 
-    /** The return is final on chain (settled: the ledger lets the money go), or the chain refused it (held for operators). */
-    async recordStrayDepositReturn(input: { returnKey: string } & ({ outcome: 'settled'; networkFee: string } | { outcome: 'refused'; reason: string })) {
+    /**
+     * The return is final (settled: the ledger lets the money go; on chain with its network fee), or
+     * the chain or the sender's bank refused it (held for operators, the money still in the ledger).
+     */
+    async recordStrayDepositReturn(input: { returnKey: string } & ({ outcome: 'settled'; networkFee?: string } | { outcome: 'refused'; reason: string })) {
       await deps.db.transaction().execute(async (trx) => {
         const payment = await trx.selectFrom('payments').selectAll().where('idempotency_key', '=', input.returnKey).forUpdate().executeTakeFirstOrThrow();
         if (payment.status === 'settled' || payment.status === 'held') return; // recorded by an earlier attempt
         if (input.outcome === 'refused') {
-          await trx.updateTable('payments').set({ status: 'held', failure_reason: `the chain refused the return: ${input.reason}; held for operators`, updated_at: new Date() })
+          const refusal = isChainRail(payment.rail) ? `the chain refused the return: ${input.reason}` : input.reason;
+          await trx.updateTable('payments').set({ status: 'held', failure_reason: `${refusal}; held for operators`, updated_at: new Date() })
             .where('id', '=', payment.id).execute();
           return;
         }
-        await trx.updateTable('payments').set({ status: 'settled', network_fee: input.networkFee, failure_reason: null, updated_at: new Date() })
+        await trx.updateTable('payments').set({ status: 'settled', network_fee: input.networkFee ?? null, failure_reason: null, updated_at: new Date() })
           .where('id', '=', payment.id).execute();
         await postTransaction(trx, tenantOf(payment), {
           idempotencyKey: `${input.returnKey}:ledger:returned`, description: 'stray deposit returned to its sender', referenceId: payment.transfer_id,

@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Transaction } from 'kysely';
 import type { Tenant } from '../src/api/context';
 import type { Db } from '../src/db';
@@ -7,7 +8,7 @@ import {
   PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings,
 } from '../src/domain/transfers';
 import type { ChainDeposit } from '../src/chains/chain-adapter';
-import { ASSET_SCALE, formatAmount } from '../src/domain/money';
+import { ASSET_SCALE, formatAmount, parseAmount } from '../src/domain/money';
 import { newId } from '../src/ids';
 import { postTransaction, type Posting } from '../src/ledger/ledger';
 import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from '../src/resources/transfers/repository';
@@ -16,6 +17,19 @@ import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from
 export interface RefundDestination {
   toAddress: string | null;
   externalAccountId: string | null;
+}
+
+/** A fiat payment naming a transfer's deposit reference that the transfer did not take (src/resources/transfers/rail-events.ts). */
+export interface RailStrayDeposit {
+  transferId: string;
+  /** The provider's id of the inbound payment: the return names it. */
+  providerPaymentId: string;
+  rail: string;
+  currency: string;
+  /** Decimal, as the provider reported it. */
+  amount: string;
+  /** The transfer goes on waiting for its own deposit (this one was not what it quoted). */
+  stillWaiting: boolean;
 }
 
 /** Each step of a transfer's life as the workflow records it: state, payments, ledger and events in one transaction. */
@@ -81,6 +95,7 @@ export const STRAY_DEPOSIT_KEY_PART = ':deposit:unmatched:';
 export const STRAY_RETURN_KEY_PART = ':deposit_return:';
 export const strayDepositKey = (transferId: string, depositId: string) => `${transferId}${STRAY_DEPOSIT_KEY_PART}${depositId}`;
 export const strayReturnKey = (depositKey: string) => depositKey.replace(STRAY_DEPOSIT_KEY_PART, STRAY_RETURN_KEY_PART);
+export const strayDepositKeyOf = (returnKey: string) => returnKey.replace(STRAY_RETURN_KEY_PART, STRAY_DEPOSIT_KEY_PART);
 
 /**
  * Where a payout or refund goes, as its payment row says: recorded with the step that submits it
@@ -118,7 +133,7 @@ export function createTransferDatabaseActivities(db: Db) {
       status: PaymentStatus; tx_hash?: string | null; from_address?: string | null; provider_payment_id?: string | null; return_code?: string | null;
       failure_reason?: string | null;
       /** A deposit that is not the transfer's own: its amount and a key of its own. */
-      unmatched?: { amountMinor: bigint; key: string };
+      unmatched?: { amountMinor: bigint; key: string; rail?: string; currency?: string };
       /** A refund an operator sends elsewhere than the source. */
       destination?: RefundDestination;
     },
@@ -131,8 +146,8 @@ export function createTransferDatabaseActivities(db: Db) {
       environment: row.environment,
       transfer_id: row.id,
       kind,
-      rail: leg.rail,
-      currency: leg.currency,
+      rail: fields.unmatched?.rail ?? leg.rail,
+      currency: fields.unmatched?.currency ?? leg.currency,
       amount_minor: (fields.unmatched?.amountMinor ?? leg.amountMinor).toString(),
       status: fields.status,
       external_account_id: fields.destination ? fields.destination.externalAccountId : leg.externalAccountId,
@@ -149,6 +164,46 @@ export function createTransferDatabaseActivities(db: Db) {
       created_at: now,
       updated_at: now,
     }).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
+  }
+
+  /**
+   * Deposits that are not the transfer's own, listed as failed deposits and never credited: each
+   * goes back to its sender. `stillWaiting`: the transfer goes on waiting for its deposit, and its
+   * `state_reason` tells the sender what went wrong with this one.
+   */
+  async function recordStrayDeposits(
+    transferId: string,
+    deposits: { key: string; amountMinor: bigint; tx_hash?: string; from_address?: string; provider_payment_id?: string; rail?: string; currency?: string }[],
+    stillWaiting: boolean,
+  ) {
+    await db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('transfers').selectAll().where('id', '=', transferId).forUpdate().executeTakeFirstOrThrow();
+      // "1.00 usdc … the quoted 3.00"; naming the currency and rail only where they differ from the quote.
+      const otherRail = (d: (typeof deposits)[number]) => d.rail !== undefined && d.rail !== row.source_rail;
+      const otherCurrency = (d: (typeof deposits)[number]) => d.currency !== undefined && d.currency !== row.source_currency;
+      const received = (d: (typeof deposits)[number]) => {
+        const currency = d.currency ?? row.source_currency;
+        return `${formatAmount(d.amountMinor, ASSET_SCALE[currency] ?? 2)} ${currency}${otherRail(d) ? ` over ${d.rail}` : ''}`;
+      };
+      const quoted = (d: (typeof deposits)[number]) => formatAmount(BigInt(row.amount_minor), ASSET_SCALE[row.source_currency]!)
+        + (otherRail(d) || otherCurrency(d) ? ` ${row.source_currency}` : '') + (otherRail(d) ? ` over ${row.source_rail}` : '');
+      for (const d of deposits) {
+        const reason = row.state !== 'awaiting_funds'
+          ? `arrived after the transfer was ${row.state === 'canceled' ? 'canceled' : 'funded'}; not credited, returned to the sender`
+          : d.amountMinor === BigInt(row.amount_minor) && !otherRail(d) && !otherCurrency(d)
+            ? 'a further deposit of the quoted amount; not credited, returned to the sender'
+            : `${received(d)} does not match the quoted ${quoted(d)}; not credited, returned to the sender`;
+        await upsertPayment(trx, row, 'deposit', 1, {
+          status: 'failed', tx_hash: d.tx_hash, from_address: d.from_address, provider_payment_id: d.provider_payment_id, failure_reason: reason,
+          unmatched: { amountMinor: d.amountMinor, key: d.key, rail: d.rail, currency: d.currency },
+        });
+      }
+      if (!stillWaiting || row.state !== 'awaiting_funds' || deposits.length === 0) return;
+      const last = deposits[deposits.length - 1]!;
+      const stateReason = `received ${received(last)}, not the quoted ${quoted(last)}: `
+        + 'only a deposit of exactly the quoted amount funds the transfer';
+      await setStateReason(trx, row, stateReason);
+    });
   }
 
   /** A change of `state_reason` alone, announced as `transfer.updated`. */
@@ -293,35 +348,24 @@ export function createTransferDatabaseActivities(db: Db) {
      * While the transfer still waits for funds, its `state_reason` tells the sender what went wrong.
      */
     async recordUnmatchedDeposits(input: { transferId: string; deposits: ChainDeposit[]; stillWaiting: boolean }) {
-      await db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('transfers').selectAll().where('id', '=', input.transferId).forUpdate().executeTakeFirstOrThrow();
-        const scale = ASSET_SCALE[row.source_currency];
-        const quoted = formatAmount(BigInt(row.amount_minor), scale);
-        for (const d of input.deposits) {
-          const amount = formatAmount(d.amountMinor, scale);
-          // Never credited: each goes back to its sender once the transfer no longer uses its address.
-          const reason = row.state !== 'awaiting_funds'
-            ? `arrived after the transfer was ${row.state === 'canceled' ? 'canceled' : 'funded'}; not credited, returned to the sender`
-            : d.amountMinor === BigInt(row.amount_minor)
-              ? 'a further deposit of the quoted amount; not credited, returned to the sender'
-              : `${amount} ${row.source_currency} does not match the quoted ${quoted}; not credited, returned to the sender`;
-          await upsertPayment(trx, row, 'deposit', 1, {
-            status: 'failed', tx_hash: d.txHash, from_address: d.from, failure_reason: reason,
-            unmatched: { amountMinor: d.amountMinor, key: strayDepositKey(row.id, d.id) },
-          });
-        }
-        if (!input.stillWaiting || row.state !== 'awaiting_funds') return;
-        const last = input.deposits[input.deposits.length - 1]!;
-        const stateReason = `received ${formatAmount(last.amountMinor, scale)} ${row.source_currency}, not the quoted ${quoted}: `
-          + 'only a deposit of exactly the quoted amount funds the transfer';
-        if (row.state_reason === stateReason) return;
-        const now = new Date();
-        const updated = await trx.updateTable('transfers').set({ state_reason: stateReason, updated_at: now }).where('id', '=', row.id)
-          .returningAll().executeTakeFirstOrThrow();
-        await recordEvents(trx, tenantOf(row), [
-          { type: 'transfer.updated', objectId: row.id, data: serializeTransfer(updated), previousAttributes: { state_reason: row.state_reason }, at: now },
-        ]);
-      });
+      await recordStrayDeposits(input.transferId, input.deposits.map((d) => ({
+        key: strayDepositKey(input.transferId, d.id), amountMinor: d.amountMinor, tx_hash: d.txHash, from_address: d.from,
+      })), input.stillWaiting);
+    },
+
+    /**
+     * A fiat payment that names a transfer's deposit reference but that the transfer did not take
+     * (another rail, currency or amount, a second deposit, or after the transfer stopped waiting):
+     * recorded like a stray chain deposit, and sent back (workflows/rail-deposit-return.ts).
+     */
+    async recordRailStrayDeposit(input: RailStrayDeposit): Promise<{ depositKey: string }> {
+      const key = strayDepositKey(input.transferId, input.providerPaymentId);
+      const amountMinor = parseAmount(input.amount, ASSET_SCALE[input.currency] ?? 2);
+      if (amountMinor === null) throw ApplicationFailure.nonRetryable(`${input.amount} is not an amount of ${input.currency}`, 'BadAmount');
+      await recordStrayDeposits(input.transferId, [{
+        key, amountMinor, provider_payment_id: input.providerPaymentId, rail: input.rail, currency: input.currency,
+      }], input.stillWaiting);
+      return { depositKey: key };
     },
 
     /** A payout or refund attempt failed: counted and shown to operators on the payment and the transfer. */

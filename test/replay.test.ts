@@ -4,7 +4,7 @@ import path from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
-import { business, createTenant, documents, individual, temporalClient, waitFor, waitForKycStatus, type Tenant } from './harness';
+import { business, createTenant, documents, individual, temporalClient, testDb, waitFor, waitForKycStatus, type Tenant } from './harness';
 import { approvedCustomer, verifiedUsAccount, waitForChainWatch, waitForTransferState } from './harness/transfers';
 
 // Determinism: histories recorded by the running worker must replay against the current workflow code.
@@ -137,6 +137,16 @@ test('transfer histories of every branch replay without non-determinism', async 
     ids.push(id);
   }
   expect(await replay(ids.map((id) => `transfer:${id}`))).toBe(9);
+
+  // Deposits that are not what a transfer quoted go back to the sender: one settles, the sender's bank
+  // rejects the other (.19), which is held.
+  const strays = await create('19.00', toBank);
+  for (const amount of ['18.99', '19.19']) expect((await t.api.post(`/v0/sandbox/transfers/${strays}/deposit`, { amount })).status).toBe(200);
+  const inbound = await testDb().selectFrom('rail_events').select('provider_payment_id').where('transfer_id', '=', strays).execute();
+  const returns = inbound.map((e) => `rail-deposit-return:${strays}:${e.provider_payment_id}`);
+  expect((await Promise.all(returns.map((id) => client.workflow.getHandle(id).result()))).map((r: any) => r.returned).sort()).toEqual([false, true]);
+  await t.api.delete(`/v0/transfers/${strays}`);
+  expect(await replay(returns)).toBe(2);
 }, 180_000);
 
 // Histories of transfers that were held and decided by code from before the decision was recorded

@@ -11,6 +11,7 @@ import { createPublicClient, createTestClient, createWalletClient, erc20Abi, htt
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { STABLECOIN_ABI, sandboxTokenAddress } from '../src/chains/evm';
 import { signSandboxWebhook } from '../src/providers/rails';
+import { verifyLedger } from '../src/ledger/ledger';
 import { Worker } from '@temporalio/worker';
 import { transferStatus } from '../workflows/transfer';
 
@@ -893,16 +894,39 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect((await deliver(late)).body).toEqual({ received: [{ id: late.id, outcome: 'return_window_closed' }] });
   }, 90_000);
 
-  test('money that is not what a transfer awaits is not credited, and is kept for operators', async () => {
+  /** The return of a payment the transfer did not take, once it has finished (its latest run: an operator's release starts another). */
+  async function depositReturn(transferId: string, providerPaymentId: string) {
+    return (await temporalClient()).workflow.getHandle(`rail-deposit-return:${transferId}:${providerPaymentId}`).result();
+  }
+
+  /** What the tenant's ledger holds for senders of stray deposits on `rail`, in minor units. */
+  async function heldForSenders(rail: string, currency = 'usd') {
+    const row = await testDb().selectFrom('ledger_accounts').select('balance_minor').where('developer_id', '=', t.developerId)
+      .where('environment', '=', 'sandbox').where('purpose', '=', 'unapplied_deposits').where('owner_id', '=', rail).where('currency', '=', currency)
+      .executeTakeFirst();
+    return BigInt(row?.balance_minor ?? 0);
+  }
+
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), ...args],
+    { env: stack().processEnv, encoding: 'utf8' });
+
+  test('money that names a transfer but is not what it awaits goes back to its sender; money that names none is kept for operators', async () => {
     const tr = (await t.api.post('/v0/transfers', achToAch('42.00'))).body;
     const other = received(tr, { amount: '41.99' });
-    expect((await deliver(other)).body).toEqual({ received: [{ id: other.id, outcome: 'not_as_quoted' }] });
+    const otherRail = received(tr, { rail: 'wire' });
+    for (const e of [other, otherRail]) {
+      expect((await deliver(e)).body).toEqual({ received: [{ id: e.id, outcome: 'not_as_quoted' }] });
+      expect(await depositReturn(tr.id, e.data.payment_id)).toEqual({ returned: true });
+    }
+    // The transfer goes on waiting, and says why the money did not fund it.
+    expect((await t.api.get(`/v0/transfers/${tr.id}`)).body).toMatchObject({
+      state: 'awaiting_funds',
+      state_reason: 'received 42.00 usd over wire, not the quoted 42.00 usd over ach: only a deposit of exactly the quoted amount funds the transfer',
+    });
     const nobody = received(tr, { reference: 'NOT-OURS-123' });
     expect((await deliver(nobody)).body).toEqual({ received: [{ id: nobody.id, outcome: 'unmatched' }] });
     const unknown = returned('prov_unknown', 'R01');
     expect((await deliver(unknown)).body).toEqual({ received: [{ id: unknown.id, outcome: 'unknown_payment' }] });
-    expect((await t.api.get(`/v0/transfers/${tr.id}`)).body.state).toBe('awaiting_funds');
-    expect((await t.api.get(`/v0/payments?transfer_id=${tr.id}`)).body.data).toEqual([]);
     const kept = await testDb().selectFrom('rail_events').select(['id', 'outcome', 'transfer_id', 'payload'])
       .where('id', 'in', [other.id, nobody.id, unknown.id]).execute();
     expect(kept).toEqual(expect.arrayContaining([
@@ -910,27 +934,116 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
       { id: nobody.id, outcome: 'unmatched', transfer_id: null, payload: { rail: 'ach', currency: 'usd', amount: '42.00', reference: 'NOT-OURS-123' } },
       { id: unknown.id, outcome: 'unknown_payment', transfer_id: null, payload: { code: 'R01' } },
     ]));
-    // Once the transfer is canceled, its exact deposit is not credited either.
+    // The sandbox route simulates such money too; an amount the currency cannot hold changes nothing.
+    const tooFine = await t.api.post(`/v0/sandbox/transfers/${tr.id}/deposit`, { amount: '41.999' });
+    expect(tooFine.status).toBe(400);
+    expect(tooFine.body.error).toMatchObject({ code: 'invalid_request', source: { location: 'body', key: 'amount' } });
+    // Once the transfer is canceled, its exact deposit is not credited either: it goes back too.
     expect((await t.api.delete(`/v0/transfers/${tr.id}`)).status).toBe(200);
+    await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).result();
     const afterCancel = received(tr);
     expect((await deliver(afterCancel)).body).toEqual({ received: [{ id: afterCancel.id, outcome: 'not_awaiting_funds' }] });
+    expect(await depositReturn(tr.id, afterCancel.data.payment_id)).toEqual({ returned: true });
 
-    // Operators list them (CLI) and record how each was dealt with; a resolved one leaves the list.
-    const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'rail-events', ...args],
-      { env: stack().processEnv, encoding: 'utf8' });
-    const listed = cli('list');
+    // Each is a failed deposit, never credited, and a settled return of the same money over the rail it came by.
+    const payments = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&limit=20`)).body.data;
+    expect(payments.filter((p: any) => p.kind === 'deposit').map((p: any) => [p.payment_rail, p.amount, p.status, p.failure_reason]).sort()).toEqual([
+      ['ach', '41.99', 'failed', '41.99 usd does not match the quoted 42.00; not credited, returned to the sender'],
+      ['wire', '42.00', 'failed', '42.00 usd over wire does not match the quoted 42.00 usd over ach; not credited, returned to the sender'],
+      ['ach', '42.00', 'failed', 'arrived after the transfer was canceled; not credited, returned to the sender'],
+    ].sort());
+    expect(payments.filter((p: any) => p.kind === 'deposit_return').map((p: any) => [p.payment_rail, p.amount, p.status, p.to_address, p.failure_reason]).sort()).toEqual([
+      ['ach', '41.99', 'settled', null, null], ['wire', '42.00', 'settled', null, null], ['ach', '42.00', 'settled', null, null],
+    ].sort());
+    expect(payments.filter((p: any) => !['deposit', 'deposit_return'].includes(p.kind))).toEqual([]);
+    // The provider was asked to send each inbound payment back to its originator.
+    const sentBack = await testDb().selectFrom('rail_payments').select(['reference', 'rail', 'direction', 'amount_minor'])
+      .where('purpose', '=', 'deposit_return').where('reference', 'in', [other, otherRail, afterCancel].map((e) => e.data.payment_id)).execute();
+    expect(sentBack.map((r) => [r.reference, r.rail, r.direction, String(r.amount_minor)]).sort()).toEqual([
+      [other.data.payment_id, 'ach', 'credit', '4199'], [otherRail.data.payment_id, 'wire', 'credit', '4200'], [afterCancel.data.payment_id, 'ach', 'credit', '4200'],
+    ].sort());
+    // In the ledger the money came in and went out again: nothing is held for the senders, nothing reached the customer.
+    expect(await heldForSenders('ach')).toBe(0n);
+    expect(await heldForSenders('wire')).toBe(0n);
+    expect((await t.api.get(`/v0/transfers/${tr.id}`)).body).toMatchObject({ state: 'canceled' });
+    expect(await verifyLedger(testDb())).toMatchObject({ ok: true });
+
+    // Operators list only what needs them (CLI) and record how each was dealt with; a resolved one leaves the list.
+    const listed = cli('rail-events', 'list');
     expect(listed.status).toBe(0);
-    for (const e of [other, nobody, unknown, afterCancel]) expect(listed.stdout).toContain(e.id);
+    for (const e of [nobody, unknown]) expect(listed.stdout).toContain(e.id);
+    for (const e of [other, otherRail, afterCancel]) expect(listed.stdout).not.toContain(e.id);
     expect(listed.stdout).toMatch(new RegExp(`${nobody.id}  \\S+  payment.received  unmatched  -  ${nobody.data.payment_id}`));
-    expect(cli('resolve', nobody.id, '--operator', 'ops.eve').stderr).toContain('needs --note');
-    const resolved = cli('resolve', nobody.id, '--operator', 'ops.eve', '--note', 'returned through the provider (R17)');
+    expect(cli('rail-events', 'resolve', nobody.id, '--operator', 'ops.eve').stderr).toContain('needs --note');
+    const resolved = cli('rail-events', 'resolve', nobody.id, '--operator', 'ops.eve', '--note', 'returned through the provider (R17)');
     expect(resolved.stderr).toBe('');
     expect(resolved.stdout).toContain(`${nobody.id}: resolved by ops.eve`);
-    expect(cli('list').stdout).not.toContain(nobody.id);
-    expect(cli('resolve', nobody.id, '--note', 'again').stderr).toContain('was resolved already');
+    expect(cli('rail-events', 'list').stdout).not.toContain(nobody.id);
+    expect(cli('rail-events', 'resolve', nobody.id, '--note', 'again').stderr).toContain('was resolved already');
     const stored = await testDb().selectFrom('rail_events').select(['resolved_by', 'resolved_note']).where('id', '=', nobody.id).executeTakeFirstOrThrow();
     expect(stored).toEqual({ resolved_by: 'ops.eve', resolved_note: 'returned through the provider (R17)' });
-  });
+  }, 90_000);
+
+  test('two deposits of the quoted amount at once: the transfer takes one, the other goes back, also when both are delivered again', async () => {
+    const tr = (await t.api.post('/v0/transfers', achToAch('45.00'))).body;
+    const both = [received(tr), received(tr)];
+    const outcomes = (await Promise.all(both.map((e) => deliver(e)))).map((res) => res.body.received[0].outcome);
+    expect([...outcomes].sort()).toEqual(['deposit_received', 'not_awaiting_funds']);
+    const [taken, extra] = outcomes[0] === 'deposit_received' ? both : [both[1]!, both[0]!];
+    expect(await depositReturn(tr.id, extra!.data.payment_id)).toEqual({ returned: true });
+    await waitForTransferState(t.api, tr.id, 'payment_processed');
+    await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).result();
+
+    const deposits = await testDb().selectFrom('payments').select(['provider_payment_id', 'status', 'amount_minor', 'failure_reason'])
+      .where('transfer_id', '=', tr.id).where('kind', '=', 'deposit').orderBy('status', 'desc').execute();
+    expect(deposits).toEqual([
+      { provider_payment_id: taken!.data.payment_id, status: 'settled', amount_minor: '4500', failure_reason: null },
+      { provider_payment_id: extra!.data.payment_id, status: 'failed', amount_minor: '4500', failure_reason: expect.stringMatching(
+        /^(a further deposit of the quoted amount|arrived after the transfer was funded); not credited, returned to the sender$/) },
+    ]);
+    const returns = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit_return`)).body.data;
+    expect(returns).toMatchObject([{ amount: '45.00', status: 'settled' }]);
+
+    // Both delivered again as if their first delivery had been cut off before its outcome was written:
+    // the money that funded the transfer is never sent back, the other is not sent back twice.
+    await testDb().updateTable('rail_events').set({ outcome: null, handled_at: null }).where('id', 'in', both.map((e) => e.id)).execute();
+    for (const e of both) {
+      const again = await deliver(e);
+      expect(again.body).toEqual({ received: [{ id: e.id, outcome: e === taken ? 'deposit_received' : 'not_awaiting_funds' }] });
+    }
+    expect((await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit_return`)).body.data).toHaveLength(1);
+    expect((await t.api.get(`/v0/transfers/${tr.id}`)).body.state).toBe('payment_processed');
+    expect(await heldForSenders('ach')).toBe(0n);
+  }, 90_000);
+
+  test("a return the sender's bank rejects (.19) is held for operators, and goes through once released", async () => {
+    const tr = (await t.api.post('/v0/transfers', achToAch('46.00'))).body;
+    const odd = received(tr, { amount: '46.19' });
+    expect((await deliver(odd)).body).toEqual({ received: [{ id: odd.id, outcome: 'not_as_quoted' }] });
+    const first = await depositReturn(tr.id, odd.data.payment_id);
+    expect(first).toEqual({ returned: false, reason: expect.stringMatching(/^rejected by the sender's bank \(R\d\d\)$/) });
+    const [held] = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit_return`)).body.data;
+    expect(held).toMatchObject({ status: 'held', amount: '46.19', failure_reason: `${first.reason}; held for operators` });
+    expect(await heldForSenders('ach')).toBe(4619n);
+
+    const release = (...args: string[]) => cli('payments', 'release', held.id, '--operator', 'ops.fay', ...args);
+    const withAddress = release('--to-address', receiver);
+    expect(withAddress.status).toBe(1);
+    expect(withAddress.stderr).toContain('--to-address does not apply');
+    const released = release('--note', 'sender confirmed the account');
+    expect(released.stderr).toBe('');
+    expect(released.stdout).toContain(`${held.id}: released by ops.fay, returning to the account it came from`);
+    expect(await depositReturn(tr.id, odd.data.payment_id)).toEqual({ returned: true });
+    expect((await t.api.get(`/v0/payments/${held.id}`)).body).toMatchObject({ status: 'settled', amount: '46.19', failure_reason: null });
+    const audit = await testDb().selectFrom('payments').select('operator_releases').where('id', '=', held.id).executeTakeFirstOrThrow();
+    expect(audit.operator_releases).toMatchObject([{ operator: 'ops.fay', note: 'sender confirmed the account', held_reason: held.failure_reason }]);
+    // Two payments with the provider: the rejected one, and the release's.
+    const attempts = await testDb().selectFrom('rail_payments').select(['outcome', 'amount_minor']).where('purpose', '=', 'deposit_return')
+      .where('reference', '=', odd.data.payment_id).orderBy('created_at').execute();
+    expect(attempts.map((a) => [a.outcome, String(a.amount_minor)])).toEqual([['reject', '4619'], ['settle', '4619']]);
+    expect(await heldForSenders('ach')).toBe(0n);
+    expect((await t.api.get(`/v0/transfers/${tr.id}`)).body.state).toBe('awaiting_funds');
+  }, 90_000);
 
   test('a webhook that is not the provider’s changes nothing: wrong or missing signature, too old, or unreadable', async () => {
     const tr = (await t.api.post('/v0/transfers', achToAch('43.00'))).body;

@@ -6,3 +6,4 @@ export { microDepositVerificationWorkflow } from './micro-deposit-verification';
 export { transferWorkflow } from './transfer';
 export { scanStrayDepositsWorkflow } from './stray-deposit-scan';
 export { returnStrayDepositsWorkflow } from './stray-deposit-return';
+export { returnRailDepositWorkflow } from './rail-deposit-return';

@@ -44,8 +44,19 @@ export interface TransferStatus {
   holdReasons: string[];
 }
 
-/** The deposit arrived on the source rail (sandbox route, or the provider's webhook in production). */
+/**
+ * The deposit arrived on the source rail (sandbox route, or the provider's webhook in production).
+ * Superseded by `offerDeposit`, which answers whether the money was taken; kept for workflows whose
+ * history holds the signal.
+ */
 export const depositReceived = defineSignal<[DepositNotice]>('depositReceived');
+/**
+ * A fiat deposit arrived naming this transfer: taken as its funds (`taken`), or not, because the
+ * transfer already has its deposit or has stopped waiting (the caller then sends the money back).
+ * Answered from the workflow's own state, so that two deposits, or a deposit and the expiry or a
+ * cancellation, can never both count. Offering the same payment again answers `taken` again.
+ */
+export const offerDeposit = defineUpdate<{ taken: boolean }, [DepositNotice]>('offerDeposit');
 /** The receiving bank returned the payout (sandbox route, or the provider's webhook). */
 export const paymentReturned = defineSignal<[{ code: string }]>('paymentReturned');
 /** The source bank returned a settled refund (sandbox route, or the provider's webhook). */
@@ -104,6 +115,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   let settledCancel = false;
   let refundRejected = false;
   let refundRetry: RefundRetryRequest | undefined;
+  let waitingForFunds = true;
 
   const show = (step: string) => {
     status.step = step;
@@ -119,6 +131,13 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
 
   setHandler(transferStatus, () => status);
   setHandler(depositReceived, (notice) => void (deposit ??= notice));
+  setHandler(offerDeposit, (notice) => {
+    if (deposit) return { taken: deposit.railPaymentId !== undefined && deposit.railPaymentId === notice.railPaymentId };
+    // Past the wait (expired, canceled) or a chain transfer (its watcher finds its deposit): not taken.
+    if (cancelReason || input.sourceIsChain || !waitingForFunds) return { taken: false };
+    deposit = notice;
+    return { taken: true };
+  });
   setHandler(paymentReturned, ({ code }) => void (returnCode ??= code));
   setHandler(refundReturned, ({ code }) => void (refundReturnCode ??= code));
   setHandler(
@@ -163,6 +182,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     if (!isCancellation(err)) throw err;
     cancelReason ??= 'workflow_canceled';
   }
+  waitingForFunds = false;
   if (!deposit && !cancelReason) cancelReason = 'deposit_expired';
   if (cancelReason && !deposit) {
     await CancellationScope.nonCancellable(() => record({ step: 'canceled', reason: cancelReason! }));

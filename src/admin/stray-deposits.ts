@@ -2,24 +2,29 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Clien
 import { sql } from 'kysely';
 import type { ChainAdapters } from '../chains';
 import type { Db } from '../db';
-import type { OperatorRelease } from '../db/schema';
+import type { OperatorRelease, PaymentRow } from '../db/schema';
 import { cryptoAddressError, isZeroEvmAddress, type CryptoChain } from '../domain/bank-validation';
-import type { ChainRail } from '../domain/rails';
+import { ASSET_SCALE, formatAmount } from '../domain/money';
+import { isChainRail, type ChainRail } from '../domain/rails';
+import { strayDepositKeyOf } from '../../activities/transfers-database';
+import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../workflows/rail-deposit-return';
 
 /**
  * The operator path for a held stray-deposit return (docs/TRANSFERS.md, *Stray deposits*): after a
  * compliance review, send it back after all, or to another address (a mint has no sender; a blocked
  * sender cannot receive). The override is recorded on the payment (`operator_release`), then the
  * transfer's return workflow runs again and sends it. A return that was sent and reverted on chain
- * (its nonce is spent) is signed anew once the chain shows the revert as final.
+ * (its nonce is spent) is signed anew once the chain shows the revert as final. A fiat return the
+ * sender's bank rejected is sent again, as a new payment, to the account the deposit came from.
  */
 export async function releaseHeldStrayDeposit(
   deps: { db: Db; temporal: Client; taskQueue: string; chains: ChainAdapters },
   input: { paymentId: string; operator: string; note?: string; toAddress?: string },
-): Promise<{ workflowId: string; toAddress: string }> {
+): Promise<{ workflowId: string; toAddress: string | null }> {
   const payment = await deps.db.selectFrom('payments').selectAll().where('id', '=', input.paymentId).executeTakeFirst();
   if (!payment || payment.kind !== 'deposit_return') throw new Error(`No such stray deposit return: ${input.paymentId}`);
   if (payment.status !== 'held') throw new Error(`${payment.id} is ${payment.status}; only a held return can be released`);
+  if (!isChainRail(payment.rail)) return releaseHeldRailReturn(deps, payment, input);
   // Signed and sent: released only once its revert is final, so that the new transaction (a new nonce)
   // can never be a second payment.
   let reverted: string | undefined;
@@ -33,18 +38,9 @@ export async function releaseHeldStrayDeposit(
   const error = cryptoAddressError(payment.rail as CryptoChain, toAddress);
   if (error) throw new Error(`--to-address ${error}`);
 
-  const release: OperatorRelease = {
-    operator: input.operator, note: input.note ?? null, released_at: new Date().toISOString(),
-    held_reason: payment.failure_reason, held_to_address: payment.to_address, ...(reverted ? { reverted_tx_hash: reverted } : {}),
-  };
-  const updated = await deps.db.updateTable('payments')
-    .set({
-      status: 'pending', to_address: toAddress, failure_reason: null, updated_at: new Date(),
-      ...(reverted ? { signed_transaction: null, tx_hash: null, replaced_tx_hashes: null } : {}),
-      operator_releases: sql<string>`coalesce(operator_releases, '[]'::jsonb) || ${JSON.stringify([release])}::jsonb`,
-    })
-    .where('id', '=', payment.id).where('status', '=', 'held').executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) throw new Error(`${payment.id} changed meanwhile; look again`);
+  await recordRelease(deps.db, payment, input, {
+    to_address: toAddress, ...(reverted ? { signed_transaction: null, tx_hash: null, replaced_tx_hashes: null } : {}),
+  }, reverted);
 
   const workflowId = `stray-deposits:${payment.transfer_id}`;
   try {
@@ -56,4 +52,39 @@ export async function releaseHeldStrayDeposit(
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
   return { workflowId, toAddress };
+}
+
+/** Records the operator's release on the held return (the audit trail) and makes it pending again. */
+async function recordRelease(
+  db: Db, payment: PaymentRow, input: { operator: string; note?: string }, set: Partial<Record<keyof PaymentRow, unknown>>, reverted?: string,
+) {
+  const release: OperatorRelease = {
+    operator: input.operator, note: input.note ?? null, released_at: new Date().toISOString(),
+    held_reason: payment.failure_reason, held_to_address: payment.to_address, ...(reverted ? { reverted_tx_hash: reverted } : {}),
+  };
+  const updated = await db.updateTable('payments')
+    .set({
+      ...set, status: 'pending', failure_reason: null, updated_at: new Date(),
+      operator_releases: sql<string>`coalesce(operator_releases, '[]'::jsonb) || ${JSON.stringify([release])}::jsonb`,
+    } as never)
+    .where('id', '=', payment.id).where('status', '=', 'held').executeTakeFirst();
+  if (Number(updated.numUpdatedRows) !== 1) throw new Error(`${payment.id} changed meanwhile; look again`);
+}
+
+/** A fiat return goes back through the provider to the account the deposit came from: there is no address to choose. */
+async function releaseHeldRailReturn(
+  deps: { db: Db; temporal: Client; taskQueue: string }, payment: PaymentRow, input: { operator: string; note?: string; toAddress?: string },
+): Promise<{ workflowId: string; toAddress: null }> {
+  if (input.toAddress) throw new Error(`${payment.id} is a ${payment.rail} return: it goes back to the account it came from, --to-address does not apply`);
+  const stray = await deps.db.selectFrom('payments').selectAll().where('idempotency_key', '=', strayDepositKeyOf(payment.idempotency_key)).executeTakeFirstOrThrow();
+  await recordRelease(deps.db, payment, input, {});
+  const workflowId = railDepositReturnWorkflowId(payment.transfer_id, stray.provider_payment_id!);
+  await deps.temporal.workflow.start<typeof returnRailDepositWorkflow>('returnRailDepositWorkflow', {
+    workflowId, taskQueue: deps.taskQueue, workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    args: [{
+      transferId: payment.transfer_id, providerPaymentId: stray.provider_payment_id!, rail: stray.rail, currency: stray.currency,
+      amount: formatAmount(BigInt(stray.amount_minor), ASSET_SCALE[stray.currency] ?? 2), stillWaiting: false,
+    }],
+  });
+  return { workflowId, toAddress: null };
 }

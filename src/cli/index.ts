@@ -36,9 +36,9 @@ const USAGE = `Usage: npm run cli -- <command>
   lists sources                  the sources screened against
   ledger verify                  check that entries balance and cached balances match
   payments release pay_… [--to-address ADDRESS] [--note TEXT] [--operator NAME]
-                                 send a held stray-deposit return after all (or to another address)
+                                 send a held stray-deposit return after all (on a chain: or to another address)
   rail-events list               the fiat-rail provider's events that need an operator (money that
-                                 funded no transfer, returns too late, deliveries never handled)
+                                 names no transfer, returns too late, deliveries never handled)
   rail-events resolve ID --note TEXT [--operator NAME]
                                  record how one was dealt with (sent back through the provider, say)
   data rotate-key                re-encrypt secrets and PII under DATA_ENCRYPTION_KEY (the old key
@@ -151,7 +151,8 @@ async function main(argv: string[]) {
       const released = await withTemporal(config, (temporal) => releaseHeldStrayDeposit({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, chains }, {
         paymentId: target, operator, note: values.note, toAddress: values['to-address'],
       }));
-      console.log(`${target}: released by ${operator}, returning to ${released.toAddress} (workflow ${released.workflowId})`);
+      const to = released.toAddress ?? 'the account it came from';
+      console.log(`${target}: released by ${operator}, returning to ${to} (workflow ${released.workflowId})`);
     } else if (group === 'data' && action === 'rotate-key') {
       const cipher = createDataCipher(config, { allowGenerated: false });
       console.log(`re-encrypting under key ${cipher.currentKeyId}`);

@@ -57,21 +57,21 @@ function clearing(rail: string, currency: string): Posting['account'] {
 const customerFunds = (m: TransferMoney, currency = m.sourceCurrency): Posting['account'] =>
   ({ ownerType: 'customer', ownerId: m.customerId, purpose: 'customer_funds', currency });
 
-/** What the platform holds for the sender of a stray chain deposit, until it goes back. */
-const unappliedDeposits = (chain: string, currency: string): Posting['account'] =>
-  ({ ownerType: 'platform', ownerId: chain, purpose: 'unapplied_deposits', currency });
+/** What the platform holds for the sender of a stray deposit (on a chain or a bank rail), until it goes back. */
+const unappliedDeposits = (rail: string, currency: string): Posting['account'] =>
+  ({ ownerType: 'platform', ownerId: rail, purpose: 'unapplied_deposits', currency });
 
 /** A stray deposit (not the transfer's own) taken in: held for its sender, never the customer's. */
-export function strayDepositPostings(chain: string, currency: string, amountMinor: bigint): Posting[] {
+export function strayDepositPostings(rail: string, currency: string, amountMinor: bigint): Posting[] {
   return [
-    { account: clearing(chain, currency), amountMinor: -amountMinor },
-    { account: unappliedDeposits(chain, currency), amountMinor },
+    { account: clearing(rail, currency), amountMinor: -amountMinor },
+    { account: unappliedDeposits(rail, currency), amountMinor },
   ];
 }
 
 /** A stray deposit sent back to its sender. */
-export function strayReturnPostings(chain: string, currency: string, amountMinor: bigint): Posting[] {
-  return strayDepositPostings(chain, currency, -amountMinor);
+export function strayReturnPostings(rail: string, currency: string, amountMinor: bigint): Posting[] {
+  return strayDepositPostings(rail, currency, -amountMinor);
 }
 
 /** The deposit arrived on the source rail: the platform now holds it for the customer. */

@@ -18,9 +18,13 @@ export interface RailPaymentRequest {
   currency: string;
   /** The receiving account (payouts); refunds of a deposit go back to the sender named by `reference`. */
   externalAccountId?: string;
-  /** Our reference on the payment (the transfer id); banks show it to the receiver. */
+  /**
+   * Our reference on the payment (the transfer id); banks show it to the receiver. A deposit return
+   * names the provider's id of the inbound payment it sends back: the provider returns it to that
+   * payment's originator, whose account details the platform never sees.
+   */
   reference?: string;
-  purpose: 'micro_deposit' | 'micro_deposit_recovery' | 'payout' | 'refund';
+  purpose: 'micro_deposit' | 'micro_deposit_recovery' | 'payout' | 'refund' | 'deposit_return';
 }
 
 export type RailPaymentStatus = 'pending' | 'settled' | 'rejected' | 'returned';
@@ -101,14 +105,16 @@ export function signSandboxWebhook(secret: string, rawBody: string, at = Math.fl
  * .13 → the receiving bank rejects the payout (undeliverable); .14 → it settles, then comes back
  * inside the return window; .16 → a refund on this rail fails its first attempts; .17 → the source
  * bank rejects the transfer's first refund (a retried one goes through); .18 → the transfer's first
- * refund settles, then the source bank returns it inside the return window.
+ * refund settles, then the source bank returns it inside the return window; .19 → the sender's bank
+ * rejects the first return of a deposit the platform could not use (an operator's release goes through).
  */
 export function sandboxOutcome(
-  amountMinor: bigint, scale: number, purpose: RailPaymentRequest['purpose'], opts: { firstRefund?: boolean } = {},
+  amountMinor: bigint, scale: number, purpose: RailPaymentRequest['purpose'], opts: { firstAttempt?: boolean } = {},
 ): 'settle' | 'reject' | 'return' {
+  if (purpose === 'deposit_return') return opts.firstAttempt && isMagicCents(amountMinor, scale, 19n) ? 'reject' : 'settle';
   if (purpose === 'refund') {
-    if (opts.firstRefund && isMagicCents(amountMinor, scale, 17n)) return 'reject';
-    if (opts.firstRefund && isMagicCents(amountMinor, scale, 18n)) return 'return';
+    if (opts.firstAttempt && isMagicCents(amountMinor, scale, 17n)) return 'reject';
+    if (opts.firstAttempt && isMagicCents(amountMinor, scale, 18n)) return 'return';
     return 'settle';
   }
   if (purpose !== 'payout') return 'settle';
@@ -185,11 +191,12 @@ export class SandboxRails implements RailAdapter {
     }
     const profile = RAILS[r.rail] as FiatRailProfile;
     const settlesAt = new Date(now.getTime() + this.scaled(realSettlementTime(profile, now).getTime() - now.getTime()));
-    const earlierRefund = r.purpose === 'refund' && r.reference
-      ? await this.db.selectFrom('rail_payments').select('id').where('reference', '=', r.reference).where('purpose', '=', 'refund')
+    // The first refund of a transfer, or the first return of a deposit, is the one a magic value affects.
+    const earlierAttempt = (r.purpose === 'refund' || r.purpose === 'deposit_return') && r.reference
+      ? await this.db.selectFrom('rail_payments').select('id').where('reference', '=', r.reference).where('purpose', '=', r.purpose)
         .where('idempotency_key', '<>', r.idempotencyKey).executeTakeFirst()
       : undefined;
-    const outcome = sandboxOutcome(r.amountMinor, this.scaleOf(r.currency), r.purpose, { firstRefund: !earlierRefund });
+    const outcome = sandboxOutcome(r.amountMinor, this.scaleOf(r.currency), r.purpose, { firstAttempt: !earlierAttempt });
     const code = outcome === 'reject' ? profile.rejectCode : outcome === 'return' ? profile.returnCode : null;
     await sql`
       insert into rail_payments (id, developer_id, environment, rail, direction, amount_minor, currency, external_account_id,

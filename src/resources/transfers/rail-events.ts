@@ -1,20 +1,28 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import express, { type Router } from 'express';
 import type { AppDeps } from '../../api/context';
 import { ApiError } from '../../api/errors';
 import { formatAmount, ASSET_SCALE } from '../../domain/money';
 import { RailWebhookRejected, type RailEvent } from '../../providers/rails';
-import { notifyDeposit, notifyReturn } from './workflow-client';
+import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../../workflows/rail-deposit-return';
+import { notifyReturn, offerDepositToTransfer } from './workflow-client';
 
 /** What came of a rail event, kept on its row for operators. */
 export type RailEventOutcome =
   | 'deposit_received' | 'return_received'
-  /** Money that names no transfer, or not what its transfer quoted, or after it stopped waiting: for operators to send back. */
-  | 'unmatched' | 'not_as_quoted' | 'not_awaiting_funds'
+  /** Money that names a transfer but is not what it quoted, or came when it no longer waited: sent back to the sender. */
+  | 'not_as_quoted' | 'not_awaiting_funds'
+  /** Money that names no transfer: for operators to send back. */
+  | 'unmatched'
   /** A return of a payment we do not know, or after its workflow had closed its return window. */
   | 'unknown_payment' | 'return_window_closed';
 
-/** The outcomes that settle an event without a person; every other one is money or a return for operators. */
-export const HANDLED_RAIL_EVENT_OUTCOMES: readonly RailEventOutcome[] = ['deposit_received', 'return_received'];
+/**
+ * The outcomes that settle an event without a person; every other one is money or a return for
+ * operators. Money sent back is followed on its `deposit_return` payment (held when the sender's bank
+ * rejects it).
+ */
+export const HANDLED_RAIL_EVENT_OUTCOMES: readonly RailEventOutcome[] = ['deposit_received', 'return_received', 'not_as_quoted', 'not_awaiting_funds'];
 
 /**
  * `POST /provider-webhooks/rails`: the fiat-rail provider's events, the production path of what the
@@ -46,7 +54,7 @@ export function railWebhookRouter(deps: AppDeps): Router {
  * Handles one event once: recorded first, its outcome written when handled. A delivery that failed
  * half-way (no outcome yet) is handled again; the workflow signals it sends ignore a repeat.
  */
-export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'log'>, event: RailEvent): Promise<{ id: string; outcome: RailEventOutcome }> {
+export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'log' | 'config'>, event: RailEvent): Promise<{ id: string; outcome: RailEventOutcome }> {
   const { id, type, providerPaymentId } = event;
   const payload = event.type === 'payment.received'
     ? { rail: event.rail, currency: event.currency, amount: formatAmount(event.amountMinor, ASSET_SCALE[event.currency] ?? 2), reference: event.reference }
@@ -65,17 +73,46 @@ export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'l
   return { id, outcome };
 }
 
-/** A deposit that is exactly what an awaiting transfer quoted (rail, currency, amount, reference) funds it. */
-async function receiveDeposit(deps: Pick<AppDeps, 'db' | 'temporal'>, event: Extract<RailEvent, { type: 'payment.received' }>) {
-  const row = await deps.db.selectFrom('transfers').select(['id', 'state', 'source_rail', 'source_currency', 'amount_minor'])
+/**
+ * A deposit that is exactly what an awaiting transfer quoted (rail, currency, amount, reference) is
+ * offered to its workflow, which takes it unless it already has its deposit or has stopped waiting.
+ * Money that names the transfer but is not taken goes back to its sender (workflows/rail-deposit-return.ts).
+ */
+async function receiveDeposit(deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>, event: Extract<RailEvent, { type: 'payment.received' }>) {
+  const row = await deps.db.selectFrom('transfers').select(['id', 'source_rail', 'source_currency', 'amount_minor'])
     .where('deposit_reference', '=', event.reference).executeTakeFirst();
   if (!row) return { outcome: 'unmatched' as const };
-  if (row.source_rail !== event.rail || row.source_currency !== event.currency || BigInt(row.amount_minor) !== event.amountMinor) {
+  const asQuoted = row.source_rail === event.rail && row.source_currency === event.currency && BigInt(row.amount_minor) === event.amountMinor;
+  if (!asQuoted) {
+    await startDepositReturn(deps, row.id, event, true);
     return { outcome: 'not_as_quoted' as const, transferId: row.id };
   }
-  if (row.state !== 'awaiting_funds') return { outcome: 'not_awaiting_funds' as const, transferId: row.id };
-  await notifyDeposit(deps, row.id, event.providerPaymentId);
-  return { outcome: 'deposit_received' as const, transferId: row.id };
+  if (await offerDepositToTransfer(deps, row.id, event.providerPaymentId)) return { outcome: 'deposit_received' as const, transferId: row.id };
+  // A workflow that finished after it took this payment (an earlier delivery, cut off before its
+  // outcome was written) recorded it as the transfer's deposit.
+  const taken = await deps.db.selectFrom('payments').select('id').where('transfer_id', '=', row.id).where('kind', '=', 'deposit')
+    .where('status', '=', 'settled').where('provider_payment_id', '=', event.providerPaymentId).executeTakeFirst();
+  if (taken) return { outcome: 'deposit_received' as const, transferId: row.id };
+  await startDepositReturn(deps, row.id, event, false);
+  return { outcome: 'not_awaiting_funds' as const, transferId: row.id };
+}
+
+/** Starts the return of a payment the transfer did not take; once per payment (a redelivery finds it started). */
+async function startDepositReturn(
+  deps: Pick<AppDeps, 'temporal' | 'config'>, transferId: string, event: Extract<RailEvent, { type: 'payment.received' }>, stillWaiting: boolean,
+) {
+  const amount = formatAmount(event.amountMinor, ASSET_SCALE[event.currency] ?? 2);
+  try {
+    await deps.temporal.workflow.start<typeof returnRailDepositWorkflow>('returnRailDepositWorkflow', {
+      workflowId: railDepositReturnWorkflowId(transferId, event.providerPaymentId),
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [{ transferId, providerPaymentId: event.providerPaymentId, rail: event.rail, currency: event.currency, amount, stillWaiting }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Return ${amount} ${event.currency} over ${event.rail} that ${transferId} did not take`,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
 }
 
 /** A payout or refund the platform sent came back: its transfer's workflow hears of it while its return window is open. */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { invalidState } from '../../api/errors';
+import { invalidField, invalidState } from '../../api/errors';
 import { paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
 import type { Db } from '../../db';
 import type { TransferRow } from '../../db/schema';
 import { findTenantRow, tenantRows } from '../../db/tenant-scope';
+import { ASSET_SCALE, parseAmount } from '../../domain/money';
 import { CANCELABLE } from '../../domain/transfers';
 import { RETURN_CODES, isChainRail, type ChainRail, type FiatRail } from '../../domain/rails';
 import { handleRailEvent } from './rail-events';
@@ -127,16 +128,22 @@ export const sandboxDeposit = defineRoute({
   permission: 'transfers:write',
   sandboxOnly: true,
   params: TransferIdParams,
+  body: z.strictObject({
+    amount: z.string().optional()
+      .describe('Another amount than quoted: it does not fund the transfer, and goes back to the sender (a stray deposit)'),
+  }).optional(),
   responses: { 200: TransferSchema },
-  handler: async ({ deps, tenant, params }) => {
+  handler: async ({ deps, tenant, params, body }) => {
     const row = await findTransfer(deps.db, tenant, params.transfer_id);
     if (row.state !== 'awaiting_funds') throw invalidState(`The transfer is ${row.state}; it is not awaiting funds`);
+    const scale = ASSET_SCALE[row.source_currency]!;
+    const amountMinor = body?.amount === undefined ? BigInt(row.amount_minor) : parseAmount(body.amount, scale);
+    if (amountMinor === null) throw invalidField('body', 'amount', `must be a positive amount with at most ${scale} decimals for ${row.source_currency}`);
     if (isChainRail(row.source_rail)) {
       // A real token transfer on the chain; the workflow finds it like any other deposit.
-      await deps.chains[row.source_rail as ChainRail].sandboxDeposit({ currency: row.source_currency, address: row.deposit_address!, amountMinor: BigInt(row.amount_minor) });
+      await deps.chains[row.source_rail as ChainRail].sandboxDeposit({ currency: row.source_currency, address: row.deposit_address!, amountMinor });
     } else {
       const rail = row.source_rail as FiatRail;
-      const amountMinor = BigInt(row.amount_minor);
       const inbound = await deps.rails.receiveInbound({ tenant, rail, amountMinor, currency: row.source_currency, reference: row.deposit_reference });
       // The path a provider's webhook takes (rail-events.ts), as the simulated provider's event.
       await handleRailEvent(deps, {

@@ -5,7 +5,7 @@ import type { TransferRow } from '../../db/schema';
 import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
 import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../../temporal/search-attributes';
 import {
-  cancelTransfer, decideReview, depositReceived, paymentReturned, refundReturned, retryRefund, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus,
+  cancelTransfer, decideReview, offerDeposit, paymentReturned, refundReturned, retryRefund, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus,
   type transferWorkflow,
 } from '../../../workflows/transfer';
 
@@ -59,10 +59,7 @@ async function update<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) throw invalidState((err.cause as Error | undefined)?.message ?? err.message);
-    const e = err as { name?: string; message?: string };
-    if (e?.name === 'WorkflowNotFoundError' || /workflow execution already completed/i.test(e?.message ?? '')) {
-      throw invalidState('The transfer is already final');
-    }
+    if (isFinished(err)) throw invalidState('The transfer is already final');
     throw err;
   }
 }
@@ -80,8 +77,25 @@ export function submitRefundRetry(deps: Pick<AppDeps, 'temporal'>, transferId: s
   return update(() => handle(deps, transferId).executeUpdate(retryRefund, { args: [r] }));
 }
 
-export async function notifyDeposit(deps: Pick<AppDeps, 'temporal'>, transferId: string, railPaymentId: string) {
-  await handle(deps, transferId).signal(depositReceived, { railPaymentId });
+/**
+ * Offers a fiat deposit to its transfer's workflow: true when it took the money as the transfer's
+ * funds (again true for the same payment: the update id is the provider's payment id), false when
+ * the transfer already has its deposit or has stopped waiting, its workflow finished or not.
+ */
+export async function offerDepositToTransfer(deps: Pick<AppDeps, 'temporal'>, transferId: string, railPaymentId: string): Promise<boolean> {
+  try {
+    const { taken } = await handle(deps, transferId).executeUpdate(offerDeposit, { args: [{ railPaymentId }], updateId: `deposit:${railPaymentId}` });
+    return taken;
+  } catch (err) {
+    if (isFinished(err)) return false;
+    throw err;
+  }
+}
+
+/** The workflow is no longer running (or never was). */
+function isFinished(err: unknown): boolean {
+  const e = err as { name?: string; message?: string };
+  return e?.name === 'WorkflowNotFoundError' || /already completed/i.test(e?.message ?? '');
 }
 
 /** The receiving bank returned the payout, or the source bank a settled refund. */
@@ -89,8 +103,7 @@ export async function notifyReturn(deps: Pick<AppDeps, 'temporal'>, transferId: 
   try {
     await handle(deps, transferId).signal(kind === 'refund' ? refundReturned : paymentReturned, { code });
   } catch (err) {
-    const e = err as { name?: string; message?: string };
-    if (e?.name === 'WorkflowNotFoundError' || /already completed/i.test(e?.message ?? '')) throw invalidState("The rail's return window has closed");
+    if (isFinished(err)) throw invalidState("The rail's return window has closed");
     throw err;
   }
 }

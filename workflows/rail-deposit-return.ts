@@ -1,0 +1,45 @@
+import { proxyLocalActivities, setCurrentDetails, sleep, type RetryPolicy } from '@temporalio/workflow';
+import type { FiatRailActivities } from '../activities/fiat-rails';
+import type { StrayDepositActivities } from '../activities/stray-deposits';
+import type { RailStrayDeposit, TransferDatabaseActivities } from '../activities/transfers-database';
+
+const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
+// Short calls (queries, the provider's API): local activities, retried without end; keys make a retry the same payment.
+const records = proxyLocalActivities<TransferDatabaseActivities & StrayDepositActivities>({ startToCloseTimeout: '30 seconds', retry });
+const rails = proxyLocalActivities<FiatRailActivities>({ startToCloseTimeout: '10 seconds', retry });
+
+export const railDepositReturnWorkflowId = (transferId: string, providerPaymentId: string) => `rail-deposit-return:${transferId}:${providerPaymentId}`;
+
+/**
+ * `rail-deposit-return:{transfer}:{provider payment}`: a fiat payment that named a transfer's deposit
+ * reference but that the transfer did not take (another rail, currency or amount, a second deposit,
+ * or after the transfer stopped waiting) goes back to its sender through the provider. Listed on the
+ * transfer as a failed deposit, held for the sender in the ledger until the return settles. A return
+ * the sender's bank rejects is held for operators (`payments release` runs this workflow again).
+ * Started by the provider's webhook (src/resources/transfers/rail-events.ts).
+ */
+export async function returnRailDepositWorkflow(input: RailStrayDeposit): Promise<{ returned: boolean; reason?: string }> {
+  setCurrentDetails(`Recording ${input.amount} ${input.currency} over ${input.rail} (${input.providerPaymentId}) as a stray deposit`);
+  const { depositKey } = await records.recordRailStrayDeposit(input);
+  const { returnKey, held } = await records.prepareStrayDepositReturn({ depositKey });
+  if (held) {
+    setCurrentDetails('Held for operators');
+    return { returned: false, reason: 'held for operators' };
+  }
+  setCurrentDetails('Sending it back to the sender through the provider');
+  const sent = await rails.submitRailDepositReturn({ returnKey });
+  let payment: { status: string; code?: string; settlesAt: number } = sent;
+  while (payment.status === 'pending') {
+    await sleep(Math.max(1, payment.settlesAt - Date.now()));
+    payment = await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId });
+  }
+  if (payment.status === 'rejected') {
+    const reason = `rejected by the sender's bank (${payment.code})`;
+    await records.recordStrayDepositReturn({ returnKey, outcome: 'refused', reason });
+    setCurrentDetails(`Held for operators: ${reason}`);
+    return { returned: false, reason };
+  }
+  await records.recordStrayDepositReturn({ returnKey, outcome: 'settled' });
+  setCurrentDetails('Returned to the sender');
+  return { returned: true };
+}
