@@ -142,7 +142,8 @@ export function createChainActivities(deps: {
         .leftJoin('payments as own', (join) => join.onRef('own.transfer_id', '=', 't.id').on('own.kind', '=', 'deposit').on('own.status', '=', 'settled'))
         .select(['t.id', 't.source_rail', 's.status as sweep_status', 'own.id as own_deposit'])
         .distinct()
-        .where('t.state', '<>', 'awaiting_funds').where('t.deposit_index', 'is not', null)
+        // Chain strays only: a fiat stray goes back through its own workflow (rail-deposit-return.ts).
+        .where('t.state', '<>', 'awaiting_funds').where('t.deposit_index', 'is not', null).where('t.source_rail', 'in', Object.keys(deps.chains))
         .execute();
       // A funded transfer's own deposit leaves the address first (its workflow sweeps it).
       const transfersToReturn = candidates
