@@ -32,6 +32,17 @@ export interface RailStrayDeposit {
   stillWaiting: boolean;
 }
 
+/** A stray deposit as recorded: a token transfer (hash, sender), or a fiat payment (the provider's id; its own rail and currency). */
+interface StrayDepositRecord {
+  key: string;
+  amountMinor: bigint;
+  tx_hash?: string;
+  from_address?: string;
+  provider_payment_id?: string;
+  rail?: string;
+  currency?: string;
+}
+
 /** Each step of a transfer's life as the workflow records it: state, payments, ledger and events in one transaction. */
 export type TransferStep =
   | { step: 'funds_received'; txHash?: string; from?: string; railPaymentId?: string }
@@ -171,21 +182,17 @@ export function createTransferDatabaseActivities(db: Db) {
    * goes back to its sender. `stillWaiting`: the transfer goes on waiting for its deposit, and its
    * `state_reason` tells the sender what went wrong with this one.
    */
-  async function recordStrayDeposits(
-    transferId: string,
-    deposits: { key: string; amountMinor: bigint; tx_hash?: string; from_address?: string; provider_payment_id?: string; rail?: string; currency?: string }[],
-    stillWaiting: boolean,
-  ) {
+  async function recordStrayDeposits(transferId: string, deposits: StrayDepositRecord[], stillWaiting: boolean) {
     await db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('transfers').selectAll().where('id', '=', transferId).forUpdate().executeTakeFirstOrThrow();
       // "1.00 usdc … the quoted 3.00"; naming the currency and rail only where they differ from the quote.
-      const otherRail = (d: (typeof deposits)[number]) => d.rail !== undefined && d.rail !== row.source_rail;
-      const otherCurrency = (d: (typeof deposits)[number]) => d.currency !== undefined && d.currency !== row.source_currency;
-      const received = (d: (typeof deposits)[number]) => {
+      const otherRail = (d: StrayDepositRecord) => d.rail !== undefined && d.rail !== row.source_rail;
+      const otherCurrency = (d: StrayDepositRecord) => d.currency !== undefined && d.currency !== row.source_currency;
+      const received = (d: StrayDepositRecord) => {
         const currency = d.currency ?? row.source_currency;
         return `${formatAmount(d.amountMinor, ASSET_SCALE[currency] ?? 2)} ${currency}${otherRail(d) ? ` over ${d.rail}` : ''}`;
       };
-      const quoted = (d: (typeof deposits)[number]) => formatAmount(BigInt(row.amount_minor), ASSET_SCALE[row.source_currency]!)
+      const quoted = (d: StrayDepositRecord) => formatAmount(BigInt(row.amount_minor), ASSET_SCALE[row.source_currency]!)
         + (otherRail(d) || otherCurrency(d) ? ` ${row.source_currency}` : '') + (otherRail(d) ? ` over ${row.source_rail}` : '');
       for (const d of deposits) {
         const reason = row.state !== 'awaiting_funds'

@@ -52,7 +52,8 @@ export function railWebhookRouter(deps: AppDeps): Router {
 
 /**
  * Handles one event once: recorded first, its outcome written when handled. A delivery that failed
- * half-way (no outcome yet) is handled again; the workflow signals it sends ignore a repeat.
+ * half-way (no outcome yet) is handled again: what it sends the workflows (an Update keyed by the
+ * payment, a signal, a workflow start keyed by the payment) changes nothing the second time.
  */
 export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'log' | 'config'>, event: RailEvent): Promise<{ id: string; outcome: RailEventOutcome }> {
   const { id, type, providerPaymentId } = event;
