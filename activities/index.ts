@@ -49,7 +49,7 @@ export function createActivities(deps: ActivityDeps) {
     ...transferRecords,
     ...createFiatRailActivities({ db: deps.db, rails: deps.providers.rails, records: transferRecords }),
     ...createChainActivities({ db: deps.db, chains: deps.providers.chains, records: transferRecords, pollMs: deps.chainPollMs, strayDepositWatchMs: deps.strayDepositWatchMs }),
-    ...createStrayDepositActivities({ db: deps.db, sanctions: deps.sanctions }),
+    ...createStrayDepositActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
     ...createTransferReviewActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits }),
   };
 }

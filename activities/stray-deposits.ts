@@ -1,3 +1,4 @@
+import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
 import { isZeroEvmAddress } from '../src/domain/bank-validation';
 import { isChainRail } from '../src/domain/rails';
@@ -26,20 +27,38 @@ export function straysToReturn(db: Db) {
  * (workflows/stray-deposit-return.ts; the chain side is in activities/chains.ts) and fiat ones
  * (workflows/rail-deposit-return.ts; the rail side is in activities/fiat-rails.ts).
  */
-export function createStrayDepositActivities(deps: { db: Db; sanctions: SanctionsScreener }) {
+export function createStrayDepositActivities(deps: { db: Db; cipher: DataCipher; sanctions: SanctionsScreener }) {
   const tenantOf = (p: PaymentRow) => ({ developerId: p.developer_id, environment: p.environment });
 
-  /**
-   * Why an address may not be paid (`is listed for …`), or null. Production never pays unscreened:
-   * without lists the activity retries until they are loaded; the sandbox may run without lists.
-   */
+  /** Production never pays unscreened: without lists the activity retries until they are loaded; the sandbox may run without lists. */
+  function canScreen(environment: PaymentRow['environment']): boolean {
+    if (deps.sanctions.ready) return true;
+    if (environment === 'production') throw new Error('sanctions lists are not loaded yet: a stray deposit cannot be returned unscreened');
+    return false;
+  }
+
+  /** Why an address may not be paid (`is listed for …`), or null. */
   function screen(address: string, environment: PaymentRow['environment']): string | null {
-    if (!deps.sanctions.ready) {
-      if (environment === 'production') throw new Error('sanctions lists are not loaded yet: a stray deposit cannot be returned unscreened');
-      return null;
-    }
+    if (!canScreen(environment)) return null;
     const listed = deps.sanctions.listedAddress(address);
     return listed ? `is listed for ${listed.name} (${listed.source}): held for compliance, not returned` : null;
+  }
+
+  /**
+   * A fiat deposit goes back through the provider to the account it came from. The sender's name,
+   * where the provider reported it, is screened as the screening API screens a name; a potential
+   * match is held. The reason names the listing and the score, never the sender (a stranger's name
+   * stays encrypted on the rail event, out of the developer's screenings and events).
+   */
+  async function screenRailSender(stray: PaymentRow): Promise<string | null> {
+    const event = await deps.db.selectFrom('rail_events').select('sender_encrypted')
+      .where('provider_payment_id', '=', stray.provider_payment_id!).where('type', '=', 'payment.received').where('sender_encrypted', 'is not', null)
+      .executeTakeFirst();
+    if (!event?.sender_encrypted || !canScreen(stray.environment)) return null;
+    const outcome = deps.sanctions.screen({ name: deps.cipher.decryptText(event.sender_encrypted) });
+    if (outcome.status !== 'potential_match') return null;
+    const top = outcome.matches[0]!;
+    return `the sender resembles ${top.matched_name} (${top.source_name}, score ${top.score}): held for compliance, not returned`;
   }
 
   return {
@@ -55,8 +74,7 @@ export function createStrayDepositActivities(deps: { db: Db; sanctions: Sanction
      * address (tokens minted straight to the deposit address). Records the return (pending, or held
      * with the reason) and takes the money into the ledger, held for the sender, in one transaction.
      * A return an operator released to another address is screened again, at that address. A fiat
-     * deposit goes back through the provider to the account it came from: the provider's event names
-     * no sender to screen (the sending bank screened its customer), so it is not held.
+     * deposit is screened by its sender's name, where the provider gave one (screenRailSender).
      */
     async prepareStrayDepositReturn(input: { depositKey: string }): Promise<{ returnKey: string; held: boolean }> {
       const returnKey = strayReturnKey(input.depositKey);
@@ -77,7 +95,7 @@ export function createStrayDepositActivities(deps: { db: Db; sanctions: Sanction
       const stray = await deps.db.selectFrom('payments').selectAll().where('idempotency_key', '=', input.depositKey).executeTakeFirstOrThrow();
       let holdReason: string | null = null;
       if (!isChainRail(stray.rail)) {
-        // Returned to the originating account, which the provider knows and the platform does not.
+        holdReason = await screenRailSender(stray);
       } else if (!stray.from_address || isZeroEvmAddress(stray.from_address)) {
         holdReason = 'minted straight to the deposit address: there is no sender to return it to; held for operators';
       } else {

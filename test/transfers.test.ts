@@ -1016,6 +1016,36 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect(await heldForSenders('ach')).toBe(0n);
   }, 90_000);
 
+  test('a stray fiat deposit from a sender on a sanctions list is held for compliance, the name kept encrypted; released, it goes back', async () => {
+    const tr = (await t.api.post('/v0/transfers', achToAch('47.00'))).body;
+    const listed = received(tr, { amount: '47.50', sender_name: 'BANCO NACIONAL DE CUBA' });
+    expect((await deliver(listed)).body).toEqual({ received: [{ id: listed.id, outcome: 'not_as_quoted' }] });
+    expect(await depositReturn(tr.id, listed.data.payment_id)).toEqual({ returned: false, reason: 'held for operators' });
+    const [held] = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit_return`)).body.data;
+    expect(held).toMatchObject({ status: 'held', amount: '47.50' });
+    expect(held.failure_reason).toMatch(/^the sender resembles .+ \(.+, score [\d.]+\): held for compliance, not returned$/);
+    // Nothing went to the provider; the money waits in the ledger for the sender.
+    expect(await testDb().selectFrom('rail_payments').select('id').where('purpose', '=', 'deposit_return').where('reference', '=', listed.data.payment_id).execute()).toEqual([]);
+    expect(await heldForSenders('ach')).toBe(4750n);
+    // The sender's name is stored encrypted, nowhere in the clear.
+    const stored = await testDb().selectFrom('rail_events').select(['payload', 'sender_encrypted']).where('id', '=', listed.id).executeTakeFirstOrThrow();
+    expect(stored.sender_encrypted).toMatch(/^v2:/);
+    expect(JSON.stringify(stored.payload)).not.toContain('BANCO');
+    // A sender the lists do not name (here through the sandbox route): screened, and the money goes back.
+    expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/deposit`, { amount: '47.01', sender_name: 'Erika Mustermann' })).status).toBe(200);
+    const clear = await testDb().selectFrom('rail_events').select(['provider_payment_id', 'sender_encrypted', 'outcome'])
+      .where('transfer_id', '=', tr.id).where('id', 'like', 'sandbox:%').executeTakeFirstOrThrow();
+    expect(clear).toMatchObject({ outcome: 'not_as_quoted', sender_encrypted: expect.stringMatching(/^v2:/) });
+    expect(await depositReturn(tr.id, clear.provider_payment_id)).toEqual({ returned: true });
+
+    // Compliance clears it (CLI): the release is kept on the payment, and the money goes back.
+    const released = cli('payments', 'release', held.id, '--operator', 'compliance.gus', '--note', 'false positive');
+    expect(released.stderr).toBe('');
+    expect(await depositReturn(tr.id, listed.data.payment_id)).toEqual({ returned: true });
+    expect((await t.api.get(`/v0/payments/${held.id}`)).body).toMatchObject({ status: 'settled', failure_reason: null });
+    expect(await heldForSenders('ach')).toBe(0n);
+  }, 90_000);
+
   test("a return the sender's bank rejects (.19) is held for operators, and goes through once released", async () => {
     const tr = (await t.api.post('/v0/transfers', achToAch('46.00'))).body;
     const odd = received(tr, { amount: '46.19' });

@@ -12,6 +12,7 @@ export const ENCRYPTED_COLUMNS = [
   ['screening_batches', 'entities_encrypted'],
   ['screenings', 'query_encrypted'],
   ['external_accounts', 'number_encrypted'],
+  ['rail_events', 'sender_encrypted'],
 ] as const;
 
 const BATCH = 200;

@@ -17,6 +17,7 @@ import * as m0013 from './migrations/0013_stray_deposit_release';
 import * as m0014 from './migrations/0014_stray_scan_indexes';
 import * as m0015 from './migrations/0015_rail_events';
 import * as m0016 from './migrations/0016_rail_event_resolution';
+import * as m0017 from './migrations/0017_rail_event_sender';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0014_stray_scan_indexes': m0014,
   '0015_rail_events': m0015,
   '0016_rail_event_resolution': m0016,
+  '0017_rail_event_sender': m0017,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

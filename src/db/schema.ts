@@ -367,6 +367,8 @@ export interface RailEventsTable {
   resolved_by: string | null;
   resolved_note: string | null;
   resolved_at: Date | null;
+  /** The sender's name on a deposit, when the provider gives it (DataCipher; migration 0017). */
+  sender_encrypted: string | null;
 }
 
 export interface Database {

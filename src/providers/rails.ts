@@ -58,8 +58,11 @@ export interface RailAdapter {
 
 /** What a provider tells the platform, whatever its own format. */
 export type RailEvent =
-  /** Money arrived in the platform's collection account, naming a deposit reference. */
-  | { id: string; type: 'payment.received'; providerPaymentId: string; rail: FiatRail; currency: string; amountMinor: bigint; reference: string }
+  /**
+   * Money arrived in the platform's collection account, naming a deposit reference; `senderName`: the
+   * originating account holder, where the rail carries it (screened before money goes back to them).
+   */
+  | { id: string; type: 'payment.received'; providerPaymentId: string; rail: FiatRail; currency: string; amountMinor: bigint; reference: string; senderName?: string }
   /** A payment the platform sent (a payout or a refund) came back from the receiving bank. */
   | { id: string; type: 'payment.returned'; providerPaymentId: string; code: string };
 
@@ -83,6 +86,7 @@ const SandboxWebhook = z.discriminatedUnion('type', [
       currency: z.string().toLowerCase(),
       amount: z.string(),
       reference: z.string().min(1).max(255),
+      sender_name: z.string().trim().min(1).max(255).optional(),
     }),
   }),
   z.strictObject({
@@ -169,7 +173,10 @@ export class SandboxRails implements RailAdapter {
     const { currency, amount } = event.data;
     const amountMinor = currency in ASSET_SCALE ? parseAmount(amount, ASSET_SCALE[currency]!) : null;
     if (amountMinor === null) throw new RailWebhookRejected(`data.amount ${amount} is not an amount of ${currency}`, 'payload');
-    return [{ id: event.id, type: event.type, providerPaymentId: event.data.payment_id, rail: event.data.rail, currency, amountMinor, reference: event.data.reference }];
+    return [{
+      id: event.id, type: event.type, providerPaymentId: event.data.payment_id, rail: event.data.rail, currency, amountMinor, reference: event.data.reference,
+      ...(event.data.sender_name ? { senderName: event.data.sender_name } : {}),
+    }];
   }
 
   /** A real delay on the sandbox clock. */

@@ -55,13 +55,15 @@ export function railWebhookRouter(deps: AppDeps): Router {
  * half-way (no outcome yet) is handled again: what it sends the workflows (an Update keyed by the
  * payment, a signal, a workflow start keyed by the payment) changes nothing the second time.
  */
-export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'log' | 'config'>, event: RailEvent): Promise<{ id: string; outcome: RailEventOutcome }> {
+export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'log' | 'config' | 'cipher'>, event: RailEvent): Promise<{ id: string; outcome: RailEventOutcome }> {
   const { id, type, providerPaymentId } = event;
   const payload = event.type === 'payment.received'
     ? { rail: event.rail, currency: event.currency, amount: formatAmount(event.amountMinor, ASSET_SCALE[event.currency] ?? 2), reference: event.reference }
     : { code: event.code };
+  const sender = event.type === 'payment.received' && event.senderName ? deps.cipher.encrypt(event.senderName) : null;
   await deps.db.insertInto('rail_events').values({
-    id, type, provider_payment_id: providerPaymentId, payload: JSON.stringify(payload), received_at: new Date(), outcome: null, transfer_id: null, handled_at: null,
+    id, type, provider_payment_id: providerPaymentId, payload: JSON.stringify(payload), sender_encrypted: sender,
+    received_at: new Date(), outcome: null, transfer_id: null, handled_at: null,
   }).onConflict((oc) => oc.column('id').doNothing()).execute();
   const seen = await deps.db.selectFrom('rail_events').select('outcome').where('id', '=', id).executeTakeFirstOrThrow();
   if (seen.outcome) return { id, outcome: seen.outcome as RailEventOutcome };

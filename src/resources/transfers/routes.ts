@@ -131,6 +131,8 @@ export const sandboxDeposit = defineRoute({
   body: z.strictObject({
     amount: z.string().optional()
       .describe('Another amount than quoted: it does not fund the transfer, and goes back to the sender (a stray deposit)'),
+    sender_name: z.string().trim().min(1).max(255).optional()
+      .describe("Fiat: the sending account holder's name, as a provider reports it (screened before a stray deposit goes back)"),
   }).optional(),
   responses: { 200: TransferSchema },
   handler: async ({ deps, tenant, params, body }) => {
@@ -148,6 +150,7 @@ export const sandboxDeposit = defineRoute({
       // The path a provider's webhook takes (rail-events.ts), as the simulated provider's event.
       await handleRailEvent(deps, {
         id: `sandbox:${inbound.id}`, type: 'payment.received', providerPaymentId: inbound.id, rail, currency: row.source_currency, amountMinor, reference: row.deposit_reference,
+        ...(body?.sender_name ? { senderName: body.sender_name } : {}),
       });
     }
     return { status: 200, body: serializeTransfer(row) };
