@@ -1055,6 +1055,10 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     const [held] = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit_return`)).body.data;
     expect(held).toMatchObject({ status: 'held', amount: '46.19', failure_reason: `${first.reason}; held for operators` });
     expect(await heldForSenders('ach')).toBe(4619n);
+    // Operators find it among the held returns of every developer (CLI).
+    const heldList = cli('payments', 'held');
+    expect(heldList.status).toBe(0);
+    expect(heldList.stdout).toMatch(new RegExp(`^${held.id}  \\S+  ${t.developerId}/sandbox  ${tr.id}  ach  46.19 usd  -  rejected by the sender's bank`, 'm'));
 
     const release = (...args: string[]) => cli('payments', 'release', held.id, '--operator', 'ops.fay', ...args);
     const withAddress = release('--to-address', receiver);
@@ -1065,6 +1069,7 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect(released.stdout).toContain(`${held.id}: released by ops.fay, returning to the account it came from`);
     expect(await depositReturn(tr.id, odd.data.payment_id)).toEqual({ returned: true });
     expect((await t.api.get(`/v0/payments/${held.id}`)).body).toMatchObject({ status: 'settled', amount: '46.19', failure_reason: null });
+    expect(cli('payments', 'held').stdout).not.toContain(held.id);
     const audit = await testDb().selectFrom('payments').select('operator_releases').where('id', '=', held.id).executeTakeFirstOrThrow();
     expect(audit.operator_releases).toMatchObject([{ operator: 'ops.fay', note: 'sender confirmed the account', held_reason: held.failure_reason }]);
     // Two payments with the provider: the rejected one, and the release's.

@@ -9,6 +9,13 @@ import { isChainRail, type ChainRail } from '../domain/rails';
 import { strayDepositKeyOf } from '../../activities/transfers-database';
 import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../workflows/rail-deposit-return';
 
+/** Every held stray-deposit return, of every developer, oldest first: what `payments held` shows operators. */
+export function heldStrayDepositReturns(db: Db) {
+  return db.selectFrom('payments')
+    .select(['id', 'developer_id', 'environment', 'transfer_id', 'rail', 'currency', 'amount_minor', 'to_address', 'failure_reason', 'updated_at'])
+    .where('kind', '=', 'deposit_return').where('status', '=', 'held').orderBy('updated_at').orderBy('id').execute();
+}
+
 /**
  * The operator path for a held stray-deposit return (docs/TRANSFERS.md, *Stray deposits*): after a
  * compliance review, send it back after all, or to another address (a mint has no sender; a blocked

@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { createApiKey, createDeveloper, revokeApiKey } from '../admin/accounts';
 import { rotateDataKey } from '../admin/data-key-rotation';
 import { railEventsNeedingOperators, resolveRailEvent } from '../admin/rail-events';
-import { releaseHeldStrayDeposit } from '../admin/stray-deposits';
+import { ASSET_SCALE, formatAmount } from '../domain/money';
+import { heldStrayDepositReturns, releaseHeldStrayDeposit } from '../admin/stray-deposits';
 import { createChainAdapters } from '../chains';
 import { createDataCipher } from '../crypto';
 import type { Permission } from '../api/context';
@@ -35,6 +36,7 @@ const USAGE = `Usage: npm run cli -- <command>
   lists sync [--source ID …]     download the official sanctions lists into SANCTIONS_DATA_DIR
   lists sources                  the sources screened against
   ledger verify                  check that entries balance and cached balances match
+  payments held                  held stray-deposit returns (a listed sender, a mint, a refused return)
   payments release pay_… [--to-address ADDRESS] [--note TEXT] [--operator NAME]
                                  send a held stray-deposit return after all (on a chain: or to another address)
   rail-events list               the fiat-rail provider's events that need an operator (money that
@@ -145,6 +147,13 @@ async function main(argv: string[]) {
       });
       const status = await withTemporal(config, (temporal) => submitRefundRetry({ temporal }, target, { operator, destination }));
       console.log(`${target}: ${status.state} (${status.step})`);
+    } else if (group === 'payments' && action === 'held') {
+      const held = await heldStrayDepositReturns(db);
+      for (const p of held) {
+        const amount = `${formatAmount(BigInt(p.amount_minor), ASSET_SCALE[p.currency] ?? 2)} ${p.currency}`;
+        console.log([p.id, p.updated_at.toISOString(), `${p.developer_id}/${p.environment}`, p.transfer_id, p.rail, amount, p.to_address ?? '-', p.failure_reason].join('  '));
+      }
+      console.log(`${held.length} held stray-deposit return(s)`);
     } else if (group === 'payments' && action === 'release') {
       if (!target) throw new Error('payments release needs a payment id (pay_…)');
       const chains = createChainAdapters(config, db);
