@@ -14,8 +14,9 @@ export interface TransferReviewLimits {
 }
 
 /**
- * The in_review checks (docs/TRANSFERS.md): sanctions screening of the destination account holder,
- * listed digital-currency addresses on either side, the amount threshold and the customer's 24-hour
+ * The in_review checks (docs/TRANSFERS.md): sanctions screening of the destination account holder
+ * and of the fiat deposit's sender (where the provider named them), listed digital-currency
+ * addresses on either side, the amount threshold and the customer's 24-hour
  * velocity. Any reason holds the transfer for an operator's decision.
  */
 export function createTransferReviewActivities(deps: { db: Db; cipher: DataCipher; sanctions: SanctionsScreener; rates: RateProvider; limits: TransferReviewLimits }) {
@@ -32,18 +33,25 @@ export function createTransferReviewActivities(deps: { db: Db; cipher: DataCiphe
         // Production never pays out unscreened; the sandbox may run without lists.
         if (t.environment === 'production') reasons.push('screening_unavailable: no sanctions lists are loaded');
       } else {
-        const account = t.destination_external_account_id
-          ? await deps.db.selectFrom('external_accounts').selectAll().where('id', '=', t.destination_external_account_id).executeTakeFirst()
-          : undefined;
-        if (account?.account_name) {
-          const query = { name: account.account_name };
+        // A name screened as the screening API does; the screening is stored, linked to the customer.
+        const screenName = async (name: string, who: string) => {
+          const query = { name };
           const outcome = deps.sanctions.screen(query);
           const stored = await deps.db.transaction().execute((trx) => storeScreening(trx, deps, tenant, query, outcome, { customerId: t.customer_id }));
           if (outcome.status === 'potential_match') {
             const top = outcome.matches[0];
-            reasons.push(`sanctions_potential_match: destination account holder resembles ${top.matched_name} (${top.source_name}, score ${top.score}, screening ${stored.id})`);
+            reasons.push(`sanctions_potential_match: ${who} resembles ${top.matched_name} (${top.source_name}, score ${top.score}, screening ${stored.id})`);
           }
-        }
+        };
+        const account = t.destination_external_account_id
+          ? await deps.db.selectFrom('external_accounts').selectAll().where('id', '=', t.destination_external_account_id).executeTakeFirst()
+          : undefined;
+        if (account?.account_name) await screenName(account.account_name, 'destination account holder');
+        // Whoever sent the fiat deposit, where the provider named them (encrypted on its rail event).
+        const sender = await deps.db.selectFrom('payments as p').innerJoin('rail_events as e', 'e.provider_payment_id', 'p.provider_payment_id')
+          .select('e.sender_encrypted').where('p.transfer_id', '=', t.id).where('p.kind', '=', 'deposit').where('p.status', '=', 'settled')
+          .where('e.type', '=', 'payment.received').where('e.sender_encrypted', 'is not', null).executeTakeFirst();
+        if (sender?.sender_encrypted) await screenName(deps.cipher.decryptText(sender.sender_encrypted), "the deposit's sender");
         for (const [side, address] of [['destination', t.destination_to_address], ['source', t.source_from_address]] as const) {
           const listed = address ? deps.sanctions.listedAddress(address) : undefined;
           if (listed) reasons.push(`sanctioned_address: the ${side} address ${address} is listed for ${listed.name} (${listed.source})`);

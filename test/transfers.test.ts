@@ -1016,6 +1016,30 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect(await heldForSenders('ach')).toBe(0n);
   }, 90_000);
 
+  test("a deposit whose sender screens as a potential match holds its transfer in review; a clear sender's does not", async () => {
+    const tr = (await t.api.post('/v0/transfers', achToAch('48.00'))).body;
+    const deposit = received(tr, { sender_name: 'BANCO NACIONAL DE CUBA' });
+    expect((await deliver(deposit)).body).toEqual({ received: [{ id: deposit.id, outcome: 'deposit_received' }] });
+    const held = await waitFor(async () => {
+      const x = (await t.api.get(`/v0/transfers/${tr.id}`)).body;
+      return x.review_reasons ? x : undefined;
+    }, { what: 'the review hold' });
+    expect(held.state).toBe('in_review');
+    expect(held.review_reasons).toEqual([expect.stringMatching(/^sanctions_potential_match: the deposit's sender resembles .+ \(.+, score [\d.]+, screening scr_\w+\)$/)]);
+    // The screening is kept, linked to the customer, the name encrypted.
+    const screeningId = /screening (scr_\w+)\)$/.exec(held.review_reasons[0])![1]!;
+    const screening = await testDb().selectFrom('screenings').select(['customer_id', 'status', 'query_encrypted']).where('id', '=', screeningId).executeTakeFirstOrThrow();
+    expect(screening).toMatchObject({ customer_id: us.id, status: 'potential_match', query_encrypted: expect.stringMatching(/^v2:/) });
+    expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/review`, { decision: 'reject', note: 'sender is listed' })).status).toBe(200);
+    expect((await waitForTransferState(t.api, tr.id, 'canceled')).state_reason).toBe('rejected_in_review: sender is listed');
+
+    // A sender the lists do not name passes review.
+    const clear = (await t.api.post('/v0/transfers', achToAch('48.01'))).body;
+    const clearDeposit = received(clear, { sender_name: 'Erika Mustermann' });
+    expect((await deliver(clearDeposit)).body).toEqual({ received: [{ id: clearDeposit.id, outcome: 'deposit_received' }] });
+    expect((await waitForTransferState(t.api, clear.id, 'payment_processed')).review_reasons).toBeFalsy();
+  }, 90_000);
+
   test('a stray fiat deposit from a sender on a sanctions list is held for compliance, the name kept encrypted; released, it goes back', async () => {
     const tr = (await t.api.post('/v0/transfers', achToAch('47.00'))).body;
     const listed = received(tr, { amount: '47.50', sender_name: 'BANCO NACIONAL DE CUBA' });
