@@ -6,13 +6,14 @@ import { encodeChainAddress } from '../src/domain/bank-validation';
 import { sandboxTokenAddress } from '../src/chains/evm';
 import { createChainAdapters } from '../src/chains';
 import { findDeposit } from '../src/chains/chain-adapter';
-import { apiClient, createTenant, stack, testDb, waitFor, type ApiClient, type Tenant } from './harness';
+import { apiClient, createTenant, stack, temporalClient, testDb, waitFor, type ApiClient, type Tenant } from './harness';
+import { verifyLedger } from '../src/ledger/ledger';
 import { freePort, startProcess, stopProcess, TEST_MNEMONIC, waitUntilReady } from './harness/stack';
 import {
   approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
 } from './harness/transfers';
 
-// Regional rails, FX, the simulated chains, and a worker killed right after a payout went out.
+// Regional rails, FX, the simulated chains, and a worker killed right after a payout or a return went out.
 
 let t: Tenant;
 beforeAll(async () => {
@@ -309,7 +310,7 @@ function evmAdapter(chain: 'ethereum' | 'optimism', overrides: {
   }, testDb())[chain];
 }
 
-describe('a worker killed right after a payout went out', () => {
+describe('a worker killed right after a payout or a return went out', () => {
   let api: ChildProcess;
   let worker: ChildProcess | undefined;
   let crashApi: ApiClient;
@@ -371,5 +372,28 @@ describe('a worker killed right after a payout went out', () => {
     await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
     expect(await railPayouts()).toHaveLength(1);
     await waitFor(async () => (await crashApi.get(`/v0/transfers/${tr.id}`)).body.state === 'payment_processed');
+  }, 120_000);
+
+  test('stray fiat deposit: exactly one return with the provider after the restart, settled once', async () => {
+    const tr = (await crashApi.post('/v0/transfers', {
+      amount: '44.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
+      destination: { payment_rail: 'ach', currency: 'usd', external_account_id: accountId },
+    })).body;
+    expect((await crashApi.post(`/v0/sandbox/transfers/${tr.id}/deposit`, { amount: '44.50' })).status).toBe(200);
+    const inbound = await testDb().selectFrom('rail_payments').select('id').where('purpose', '=', 'inbound_deposit')
+      .where('reference', '=', tr.source_deposit_instructions.deposit_reference).executeTakeFirstOrThrow();
+    const railReturns = () => testDb().selectFrom('rail_payments').select('id').where('reference', '=', inbound.id).where('purpose', '=', 'deposit_return').execute();
+    await killRightAfter(async () => (await railReturns()).length > 0);
+    const result = await (await temporalClient()).workflow.getHandle(`rail-deposit-return:${tr.id}:${inbound.id}`).result();
+    expect(result).toEqual({ returned: true });
+    expect(await railReturns()).toHaveLength(1);
+    const returns = (await crashApi.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit_return`)).body.data;
+    expect(returns).toMatchObject([{ status: 'settled', amount: '44.50' }]);
+    const returnKey = `${tr.id}:deposit_return:${inbound.id}`;
+    const posted = await testDb().selectFrom('ledger_transactions').select('idempotency_key')
+      .where('idempotency_key', 'in', [`${tr.id}:deposit:unmatched:${inbound.id}:ledger:received`, `${returnKey}:ledger:returned`]).execute();
+    expect(posted).toHaveLength(2);
+    expect((await crashApi.get(`/v0/transfers/${tr.id}`)).body.state).toBe('awaiting_funds');
+    expect(await verifyLedger(testDb())).toMatchObject({ ok: true });
   }, 120_000);
 });
