@@ -1088,6 +1088,12 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     const withAddress = release('--to-address', receiver);
     expect(withAddress.status).toBe(1);
     expect(withAddress.stderr).toContain('--to-address does not apply');
+    // Temporal refuses to start the return (here: an unknown namespace): the return stays held, no release recorded.
+    const refused = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'payments', 'release', held.id, '--operator', 'ops.fay'],
+      { env: { ...stack().processEnv, TEMPORAL_NAMESPACE: 'no-such-namespace' }, encoding: 'utf8' });
+    expect(refused.status).toBe(1);
+    expect(await testDb().selectFrom('payments').select(['status', 'failure_reason', 'operator_releases']).where('id', '=', held.id).executeTakeFirstOrThrow())
+      .toEqual({ status: 'held', failure_reason: held.failure_reason, operator_releases: [] });
     const released = release('--note', 'sender confirmed the account');
     expect(released.stderr).toBe('');
     expect(released.stdout).toContain(`${held.id}: released by ops.fay, returning to the account it came from`);

@@ -86,12 +86,21 @@ async function releaseHeldRailReturn(
   const stray = await deps.db.selectFrom('payments').selectAll().where('idempotency_key', '=', strayDepositKeyOf(payment.idempotency_key)).executeTakeFirstOrThrow();
   await recordRelease(deps.db, payment, input, {});
   const workflowId = railDepositReturnWorkflowId(payment.transfer_id, stray.provider_payment_id!);
-  await deps.temporal.workflow.start<typeof returnRailDepositWorkflow>('returnRailDepositWorkflow', {
-    workflowId, taskQueue: deps.taskQueue, workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    args: [{
-      transferId: payment.transfer_id, providerPaymentId: stray.provider_payment_id!, rail: stray.rail, currency: stray.currency,
-      amount: formatAmount(BigInt(stray.amount_minor), ASSET_SCALE[stray.currency] ?? 2), stillWaiting: false,
-    }],
-  });
+  try {
+    await deps.temporal.workflow.start<typeof returnRailDepositWorkflow>('returnRailDepositWorkflow', {
+      workflowId, taskQueue: deps.taskQueue, workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      args: [{
+        transferId: payment.transfer_id, providerPaymentId: stray.provider_payment_id!, rail: stray.rail, currency: stray.currency,
+        amount: formatAmount(BigInt(stray.amount_minor), ASSET_SCALE[stray.currency] ?? 2), stillWaiting: false,
+      }],
+    });
+  } catch (err) {
+    // Nothing rescans fiat returns (the chain scan does for chain ones): held again, so that the
+    // operator can release it once Temporal answers.
+    await deps.db.updateTable('payments')
+      .set({ status: 'held', failure_reason: payment.failure_reason, operator_releases: sql<string>`operator_releases - -1`, updated_at: new Date() })
+      .where('id', '=', payment.id).where('status', '=', 'pending').execute();
+    throw err;
+  }
   return { workflowId, toAddress: null };
 }
