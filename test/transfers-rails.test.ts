@@ -8,12 +8,14 @@ import { createChainAdapters } from '../src/chains';
 import { findDeposit } from '../src/chains/chain-adapter';
 import { apiClient, createTenant, stack, temporalClient, testDb, waitFor, type ApiClient, type Tenant } from './harness';
 import { verifyLedger } from '../src/ledger/ledger';
+import { signSandboxWebhook } from '../src/providers/rails';
 import { freePort, startProcess, stopProcess, TEST_MNEMONIC, waitUntilReady } from './harness/stack';
 import {
   approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
 } from './harness/transfers';
 
-// Regional rails, FX, the simulated chains, and a worker killed right after a payout or a return went out.
+// Regional rails, FX, the simulated chains, and a worker killed right after a payout or a return went out,
+// or down when a deposit arrives.
 
 let t: Tenant;
 beforeAll(async () => {
@@ -310,7 +312,7 @@ function evmAdapter(chain: 'ethereum' | 'optimism', overrides: {
   }, testDb())[chain];
 }
 
-describe('a worker killed right after a payout or a return went out', () => {
+describe('a worker killed right after a payout or a return went out, or down when a deposit arrives', () => {
   let api: ChildProcess;
   let worker: ChildProcess | undefined;
   let crashApi: ApiClient;
@@ -372,6 +374,38 @@ describe('a worker killed right after a payout or a return went out', () => {
     await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
     expect(await railPayouts()).toHaveLength(1);
     await waitFor(async () => (await crashApi.get(`/v0/transfers/${tr.id}`)).body.state === 'payment_processed');
+  }, 120_000);
+
+  test("a deposit the provider reports while no worker runs: 503, nothing recorded; delivered again once the worker is back, it funds the transfer once", async () => {
+    const tr = (await crashApi.post('/v0/transfers', {
+      amount: '45.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
+      destination: { payment_rail: 'ach', currency: 'usd', external_account_id: accountId },
+    })).body;
+    const event = {
+      id: `evt_${randomBytes(8).toString('hex')}`, type: 'payment.received',
+      data: { payment_id: `prov_${randomBytes(8).toString('hex')}`, rail: 'ach', currency: 'usd', amount: '45.00', reference: tr.source_deposit_instructions.deposit_reference },
+    };
+    const deliver = () => {
+      const rawBody = JSON.stringify(event);
+      return crashApi.request('POST', '/provider-webhooks/rails', {
+        rawBody, headers: { 'Content-Type': 'application/json', 'Rail-Signature': signSandboxWebhook(stack().processEnv.RAIL_WEBHOOK_SECRET!, rawBody) },
+      });
+    };
+    worker!.kill('SIGKILL');
+    worker = undefined;
+    const first = await deliver();
+    expect(first.status).toBe(503);
+    expect(first.body.error.code).toBe('service_unavailable');
+    // Kept without an outcome (an operator sees it as not handled) until the provider delivers again.
+    expect(await testDb().selectFrom('rail_events').select('outcome').where('id', '=', event.id).executeTakeFirstOrThrow()).toEqual({ outcome: null });
+    worker = startWorker();
+    const again = await deliver();
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ received: [{ id: event.id, outcome: 'deposit_received' }] });
+    await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
+    const deposits = await testDb().selectFrom('payments').select(['status', 'provider_payment_id']).where('transfer_id', '=', tr.id).where('kind', '=', 'deposit').execute();
+    expect(deposits).toEqual([{ status: 'settled', provider_payment_id: event.data.payment_id }]);
+    expect(await testDb().selectFrom('payments').select('id').where('transfer_id', '=', tr.id).where('kind', '=', 'deposit_return').execute()).toEqual([]);
   }, 120_000);
 
   test('stray fiat deposit: exactly one return with the provider after the restart, settled once', async () => {

@@ -78,13 +78,21 @@ export function submitRefundRetry(deps: Pick<AppDeps, 'temporal'>, transferId: s
 }
 
 /**
+ * How long an offered deposit waits for the workflow's answer (its worker may be down): past it the
+ * call fails with DEADLINE_EXCEEDED, a 503, and the provider delivers again; the Update id makes the
+ * second offer the same one, whether or not the workflow has taken the first meanwhile.
+ */
+const DEPOSIT_OFFER_DEADLINE_MS = 10_000;
+
+/**
  * Offers a fiat deposit to its transfer's workflow: true when it took the money as the transfer's
  * funds (again true for the same payment: the update id is the provider's payment id), false when
  * the transfer already has its deposit or has stopped waiting, its workflow finished or not.
  */
 export async function offerDepositToTransfer(deps: Pick<AppDeps, 'temporal'>, transferId: string, railPaymentId: string): Promise<boolean> {
   try {
-    const { taken } = await handle(deps, transferId).executeUpdate(offerDeposit, { args: [{ railPaymentId }], updateId: `deposit:${railPaymentId}` });
+    const { taken } = await deps.temporal.withDeadline(Date.now() + DEPOSIT_OFFER_DEADLINE_MS,
+      () => handle(deps, transferId).executeUpdate(offerDeposit, { args: [{ railPaymentId }], updateId: `deposit:${railPaymentId}` }));
     return taken;
   } catch (err) {
     if (isFinished(err)) return false;
