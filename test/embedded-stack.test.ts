@@ -198,10 +198,11 @@ test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEP
   await base.waitForTransactionReceipt({ hash: await issuer.writeContract({ address: usdc, abi: STABLECOIN_ABI, functionName: 'mint', args: [sender.address, 25_000_000n] }) });
   const strayHash = await createWalletClient({ account: sender, transport: http(baseUrl), chain })
     .writeContract({ address: usdc, abi: erc20Abi, functionName: 'transfer', args: [getAddress(onChain.body.source_deposit_instructions.to_address), 25_000_000n] });
+  // Four looks a second: the default sandbox key allows 10 requests a second (a 429 seen in CI), and this wait is long.
   const back = await waitFor(async () => {
     const returns = (await api.get(`/v0/payments?transfer_id=${onChain.body.id}&kind=deposit_return`)).body.data;
     return returns.find((p: any) => p.status === 'settled');
-  }, { timeoutMs: 60_000, what: 'the stray deposit returned' });
+  }, { timeoutMs: 60_000, what: 'the stray deposit returned', intervalMs: 250 });
   expect(back).toMatchObject({ amount: '25.000000', to_address: sender.address });
   const stray = (await api.get(`/v0/payments?transfer_id=${onChain.body.id}&kind=deposit&status=failed`)).body.data;
   expect(stray).toMatchObject([{ tx_hash: strayHash, from_address: sender.address, failure_reason: 'arrived after the transfer was funded; not credited, returned to the sender' }]);

@@ -165,7 +165,7 @@ export async function createTenant(opts: { rateLimitPerSecond?: number; dailyQuo
   };
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined | false>, opts: { timeoutMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T | undefined | false>, opts: { timeoutMs?: number; what?: string; intervalMs?: number } = {}): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let last: unknown;
   while (Date.now() < deadline) {
@@ -175,7 +175,7 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false>, opts:
     } catch (err) {
       last = err;
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
   throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${String(last)}` : ''}`);
 }
