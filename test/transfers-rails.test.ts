@@ -336,6 +336,14 @@ describe('a worker killed right after a payout or a return went out, or down whe
     await Promise.all([api, worker].filter((p): p is ChildProcess => Boolean(p)).map(stopProcess));
   });
 
+  /** An ACH-in, ACH-out transfer created through this block's API (its workflows on this block's worker). */
+  async function achToAchThroughCrashApi(amount: string) {
+    return (await crashApi.post('/v0/transfers', {
+      amount, on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
+      destination: { payment_rail: 'ach', currency: 'usd', external_account_id: accountId },
+    })).body;
+  }
+
   async function killRightAfter(submitted: () => Promise<boolean>) {
     const deadline = Date.now() + 60_000;
     while (!(await submitted()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
@@ -363,10 +371,7 @@ describe('a worker killed right after a payout or a return went out, or down whe
   }, 120_000);
 
   test('fiat payout: exactly one payment on the rail after the restart', async () => {
-    const tr = (await crashApi.post('/v0/transfers', {
-      amount: '43.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
-      destination: { payment_rail: 'ach', currency: 'usd', external_account_id: accountId },
-    })).body;
+    const tr = await achToAchThroughCrashApi('43.00');
     expect((await crashApi.post(`/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
     const railPayouts = () => testDb().selectFrom('rail_payments').select('id').where('reference', '=', tr.id).where('purpose', '=', 'payout').execute();
     await killRightAfter(async () => (await railPayouts()).length > 0);
@@ -376,10 +381,7 @@ describe('a worker killed right after a payout or a return went out, or down whe
   }, 120_000);
 
   test("a deposit the provider reports while no worker runs: 503, nothing recorded; delivered again once the worker is back, it funds the transfer once", async () => {
-    const tr = (await crashApi.post('/v0/transfers', {
-      amount: '45.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
-      destination: { payment_rail: 'ach', currency: 'usd', external_account_id: accountId },
-    })).body;
+    const tr = await achToAchThroughCrashApi('45.00');
     const event = {
       id: `evt_${randomBytes(8).toString('hex')}`, type: 'payment.received',
       data: { payment_id: `prov_${randomBytes(8).toString('hex')}`, rail: 'ach', currency: 'usd', amount: '45.00', reference: tr.source_deposit_instructions.deposit_reference },
@@ -408,10 +410,7 @@ describe('a worker killed right after a payout or a return went out, or down whe
   }, 120_000);
 
   test('stray fiat deposit: exactly one return with the provider after the restart, settled once', async () => {
-    const tr = (await crashApi.post('/v0/transfers', {
-      amount: '44.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
-      destination: { payment_rail: 'ach', currency: 'usd', external_account_id: accountId },
-    })).body;
+    const tr = await achToAchThroughCrashApi('44.00');
     expect((await crashApi.post(`/v0/sandbox/transfers/${tr.id}/deposit`, { amount: '44.50' })).status).toBe(200);
     const inbound = await testDb().selectFrom('rail_payments').select('id').where('purpose', '=', 'inbound_deposit')
       .where('reference', '=', tr.source_deposit_instructions.deposit_reference).executeTakeFirstOrThrow();

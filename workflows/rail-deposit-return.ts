@@ -1,12 +1,13 @@
-import { proxyLocalActivities, setCurrentDetails, sleep, type RetryPolicy } from '@temporalio/workflow';
-import type { FiatRailActivities } from '../activities/fiat-rails';
+import { proxyLocalActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { StrayDepositActivities } from '../activities/stray-deposits';
 import type { RailStrayDeposit, TransferDatabaseActivities } from '../activities/transfers-database';
+import { rails, untilSettled } from './rail-activities';
 
-const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
-// Short calls (queries, the provider's API): local activities, retried without end; keys make a retry the same payment.
-const records = proxyLocalActivities<TransferDatabaseActivities & StrayDepositActivities>({ startToCloseTimeout: '30 seconds', retry });
-const rails = proxyLocalActivities<FiatRailActivities>({ startToCloseTimeout: '10 seconds', retry });
+// A few queries each: local activities, retried without end; keys make a retry the same record.
+const records = proxyLocalActivities<TransferDatabaseActivities & StrayDepositActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
 
 export const railDepositReturnWorkflowId = (transferId: string, providerPaymentId: string) => `rail-deposit-return:${transferId}:${providerPaymentId}`;
 
@@ -27,12 +28,7 @@ export async function returnRailDepositWorkflow(input: RailStrayDeposit): Promis
     return { returned: false, reason: 'held for operators' };
   }
   setCurrentDetails('Sending it back to the sender through the provider');
-  const sent = await rails.submitRailDepositReturn({ returnKey });
-  let payment: { status: string; code?: string; settlesAt: number } = sent;
-  while (payment.status === 'pending') {
-    await sleep(Math.max(1, payment.settlesAt - Date.now()));
-    payment = await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId });
-  }
+  const payment = await untilSettled(await rails.submitRailDepositReturn({ returnKey }));
   if (payment.status === 'rejected') {
     const reason = `rejected by the sender's bank (${payment.code})`;
     await records.recordStrayDepositReturn({ returnKey, outcome: 'refused', reason });

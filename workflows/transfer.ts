@@ -1,10 +1,10 @@
 import {
   CancellationScope, condition, defineQuery, defineSignal, defineUpdate, isCancellation, patched,
-  proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes, workflowInfo,
+  proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { ChainActivities } from '../activities/chains';
 import { chainRefusal, chainRetry, chainSend, chains } from './chain-activities';
-import type { FiatRailActivities } from '../activities/fiat-rails';
+import { rails, untilSettled } from './rail-activities';
 import type { TransferReviewActivities } from '../activities/transfer-review';
 import type { RefundDestination, TransferDatabaseActivities, TransferStep } from '../activities/transfers-database';
 import type { TransferState } from '../src/db/schema';
@@ -85,13 +85,8 @@ const records = proxyLocalActivities<TransferDatabaseActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
-// Rail calls and the review are short calls (a provider API, in-memory screening and a few queries):
-// local activities, run by the worker that runs the workflow, so they cost no round trip through
-// the Temporal server. A call lost with a crashed worker runs again, safely: idempotency keys.
-const rails = proxyLocalActivities<FiatRailActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+// The review is a short call (in-memory screening and a few queries): a local activity, like the
+// rail calls (workflows/rail-activities.ts).
 const review = proxyLocalActivities<TransferReviewActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -115,7 +110,6 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   let settledCancel = false;
   let refundRejected = false;
   let refundRetry: RefundRetryRequest | undefined;
-  let waitingForFunds = true;
 
   const show = (step: string) => {
     status.step = step;
@@ -134,7 +128,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   setHandler(offerDeposit, (notice) => {
     if (deposit) return { taken: deposit.railPaymentId !== undefined && deposit.railPaymentId === notice.railPaymentId };
     // Past the wait (expired, canceled) or a chain transfer (its watcher finds its deposit): not taken.
-    if (cancelReason || input.sourceIsChain || !waitingForFunds) return { taken: false };
+    if (cancelReason || input.sourceIsChain) return { taken: false };
     deposit = notice;
     return { taken: true };
   });
@@ -182,7 +176,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     if (!isCancellation(err)) throw err;
     cancelReason ??= 'workflow_canceled';
   }
-  waitingForFunds = false;
+  // Decided in the same breath as the wait ends: from here on every offer finds a deposit or a reason.
   if (!deposit && !cancelReason) cancelReason = 'deposit_expired';
   if (cancelReason && !deposit) {
     await CancellationScope.nonCancellable(() => record({ step: 'canceled', reason: cancelReason! }));
@@ -313,16 +307,6 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     if (final.status === 'failed') return { kind: 'undeliverable', reason: final.reason };
     if (final.status !== 'confirmed') throw new Error('unreachable: awaitChainPayment returns final states only');
     return { kind: 'processed', txHash: final.txHash, networkFee: `${final.networkFee} (smallest unit of ${final.nativeAsset})` };
-  }
-
-  /** Sleeps until the rail payment's settlement time, then asks the rail, until it is no longer pending. */
-  async function untilSettled(sent: { railPaymentId: string; status: string; settlesAt: number }) {
-    let payment = sent;
-    while (payment.status === 'pending') {
-      await sleep(Math.max(1, payment.settlesAt - Date.now()));
-      payment = { railPaymentId: sent.railPaymentId, ...(await rails.railPaymentStatus({ railPaymentId: sent.railPaymentId })) };
-    }
-    return payment as Awaited<ReturnType<typeof rails.railPaymentStatus>> & { railPaymentId: string };
   }
 
   /** Waits out the payout's return window; a return arrives as a signal, or shows in the payment's status. */
