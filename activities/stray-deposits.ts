@@ -123,26 +123,66 @@ export function createStrayDepositActivities(deps: { db: Db; cipher: DataCipher;
     /**
      * The return is final (settled: the ledger lets the money go; on chain with its network fee), or
      * the chain or the sender's bank refused it (held for operators, the money still in the ledger).
+     * Answers why the return is held, if it is.
      */
-    async recordStrayDepositReturn(input: { returnKey: string } & ({ outcome: 'settled'; networkFee?: string } | { outcome: 'refused'; reason: string })) {
-      await deps.db.transaction().execute(async (trx) => {
+    async recordStrayDepositReturn(
+      input: { returnKey: string } & ({ outcome: 'settled'; networkFee?: string } | { outcome: 'refused'; reason: string }),
+    ): Promise<{ held: string | null }> {
+      return deps.db.transaction().execute(async (trx) => {
         const payment = await trx.selectFrom('payments').selectAll().where('idempotency_key', '=', input.returnKey).forUpdate().executeTakeFirstOrThrow();
-        if (payment.status === 'settled' || payment.status === 'held') return; // recorded by an earlier attempt
+        // Recorded by an earlier attempt, or held meanwhile: the sender's bank sent it back (holdReturnedDepositReturn).
+        if (payment.status === 'settled' || payment.status === 'held') return { held: payment.status === 'held' ? payment.failure_reason : null };
         if (input.outcome === 'refused') {
           const refusal = isChainRail(payment.rail) ? `the chain refused the return: ${input.reason}` : input.reason;
-          await trx.updateTable('payments').set({ status: 'held', failure_reason: `${refusal}; held for operators`, updated_at: new Date() })
-            .where('id', '=', payment.id).execute();
-          return;
+          const reason = `${refusal}; held for operators`;
+          await trx.updateTable('payments').set({ status: 'held', failure_reason: reason, updated_at: new Date() }).where('id', '=', payment.id).execute();
+          return { held: reason };
         }
         await trx.updateTable('payments').set({ status: 'settled', network_fee: input.networkFee ?? null, failure_reason: null, updated_at: new Date() })
           .where('id', '=', payment.id).execute();
         await postTransaction(trx, tenantOf(payment), {
-          idempotencyKey: `${input.returnKey}:ledger:returned`, description: 'stray deposit returned to its sender', referenceId: payment.transfer_id,
+          idempotencyKey: `${input.returnKey}:ledger:returned${releaseSuffix(payment)}`, description: 'stray deposit returned to its sender', referenceId: payment.transfer_id,
           postings: strayReturnPostings(payment.rail, payment.currency, BigInt(payment.amount_minor)),
         });
+        return { held: null };
       });
     },
   };
+}
+
+/**
+ * Each attempt to return the money has its own ledger keys: a return that settled, came back and was
+ * released again moves the money once per attempt.
+ */
+const releaseSuffix = (payment: PaymentRow) => (payment.operator_releases?.length ? `:release:${payment.operator_releases.length}` : '');
+
+/**
+ * The sender's bank sent back a fiat return after it had settled (`payment.returned` of the
+ * provider's id of a `deposit_return`): the money is with the platform again, owed to the sender.
+ * The return is held for operators with the code (`payments release` sends it again) and, if it was
+ * recorded settled, the ledger takes the money back into `unapplied_deposits`, in the same
+ * transaction. One not recorded settled yet (its workflow has not seen the settlement) still holds
+ * the money in the ledger: held, its workflow's record of the settlement then finds it held and
+ * moves nothing. Null when the id is not a deposit return's latest attempt.
+ */
+export async function holdReturnedDepositReturn(db: Db, input: { providerPaymentId: string; code: string }): Promise<{ transferId: string } | null> {
+  return db.transaction().execute(async (trx) => {
+    const payment = await trx.selectFrom('payments').selectAll().where('provider_payment_id', '=', input.providerPaymentId)
+      .where('kind', '=', 'deposit_return').forUpdate().executeTakeFirst();
+    if (!payment) return null;
+    if (payment.status !== 'settled' && payment.status !== 'submitted') return { transferId: payment.transfer_id }; // held already
+    await trx.updateTable('payments').set({
+      status: 'held', return_code: input.code, updated_at: new Date(),
+      failure_reason: `returned by the sender's bank (${input.code}) after it was sent; held for operators`,
+    }).where('id', '=', payment.id).execute();
+    if (payment.status === 'settled') {
+      await postTransaction(trx, { developerId: payment.developer_id, environment: payment.environment }, {
+        idempotencyKey: `${payment.idempotency_key}:ledger:came_back${releaseSuffix(payment)}`, description: "stray deposit return sent back by the sender's bank",
+        referenceId: payment.transfer_id, postings: strayDepositPostings(payment.rail, payment.currency, BigInt(payment.amount_minor)),
+      });
+    }
+    return { transferId: payment.transfer_id };
+  });
 }
 
 export type StrayDepositActivities = ReturnType<typeof createStrayDepositActivities>;

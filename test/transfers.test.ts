@@ -1109,6 +1109,62 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect((await t.api.get(`/v0/transfers/${tr.id}`)).body.state).toBe('awaiting_funds');
   }, 90_000);
 
+  test("a return the sender's bank sends back after it settled is held again, the money owed to the sender once; released, it goes back", async () => {
+    const tr = (await t.api.post('/v0/transfers', achToAch('43.00'))).body;
+    const stray = received(tr, { amount: '43.50' });
+    expect((await deliver(stray)).body).toEqual({ received: [{ id: stray.id, outcome: 'not_as_quoted' }] });
+    expect(await depositReturn(tr.id, stray.data.payment_id)).toEqual({ returned: true });
+    const [sent] = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit_return`)).body.data;
+    expect(sent).toMatchObject({ status: 'settled', amount: '43.50' });
+    expect(await heldForSenders('ach')).toBe(0n);
+
+    // The sender's bank sends it back (the provider reports it twice, as two events): held once.
+    const sentId = (await testDb().selectFrom('payments').select('provider_payment_id').where('id', '=', sent.id).executeTakeFirstOrThrow()).provider_payment_id!;
+    const back = returned(sentId, 'R03');
+    const backAgain = returned(sentId, 'R03');
+    for (const e of [back, back, backAgain]) {
+      expect((await deliver(e)).body).toEqual({ received: [{ id: e.id, outcome: 'deposit_return_returned' }] });
+    }
+    expect((await t.api.get(`/v0/payments/${sent.id}`)).body).toMatchObject({
+      status: 'held', return_code: 'R03', failure_reason: "returned by the sender's bank (R03) after it was sent; held for operators",
+    });
+    expect(await heldForSenders('ach')).toBe(4350n);
+    await expectLedgerBalanced();
+    // Operators follow it on the held payment, not among the rail events.
+    expect(cli('payments', 'held').stdout).toContain(sent.id);
+    expect(cli('rail-events', 'list').stdout).not.toContain(back.id);
+
+    const released = cli('payments', 'release', sent.id, '--operator', 'ops.gil', '--note', 'sender sent new account details to the provider');
+    expect(released.stderr).toBe('');
+    expect(await depositReturn(tr.id, stray.data.payment_id)).toEqual({ returned: true });
+    expect((await t.api.get(`/v0/payments/${sent.id}`)).body).toMatchObject({ status: 'settled', return_code: null, failure_reason: null });
+    expect(await heldForSenders('ach')).toBe(0n);
+    const attempts = await testDb().selectFrom('rail_payments').select(['outcome', 'amount_minor']).where('purpose', '=', 'deposit_return')
+      .where('reference', '=', stray.data.payment_id).orderBy('created_at').execute();
+    expect(attempts.map((a) => [a.outcome, String(a.amount_minor)])).toEqual([['settle', '4350'], ['settle', '4350']]);
+    await expectLedgerBalanced();
+
+    // Sent back before its workflow saw it settle (ACH settles the next business day: seconds on the
+    // sandbox clock): held, and the workflow, recording the settlement, finds it held.
+    const early = received(tr, { amount: '43.60' });
+    expect((await deliver(early)).body).toEqual({ received: [{ id: early.id, outcome: 'not_as_quoted' }] });
+    const inFlight = await waitFor(async () => {
+      const row = await testDb().selectFrom('payments').select(['id', 'status', 'provider_payment_id'])
+        .where('idempotency_key', '=', `${tr.id}:deposit_return:${early.data.payment_id}`).executeTakeFirst();
+      return row?.status === 'submitted' ? row : undefined;
+    }, { what: 'the return submitted', intervalMs: 50 });
+    const earlyBack = returned(inFlight.provider_payment_id!, 'R03');
+    expect((await deliver(earlyBack)).body).toEqual({ received: [{ id: earlyBack.id, outcome: 'deposit_return_returned' }] });
+    const reason = "returned by the sender's bank (R03) after it was sent; held for operators";
+    expect(await depositReturn(tr.id, early.data.payment_id)).toEqual({ returned: false, reason });
+    expect((await t.api.get(`/v0/payments/${inFlight.id}`)).body).toMatchObject({ status: 'held', return_code: 'R03', failure_reason: reason });
+    expect(await heldForSenders('ach')).toBe(4360n);
+    await expectLedgerBalanced();
+    expect(cli('payments', 'release', inFlight.id, '--operator', 'ops.gil').stderr).toBe('');
+    expect(await depositReturn(tr.id, early.data.payment_id)).toEqual({ returned: true });
+    expect(await heldForSenders('ach')).toBe(0n);
+  }, 90_000);
+
   test('a webhook that is not the provider’s changes nothing: wrong or missing signature, too old, or unreadable', async () => {
     const tr = (await t.api.post('/v0/transfers', achToAch('43.00'))).body;
     const event = received(tr);

@@ -35,7 +35,13 @@ export async function returnRailDepositWorkflow(input: RailStrayDeposit): Promis
     setCurrentDetails(`Held for operators: ${reason}`);
     return { returned: false, reason };
   }
-  await records.recordStrayDepositReturn({ returnKey, outcome: 'settled' });
+  // Histories from before the activity answered hold no answer: those returns were settled.
+  const recorded = await records.recordStrayDepositReturn({ returnKey, outcome: 'settled' }) as { held: string | null } | undefined;
+  if (recorded?.held) {
+    // The sender's bank sent it back before this run recorded the settlement (the provider's webhook).
+    setCurrentDetails(`Held for operators: ${recorded.held}`);
+    return { returned: false, reason: recorded.held };
+  }
   setCurrentDetails('Returned to the sender');
   return { returned: true };
 }

@@ -84,7 +84,7 @@ async function releaseHeldRailReturn(
 ): Promise<{ workflowId: string; toAddress: null }> {
   if (input.toAddress) throw new Error(`${payment.id} is a ${payment.rail} return: it goes back to the account it came from, --to-address does not apply`);
   const stray = await deps.db.selectFrom('payments').selectAll().where('idempotency_key', '=', strayDepositKeyOf(payment.idempotency_key)).executeTakeFirstOrThrow();
-  await recordRelease(deps.db, payment, input, {});
+  await recordRelease(deps.db, payment, input, { return_code: null });
   const workflowId = railDepositReturnWorkflowId(payment.transfer_id, stray.provider_payment_id!);
   try {
     await deps.temporal.workflow.start<typeof returnRailDepositWorkflow>('returnRailDepositWorkflow', {
@@ -98,7 +98,7 @@ async function releaseHeldRailReturn(
     // Nothing rescans fiat returns (the chain scan does for chain ones): held again, so that the
     // operator can release it once Temporal answers.
     await deps.db.updateTable('payments')
-      .set({ status: 'held', failure_reason: payment.failure_reason, operator_releases: sql<string>`operator_releases - -1`, updated_at: new Date() })
+      .set({ status: 'held', failure_reason: payment.failure_reason, return_code: payment.return_code, operator_releases: sql<string>`operator_releases - -1`, updated_at: new Date() })
       .where('id', '=', payment.id).where('status', '=', 'pending').execute();
     throw err;
   }

@@ -5,6 +5,7 @@ import { ApiError } from '../../api/errors';
 import { formatAmount, ASSET_SCALE } from '../../domain/money';
 import { RailWebhookRejected, type RailEvent } from '../../providers/rails';
 import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../../workflows/rail-deposit-return';
+import { holdReturnedDepositReturn } from '../../../activities/stray-deposits';
 import { notifyReturn, offerDepositToTransfer } from './workflow-client';
 
 /** What came of a rail event, kept on its row for operators. */
@@ -14,15 +15,19 @@ export type RailEventOutcome =
   | 'not_as_quoted' | 'not_awaiting_funds'
   /** Money that names no transfer: for operators to send back. */
   | 'unmatched'
+  /** Money sent back to a stray deposit's sender came back: its return is held for operators again. */
+  | 'deposit_return_returned'
   /** A return of a payment we do not know, or after its workflow had closed its return window. */
   | 'unknown_payment' | 'return_window_closed';
 
 /**
  * The outcomes that settle an event without a person; every other one is money or a return for
  * operators. Money sent back is followed on its `deposit_return` payment (held when the sender's bank
- * rejects it).
+ * rejects it or sends it back; `payments held` lists those).
  */
-export const HANDLED_RAIL_EVENT_OUTCOMES: readonly RailEventOutcome[] = ['deposit_received', 'return_received', 'not_as_quoted', 'not_awaiting_funds'];
+export const HANDLED_RAIL_EVENT_OUTCOMES: readonly RailEventOutcome[] = [
+  'deposit_received', 'return_received', 'not_as_quoted', 'not_awaiting_funds', 'deposit_return_returned',
+];
 
 /**
  * `POST /provider-webhooks/rails`: the fiat-rail provider's events, the production path of what the
@@ -118,8 +123,13 @@ async function startDepositReturn(
   }
 }
 
-/** A payout or refund the platform sent came back: its transfer's workflow hears of it while its return window is open. */
+/**
+ * A payout or refund the platform sent came back: its transfer's workflow hears of it while its
+ * return window is open. A stray deposit's return that came back is held for operators.
+ */
 async function receiveReturn(deps: Pick<AppDeps, 'db' | 'temporal'>, event: Extract<RailEvent, { type: 'payment.returned' }>) {
+  const depositReturn = await holdReturnedDepositReturn(deps.db, { providerPaymentId: event.providerPaymentId, code: event.code });
+  if (depositReturn) return { outcome: 'deposit_return_returned' as const, transferId: depositReturn.transferId };
   const payment = await deps.db.selectFrom('payments').select(['transfer_id', 'kind'])
     .where('provider_payment_id', '=', event.providerPaymentId).where('kind', 'in', ['payout', 'refund']).executeTakeFirst();
   if (!payment) return { outcome: 'unknown_payment' as const };
