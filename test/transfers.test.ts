@@ -1145,7 +1145,8 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     await expectLedgerBalanced();
 
     // Sent back before its workflow saw it settle (ACH settles the next business day: seconds on the
-    // sandbox clock): held, and the workflow, recording the settlement, finds it held.
+    // sandbox clock; here through the sandbox route): held, and the workflow, recording the
+    // settlement, finds it held.
     const early = received(tr, { amount: '43.60' });
     expect((await deliver(early)).body).toEqual({ received: [{ id: early.id, outcome: 'not_as_quoted' }] });
     const inFlight = await waitFor(async () => {
@@ -1153,8 +1154,16 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
         .where('idempotency_key', '=', `${tr.id}:deposit_return:${early.data.payment_id}`).executeTakeFirst();
       return row?.status === 'submitted' ? row : undefined;
     }, { what: 'the return submitted', intervalMs: 50 });
-    const earlyBack = returned(inFlight.provider_payment_id!, 'R03');
-    expect((await deliver(earlyBack)).body).toEqual({ received: [{ id: earlyBack.id, outcome: 'deposit_return_returned' }] });
+    expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { code: 'R03', payment_id: inFlight.id })).status).toBe(200);
+    expect(await testDb().selectFrom('rail_events').select(['outcome', 'transfer_id']).where('id', '=', `sandbox:return:${inFlight.provider_payment_id}`).executeTakeFirst())
+      .toEqual({ outcome: 'deposit_return_returned', transfer_id: tr.id });
+    // Only a sent or settled fiat return of this transfer can come back.
+    const again = await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { payment_id: inFlight.id });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'invalid_state', message: 'The return is held; only a sent or settled return can come back' });
+    const notAReturn = await t.api.post(`/v0/sandbox/transfers/${tr.id}/return`, { payment_id: (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit`)).body.data[0].id });
+    expect(notAReturn.status).toBe(400);
+    expect(notAReturn.body.error).toMatchObject({ code: 'invalid_request', source: { location: 'body', key: 'payment_id' } });
     const reason = "returned by the sender's bank (R03) after it was sent; held for operators";
     expect(await depositReturn(tr.id, early.data.payment_id)).toEqual({ returned: false, reason });
     expect((await t.api.get(`/v0/payments/${inFlight.id}`)).body).toMatchObject({ status: 'held', return_code: 'R03', failure_reason: reason });

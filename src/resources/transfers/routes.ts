@@ -199,17 +199,29 @@ export const sandboxRetryRefund = defineRoute({
 export const sandboxReturn = defineRoute({
   method: 'post',
   path: '/v0/sandbox/transfers/{transfer_id}/return',
-  summary: "Sandbox: the receiving bank returns a processed fiat payout, or the source bank a settled fiat refund, inside the rail's return window",
+  summary: "Sandbox: the receiving bank returns a processed fiat payout, or the source bank a settled fiat refund, inside the rail's return window; "
+    + "or, with payment_id, the sender's bank sends back the return of a stray deposit",
   tag: 'Sandbox',
   permission: 'transfers:write',
   sandboxOnly: true,
   params: TransferIdParams,
   body: z.strictObject({
     code: z.string().refine((c) => c in RETURN_CODES, `must be one of ${Object.keys(RETURN_CODES).join(', ')}`).default('R01'),
+    payment_id: z.string().optional().describe("A fiat deposit_return of this transfer, sent or settled: the sender's bank sends it back (held for operators)"),
   }),
   responses: { 200: TransferSchema },
   handler: async ({ deps, tenant, params, body }) => {
     const row = await findTransfer(deps.db, tenant, params.transfer_id);
+    if (body.payment_id !== undefined) {
+      const sent = await deps.db.selectFrom('payments').select(['status', 'rail', 'provider_payment_id']).where('id', '=', body.payment_id)
+        .where('transfer_id', '=', row.id).where('kind', '=', 'deposit_return').executeTakeFirst();
+      if (!sent || isChainRail(sent.rail)) throw invalidField('body', 'payment_id', `must be a fiat deposit_return of ${row.id}`);
+      if (sent.status !== 'submitted' && sent.status !== 'settled') throw invalidState(`The return is ${sent.status}; only a sent or settled return can come back`);
+      await deps.rails.returnPayment(sent.provider_payment_id!, body.code);
+      // The path a provider's webhook takes (rail-events.ts), as the simulated provider's event.
+      await handleRailEvent(deps, { id: `sandbox:return:${sent.provider_payment_id}`, type: 'payment.returned', providerPaymentId: sent.provider_payment_id!, code: body.code });
+      return { status: 200, body: serializeTransfer(row) };
+    }
     const payment = await returnablePayment(deps.db, row);
     // The workflow hears of it first: once the return window has closed it has finished, and this is a 409.
     await notifyReturn(deps, row.id, body.code, payment.kind);
