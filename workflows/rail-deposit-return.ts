@@ -29,9 +29,12 @@ export async function returnRailDepositWorkflow(input: RailStrayDeposit): Promis
   }
   setCurrentDetails('Sending it back to the sender through the provider');
   const payment = await untilSettled(await rails.submitRailDepositReturn({ returnKey }));
-  if (payment.status === 'rejected') {
-    const reason = `rejected by the sender's bank (${payment.code})`;
-    await records.recordStrayDepositReturn({ returnKey, outcome: 'refused', reason });
+  // Returned: the provider shows it came back before (or without) its webhook (rail-events.ts).
+  if (payment.status === 'rejected' || payment.status === 'returned') {
+    const refusal = payment.status === 'rejected' ? `rejected by the sender's bank (${payment.code})` : `returned by the sender's bank (${payment.code}) after it was sent`;
+    // Histories from before the activity answered hold no answer.
+    const recorded = await records.recordStrayDepositReturn({ returnKey, outcome: 'refused', reason: refusal }) as { held: string | null } | undefined;
+    const reason = recorded?.held ?? refusal;
     setCurrentDetails(`Held for operators: ${reason}`);
     return { returned: false, reason };
   }
