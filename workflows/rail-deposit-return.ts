@@ -29,21 +29,16 @@ export async function returnRailDepositWorkflow(input: RailStrayDeposit): Promis
   }
   setCurrentDetails('Sending it back to the sender through the provider');
   const payment = await untilSettled(await rails.submitRailDepositReturn({ returnKey }));
-  // Returned: the provider shows it came back before (or without) its webhook (rail-events.ts).
-  if (payment.status === 'rejected' || payment.status === 'returned') {
-    const refusal = payment.status === 'rejected' ? `rejected by the sender's bank (${payment.code})` : `returned by the sender's bank (${payment.code}) after it was sent`;
-    // Histories from before the activity answered hold no answer.
-    const recorded = await records.recordStrayDepositReturn({ returnKey, outcome: 'refused', reason: refusal }) as { held: string | null } | undefined;
-    const reason = recorded?.held ?? refusal;
-    setCurrentDetails(`Held for operators: ${reason}`);
-    return { returned: false, reason };
-  }
-  // Histories from before the activity answered hold no answer: those returns were settled.
-  const recorded = await records.recordStrayDepositReturn({ returnKey, outcome: 'settled' }) as { held: string | null } | undefined;
-  if (recorded?.held) {
-    // The sender's bank sent it back before this run recorded the settlement (the provider's webhook).
-    setCurrentDetails(`Held for operators: ${recorded.held}`);
-    return { returned: false, reason: recorded.held };
+  // Rejected, or returned: the provider shows it came back before (or without) its webhook (rail-events.ts).
+  const refusal = payment.status === 'rejected' ? `rejected by the sender's bank (${payment.code})`
+    : payment.status === 'returned' ? `returned by the sender's bank (${payment.code}) after it was sent` : undefined;
+  const recorded = await records.recordStrayDepositReturn(refusal ? { returnKey, outcome: 'refused', reason: refusal } : { returnKey, outcome: 'settled' });
+  // Held: refused, or sent back before this run recorded the settlement (the provider's webhook).
+  // Histories from before the activity answered hold no answer.
+  const holdReason = (recorded as typeof recorded | undefined)?.held ?? refusal;
+  if (holdReason) {
+    setCurrentDetails(`Held for operators: ${holdReason}`);
+    return { returned: false, reason: holdReason };
   }
   setCurrentDetails('Returned to the sender');
   return { returned: true };
