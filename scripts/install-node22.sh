@@ -17,7 +17,14 @@ esac
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 echo "install-node22: fetching $pkg@22 from the npm registry…" >&2
-(cd "$tmp" && npm pack --silent "$pkg@22" >/dev/null && tar xzf ./*.tgz)
+# Up to three tries: the registry sometimes drops an idle connection.
+for attempt in 1 2 3; do
+  (cd "$tmp" && npm pack --silent "$pkg@22" >/dev/null && tar xzf ./*.tgz) && break
+  [ "$attempt" = 3 ] && exit 1
+  echo "install-node22: npm pack failed (attempt $attempt); trying again in 15 s" >&2
+  rm -rf "${tmp:?}"/*
+  sleep 15
+done
 rm -rf "$cache"
 mkdir -p "$cache"
 mv "$tmp/package" "$cache/package"
