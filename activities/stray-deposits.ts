@@ -3,6 +3,7 @@ import type { Db } from '../src/db';
 import { isZeroEvmAddress } from '../src/domain/bank-validation';
 import { isChainRail } from '../src/domain/rails';
 import type { PaymentRow } from '../src/db/schema';
+import { tenantOf } from '../src/db/tenant-scope';
 import { strayDepositPostings, strayReturnPostings } from '../src/domain/transfers';
 import { newId } from '../src/ids';
 import { postTransaction } from '../src/ledger/ledger';
@@ -28,8 +29,6 @@ export function straysToReturn(db: Db) {
  * (workflows/rail-deposit-return.ts; the rail side is in activities/fiat-rails.ts).
  */
 export function createStrayDepositActivities(deps: { db: Db; cipher: DataCipher; sanctions: SanctionsScreener }) {
-  const tenantOf = (p: PaymentRow) => ({ developerId: p.developer_id, environment: p.environment });
-
   /** Production never pays unscreened: without lists the activity retries until they are loaded; the sandbox may run without lists. */
   function canScreen(environment: PaymentRow['environment']): boolean {
     if (deps.sanctions.ready) return true;
@@ -176,7 +175,7 @@ export async function holdReturnedDepositReturn(db: Db, input: { providerPayment
       failure_reason: `returned by the sender's bank (${input.code}) after it was sent; held for operators`,
     }).where('id', '=', payment.id).execute();
     if (payment.status === 'settled') {
-      await postTransaction(trx, { developerId: payment.developer_id, environment: payment.environment }, {
+      await postTransaction(trx, tenantOf(payment), {
         idempotencyKey: `${payment.idempotency_key}:ledger:came_back${releaseSuffix(payment)}`, description: "stray deposit return sent back by the sender's bank",
         referenceId: payment.transfer_id, postings: strayDepositPostings(payment.rail, payment.currency, BigInt(payment.amount_minor)),
       });

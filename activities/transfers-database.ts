@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Transaction } from 'kysely';
-import type { Tenant } from '../src/api/context';
 import type { Db } from '../src/db';
+import { tenantOf } from '../src/db/tenant-scope';
 import type { Database, PaymentKind, PaymentStatus, ReviewDecision, TransferRow, TransferState } from '../src/db/schema';
 import { recordEvents } from '../src/domain/events';
 import {
@@ -87,8 +87,6 @@ const REFUND_STEP_DONE: Record<RefundStep['step'], (status: PaymentStatus | unde
   refund_returned: (status) => status === 'returned',
   refunded: (status) => status === 'settled' || status === 'returned',
 };
-
-const tenantOf = (row: TransferRow): Tenant => ({ developerId: row.developer_id, environment: row.environment });
 
 /**
  * Payment keys are derived from the transfer and the step, so a retried step finds its own payment.

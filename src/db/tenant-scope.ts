@@ -3,6 +3,10 @@ import { notFound } from '../api/errors';
 import type { Tenant } from '../api/context';
 import type { Database } from './schema';
 
+/** The tenant a stored row belongs to (activities, which act on rows rather than for an API key). */
+export const tenantOf = (row: { developer_id: string; environment: Tenant['environment'] }): Tenant =>
+  ({ developerId: row.developer_id, environment: row.environment });
+
 type TenantTable = 'customers' | 'events' | 'screenings' | 'screening_batches' | 'external_accounts' | 'transfers' | 'payments';
 
 /**
