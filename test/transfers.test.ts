@@ -231,6 +231,12 @@ test('stray deposits go back to their senders: one after the transfer was cancel
   const sent = await node.getTransactionReceipt({ hash: back.tx_hash });
   expect(parseEventLogs({ abi: erc20Abi, logs: sent.logs, eventName: 'Transfer' })[0]!.args)
     .toEqual({ from: chainKeys.treasury.address, to: wallet.address, value: 20_000_000n });
+  // The scan also found the offramp test's stray of another amount (1 USDC, below) and started its
+  // return beside this one: once that has gone back too, what the ledger holds for senders is this
+  // transfer's alone.
+  const offrampReturn = await waitFor(() => testDb().selectFrom('payments').select('transfer_id').where('kind', '=', 'deposit_return')
+    .where('to_address', '=', chainKeys.account(5).address).where('amount_minor', '=', '1000000').executeTakeFirst(), { what: "the offramp stray's return" });
+  await client.workflow.getHandle(`stray-deposits:${offrampReturn.transfer_id}`).result();
   // The ledger holds the listed sender's 5 USDC for them; the returned 20 came and went.
   const held = await testDb().selectFrom('ledger_accounts').select('balance_minor')
     .where('developer_id', '=', t.developerId).where('purpose', '=', 'unapplied_deposits').where('owner_id', '=', 'ethereum').where('currency', '=', 'usdc')
@@ -981,6 +987,48 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect(cli('rail-events', 'resolve', nobody.id, '--note', 'again').stderr).toContain('was resolved already');
     const stored = await testDb().selectFrom('rail_events').select(['resolved_by', 'resolved_note']).where('id', '=', nobody.id).executeTakeFirstOrThrow();
     expect(stored).toEqual({ resolved_by: 'ops.eve', resolved_note: 'returned through the provider (R17)' });
+  }, 90_000);
+
+  test('an operator matches money that named no transfer to the one it was meant for: it funds it, or goes back to its sender', async () => {
+    const tr = (await t.api.post('/v0/transfers', achToAch('46.00'))).body;
+    // The sender mistyped the reference: nothing is credited until an operator matches the money.
+    const typo = received(tr, { reference: `X${tr.source_deposit_instructions.deposit_reference}` });
+    const short = received(tr, { reference: 'NO-REFERENCE', amount: '45.00' });
+    for (const e of [typo, short]) expect((await deliver(e)).body).toEqual({ received: [{ id: e.id, outcome: 'unmatched' }] });
+    expect((await t.api.get(`/v0/transfers/${tr.id}`)).body.state).toBe('awaiting_funds');
+
+    expect(cli('rail-events', 'match', typo.id).stderr).toContain('needs --transfer');
+    expect(cli('rail-events', 'match', typo.id, '--transfer', 'tr_nope').stderr).toContain('No such transfer: tr_nope');
+    expect(cli('rail-events', 'match', 'evt_nope', '--transfer', tr.id).stderr).toContain('No such rail event: evt_nope');
+    const matched = cli('rail-events', 'match', typo.id, '--transfer', tr.id, '--operator', 'ops.ann');
+    expect(matched.stderr).toBe('');
+    expect(matched.stdout).toContain(`${typo.id}: matched to ${tr.id} by ops.ann: deposit_received`);
+    await waitForTransferState(t.api, tr.id, 'payment_processed');
+    const deposit = await testDb().selectFrom('payments').select(['provider_payment_id', 'status', 'amount_minor'])
+      .where('transfer_id', '=', tr.id).where('kind', '=', 'deposit').execute();
+    expect(deposit).toEqual([{ provider_payment_id: typo.data.payment_id, status: 'settled', amount_minor: '4600' }]);
+    // Matched once: the event says by whom and leaves the operators' list; it cannot be matched or resolved again.
+    expect(await testDb().selectFrom('rail_events').select(['outcome', 'transfer_id', 'resolved_by', 'resolved_note']).where('id', '=', typo.id).executeTakeFirstOrThrow())
+      .toEqual({ outcome: 'deposit_received', transfer_id: tr.id, resolved_by: 'ops.ann', resolved_note: `matched to ${tr.id}: deposit_received` });
+    expect(cli('rail-events', 'match', typo.id, '--transfer', tr.id).stderr).toContain('is not money that named no transfer (deposit_received)');
+    expect(cli('rail-events', 'resolve', typo.id, '--note', 'again').stderr).toContain('was handled (deposit_received)');
+
+    // A match cut off after it claimed the event (as if the CLI had died): the event stays listed with
+    // its transfer, cannot go to another transfer or be resolved by hand, and finishes when run again.
+    // The transfer is funded already, so this money goes back to its sender through the ledger.
+    const other = (await t.api.post('/v0/transfers', achToAch('45.00'))).body;
+    await testDb().updateTable('rail_events').set({ transfer_id: tr.id, resolved_by: 'ops.ann' }).where('id', '=', short.id).execute();
+    expect(cli('rail-events', 'list').stdout).toMatch(new RegExp(`${short.id}  \\S+  payment.received  unmatched  ${tr.id}  `));
+    expect(cli('rail-events', 'match', short.id, '--transfer', other.id).stderr).toContain(`${short.id} is being matched to ${tr.id}, not ${other.id}`);
+    expect(cli('rail-events', 'resolve', short.id, '--note', 'sent back by hand').stderr).toContain(`${short.id} is being matched to ${tr.id}`);
+    const finished = cli('rail-events', 'match', short.id, '--transfer', tr.id, '--operator', 'ops.ann', '--note', 'sender confirmed by phone');
+    expect(finished.stdout).toContain(`${short.id}: matched to ${tr.id} by ops.ann: not_as_quoted`);
+    expect(await depositReturn(tr.id, short.data.payment_id)).toEqual({ returned: true });
+    expect((await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit_return`)).body.data).toMatchObject([{ amount: '45.00', status: 'settled' }]);
+    expect(cli('rail-events', 'list').stdout).not.toContain(short.id);
+    expect((await t.api.get(`/v0/transfers/${other.id}`)).body.state).toBe('awaiting_funds');
+    expect(await heldForSenders('ach')).toBe(0n);
+    await expectLedgerBalanced();
   }, 90_000);
 
   test('two deposits of the quoted amount at once: the transfer takes one, the other goes back, also when both are delivered again', async () => {

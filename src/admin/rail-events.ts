@@ -1,7 +1,10 @@
 import type { Db } from '../db';
 import type { RailEventsTable } from '../db/schema';
 import type { Selectable } from 'kysely';
-import { HANDLED_RAIL_EVENT_OUTCOMES, type RailEventOutcome } from '../resources/transfers/rail-events';
+import type { AppDeps } from '../api/context';
+import { ASSET_SCALE, parseAmount } from '../domain/money';
+import type { FiatRail } from '../domain/rails';
+import { depositForTransfer, HANDLED_RAIL_EVENT_OUTCOMES, type RailEventOutcome, type ReceivedPayment } from '../resources/transfers/rail-events';
 
 /**
  * The provider's events that need an operator (docs/TRANSFERS.md, *The provider's webhook*): money
@@ -16,10 +19,57 @@ export function railEventsNeedingOperators(db: Db): Promise<Selectable<RailEvent
 
 /** An operator dealt with one (sent the money back through the provider, say): recorded with who and how. */
 export async function resolveRailEvent(db: Db, input: { id: string; operator: string; note: string }) {
-  const event = await db.selectFrom('rail_events').select(['outcome', 'resolved_at']).where('id', '=', input.id).executeTakeFirst();
+  const event = await db.selectFrom('rail_events').select(['outcome', 'resolved_at', 'transfer_id']).where('id', '=', input.id).executeTakeFirst();
   if (!event) throw new Error(`No such rail event: ${input.id}`);
   if (event.outcome && HANDLED_RAIL_EVENT_OUTCOMES.includes(event.outcome as RailEventOutcome)) throw new Error(`${input.id} was handled (${event.outcome}); nothing to resolve`);
   if (event.resolved_at) throw new Error(`${input.id} was resolved already`);
+  // A match cut off half-way may have offered the money to its transfer already: finish it instead.
+  if (event.outcome === 'unmatched' && event.transfer_id) {
+    throw new Error(`${input.id} is being matched to ${event.transfer_id}: run \`rail-events match ${input.id} --transfer ${event.transfer_id}\` again to finish`);
+  }
   await db.updateTable('rail_events').set({ resolved_by: input.operator, resolved_note: input.note, resolved_at: new Date() })
     .where('id', '=', input.id).where('resolved_at', 'is', null).execute();
+}
+
+/**
+ * An operator found the transfer an unmatched deposit was meant for (its sender left out or mistyped
+ * the reference): the money is offered to that transfer as if it had named it, so the transfer takes
+ * it if it is exactly what it quoted and still waits, and otherwise it goes back to its sender through
+ * the stray-deposit return (ledger, screening, `payments held`). The event is first claimed for that
+ * transfer, so it funds one transfer at most; a match cut off half-way is finished by running it again.
+ */
+export async function matchUnmatchedDeposit(
+  deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>,
+  input: { id: string; transferId: string; operator: string; note?: string },
+): Promise<RailEventOutcome> {
+  const { db } = deps;
+  const event = await db.selectFrom('rail_events').selectAll().where('id', '=', input.id).executeTakeFirst();
+  if (!event) throw new Error(`No such rail event: ${input.id}`);
+  if (event.type !== 'payment.received' || event.outcome !== 'unmatched') {
+    throw new Error(`${input.id} is not money that named no transfer (${event.outcome ?? 'not handled'}); nothing to match`);
+  }
+  if (event.resolved_at) throw new Error(`${input.id} was resolved already`);
+  const transfer = await db.selectFrom('transfers').select(['id', 'source_rail', 'source_currency', 'amount_minor'])
+    .where('id', '=', input.transferId).executeTakeFirst();
+  if (!transfer) throw new Error(`No such transfer: ${input.transferId}`);
+
+  const claimed = await db.updateTable('rail_events').set({ transfer_id: transfer.id, resolved_by: input.operator })
+    .where('id', '=', input.id).where('outcome', '=', 'unmatched').where('resolved_at', 'is', null)
+    .where((eb) => eb.or([eb('transfer_id', 'is', null), eb('transfer_id', '=', transfer.id)]))
+    .returning('id').executeTakeFirst();
+  if (!claimed) {
+    const now = await db.selectFrom('rail_events').select(['transfer_id', 'resolved_at']).where('id', '=', input.id).executeTakeFirstOrThrow();
+    throw new Error(now.resolved_at ? `${input.id} was resolved already` : `${input.id} is being matched to ${now.transfer_id}, not ${transfer.id}`);
+  }
+
+  const payload = event.payload as { rail: FiatRail; currency: string; amount: string; reference: string };
+  const received: ReceivedPayment = {
+    id: event.id, type: 'payment.received', providerPaymentId: event.provider_payment_id, rail: payload.rail, currency: payload.currency,
+    amountMinor: parseAmount(payload.amount, ASSET_SCALE[payload.currency] ?? 2)!, reference: payload.reference,
+  };
+  const { outcome } = await depositForTransfer(deps, transfer, received);
+  await db.updateTable('rail_events')
+    .set({ outcome, handled_at: new Date(), resolved_note: input.note ?? `matched to ${transfer.id}: ${outcome}`, resolved_at: new Date() })
+    .where('id', '=', input.id).execute();
+  return outcome;
 }

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { createApiKey, createDeveloper, revokeApiKey } from '../admin/accounts';
 import { rotateDataKey } from '../admin/data-key-rotation';
-import { railEventsNeedingOperators, resolveRailEvent } from '../admin/rail-events';
+import { matchUnmatchedDeposit, railEventsNeedingOperators, resolveRailEvent } from '../admin/rail-events';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { heldStrayDepositReturns, releaseHeldStrayDeposit } from '../admin/stray-deposits';
 import { createChainAdapters } from '../chains';
@@ -41,6 +41,9 @@ const USAGE = `Usage: npm run cli -- <command>
                                  send a held stray-deposit return after all (on a chain: or to another address)
   rail-events list               the fiat-rail provider's events that need an operator (money that
                                  names no transfer, returns too late, deliveries never handled)
+  rail-events match ID --transfer tr_… [--note TEXT] [--operator NAME]
+                                 offer money that named no transfer to the one it was meant for
+                                 (funds it if exactly as quoted and still awaited; else sent back)
   rail-events resolve ID --note TEXT [--operator NAME]
                                  record how one was dealt with (sent back through the provider, say)
   data rotate-key                re-encrypt secrets and PII under DATA_ENCRYPTION_KEY (the old key
@@ -80,6 +83,7 @@ async function main(argv: string[]) {
       note: { type: 'string' },
       'to-address': { type: 'string' },
       'external-account': { type: 'string' },
+      transfer: { type: 'string' },
       source: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
@@ -173,6 +177,14 @@ async function main(argv: string[]) {
         console.log([e.id, e.received_at.toISOString(), e.type, e.outcome ?? 'not handled', e.transfer_id ?? '-', e.provider_payment_id, JSON.stringify(e.payload)].join('  '));
       }
       console.log(`${events.length} rail event(s) need an operator`);
+    } else if (group === 'rail-events' && action === 'match') {
+      if (!target) throw new Error('rail-events match needs an event id');
+      if (!values.transfer) throw new Error('rail-events match needs --transfer (the transfer the money was meant for)');
+      const transferId = values.transfer;
+      const outcome = await withTemporal(config, (temporal) => matchUnmatchedDeposit({ db, temporal, config }, {
+        id: target, transferId, operator, note: values.note,
+      }));
+      console.log(`${target}: matched to ${transferId} by ${operator}: ${outcome}`);
     } else if (group === 'rail-events' && action === 'resolve') {
       if (!target) throw new Error('rail-events resolve needs an event id');
       if (!values.note) throw new Error('rail-events resolve needs --note (how it was dealt with)');

@@ -3,6 +3,7 @@ import express, { type Router } from 'express';
 import type { AppDeps } from '../../api/context';
 import { ApiError } from '../../api/errors';
 import { formatAmount, ASSET_SCALE } from '../../domain/money';
+import type { TransferRow } from '../../db/schema';
 import { RailWebhookRejected, type RailEvent } from '../../providers/rails';
 import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../../workflows/rail-deposit-return';
 import { holdReturnedDepositReturn } from '../../../activities/stray-deposits';
@@ -13,7 +14,7 @@ export type RailEventOutcome =
   | 'deposit_received' | 'return_received'
   /** Money that names a transfer but is not what it quoted, or came when it no longer waited: sent back to the sender. */
   | 'not_as_quoted' | 'not_awaiting_funds'
-  /** Money that names no transfer: for operators to send back. */
+  /** Money that names no transfer: for operators to match to the transfer it was meant for, or send back. */
   | 'unmatched'
   /** Money sent back to a stray deposit's sender came back: its return is held for operators again. */
   | 'deposit_return_returned'
@@ -86,10 +87,24 @@ export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'l
  * offered to its workflow, which takes it unless it already has its deposit or has stopped waiting.
  * Money that names the transfer but is not taken goes back to its sender (workflows/rail-deposit-return.ts).
  */
-async function receiveDeposit(deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>, event: Extract<RailEvent, { type: 'payment.received' }>) {
+async function receiveDeposit(deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>, event: ReceivedPayment): Promise<{ outcome: RailEventOutcome; transferId?: string }> {
   const row = await deps.db.selectFrom('transfers').select(['id', 'source_rail', 'source_currency', 'amount_minor'])
     .where('deposit_reference', '=', event.reference).executeTakeFirst();
   if (!row) return { outcome: 'unmatched' as const };
+  return depositForTransfer(deps, row, event);
+}
+
+export type ReceivedPayment = Extract<RailEvent, { type: 'payment.received' }>;
+
+/**
+ * The transfer a deposit named, or an operator matched it to (`rail-events match`), takes it if it is
+ * exactly what it quoted and it still waits; otherwise the money goes back to its sender.
+ */
+export async function depositForTransfer(
+  deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>,
+  row: Pick<TransferRow, 'id' | 'source_rail' | 'source_currency' | 'amount_minor'>,
+  event: ReceivedPayment,
+): Promise<{ outcome: RailEventOutcome; transferId: string }> {
   const asQuoted = row.source_rail === event.rail && row.source_currency === event.currency && BigInt(row.amount_minor) === event.amountMinor;
   if (!asQuoted) {
     await startDepositReturn(deps, row.id, event, true);
@@ -107,7 +122,7 @@ async function receiveDeposit(deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>,
 
 /** Starts the return of a payment the transfer did not take; once per payment (a redelivery finds it started). */
 async function startDepositReturn(
-  deps: Pick<AppDeps, 'temporal' | 'config'>, transferId: string, event: Extract<RailEvent, { type: 'payment.received' }>, stillWaiting: boolean,
+  deps: Pick<AppDeps, 'temporal' | 'config'>, transferId: string, event: ReceivedPayment, stillWaiting: boolean,
 ) {
   const amount = formatAmount(event.amountMinor, ASSET_SCALE[event.currency] ?? 2);
   try {
