@@ -347,7 +347,8 @@ describe('a worker killed right after a payout or a return went out, or down whe
   async function killRightAfter(submitted: () => Promise<boolean>) {
     const deadline = Date.now() + 60_000;
     while (!(await submitted()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
-    worker!.kill('SIGKILL');
+    // Undefined when an earlier test failed before it started the worker again.
+    worker?.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 300));
     worker = startWorker();
   }

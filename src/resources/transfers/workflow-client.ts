@@ -1,6 +1,6 @@
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { AppDeps, Tenant } from '../../api/context';
-import { invalidState } from '../../api/errors';
+import { ApiError, invalidState } from '../../api/errors';
 import type { TransferRow } from '../../db/schema';
 import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
 import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../../temporal/search-attributes';
@@ -79,8 +79,8 @@ export function submitRefundRetry(deps: Pick<AppDeps, 'temporal'>, transferId: s
 
 /**
  * How long an offered deposit waits for the workflow's answer (its worker may be down): past it the
- * call fails with DEADLINE_EXCEEDED, a 503, and the provider delivers again; the Update id makes the
- * second offer the same one, whether or not the workflow has taken the first meanwhile.
+ * offer answers 503 and the provider delivers again; the Update id makes the second offer the same
+ * one, whether or not the workflow has taken the first meanwhile.
  */
 const DEPOSIT_OFFER_DEADLINE_MS = 10_000;
 
@@ -96,6 +96,12 @@ export async function offerDepositToTransfer(deps: Pick<AppDeps, 'temporal'>, tr
     return taken;
   } catch (err) {
     if (isFinished(err)) return false;
+    // Past the deadline the SDK reports our own DEADLINE_EXCEEDED or the server's, or CANCELLED when
+    // the server's side of the call was cut first: all three mean no answer yet.
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+      throw new ApiError('service_unavailable', `The workflow of ${transferId} did not answer in time; deliver the event again (a repeat is handled once)`,
+        undefined, { 'Retry-After': '1' });
+    }
     throw err;
   }
 }
