@@ -165,6 +165,9 @@ describe('a worker killed between the two deposits', () => {
     expect(wrong.body.verification.attempts_remaining).toBe(2);
     worker.kill('SIGKILL');
     worker = startWorker();
+    // Sent once the workflow answers again: while no worker runs, a verification answers 503 after 10 s.
+    await waitFor(async () => (await (await temporalClient()).workflow.getHandle(`external-account-verification:${account.id}`).query(verificationState)).phase === 'awaiting_amounts',
+      { timeoutMs: 60_000, what: 'the restarted worker' });
     const right = await crashApi.post(`/v0/external-accounts/${account.id}/verify`, { amounts });
     expect(right.body).toMatchObject({ status: 'verified', verification: { result: 'verified', attempts_remaining: 2 } });
     expect(await deposits()).toHaveLength(2);

@@ -344,6 +344,14 @@ describe('a worker killed right after a payout or a return went out, or down whe
     })).body;
   }
 
+  /** Sends a request again while it answers 503 (the worker still starting), as a client or provider would. */
+  async function untilAnswered(send: () => Promise<{ status: number; body: any }>) {
+    for (let attempt = 1; ; attempt++) {
+      const res = await send();
+      if (res.status !== 503 || attempt === 6) return res;
+    }
+  }
+
   async function killRightAfter(submitted: () => Promise<boolean>) {
     const deadline = Date.now() + 60_000;
     while (!(await submitted()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
@@ -401,13 +409,39 @@ describe('a worker killed right after a payout or a return went out, or down whe
     // Kept without an outcome (an operator sees it as not handled) until the provider delivers again.
     expect(await testDb().selectFrom('rail_events').select('outcome').where('id', '=', event.id).executeTakeFirstOrThrow()).toEqual({ outcome: null });
     worker = startWorker();
-    const again = await deliver();
+    // The provider delivers again until it is answered (503 while the worker is still starting).
+    const again = await untilAnswered(deliver);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ received: [{ id: event.id, outcome: 'deposit_received' }] });
     await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
     const deposits = await testDb().selectFrom('payments').select(['status', 'provider_payment_id']).where('transfer_id', '=', tr.id).where('kind', '=', 'deposit').execute();
     expect(deposits).toEqual([{ status: 'settled', provider_payment_id: event.data.payment_id }]);
     expect(await testDb().selectFrom('payments').select('id').where('transfer_id', '=', tr.id).where('kind', '=', 'deposit_return').execute()).toEqual([]);
+  }, 120_000);
+
+  test('a cancel sent while no worker runs: 503 instead of a request that hangs; sent again once the worker is back, it is the same cancellation', async () => {
+    const tr = await achToAchThroughCrashApi('46.00');
+    worker?.kill('SIGKILL');
+    worker = undefined;
+    const first = await crashApi.delete(`/v0/transfers/${tr.id}`);
+    expect(first.status).toBe(503);
+    expect(first.body.error).toMatchObject({ code: 'service_unavailable', message: expect.stringContaining('cancel it again (the same cancellation)') });
+    expect(first.headers.get('retry-after')).toBe('1');
+    expect((await crashApi.get(`/v0/transfers/${tr.id}`)).body.state).toBe('awaiting_funds');
+    worker = startWorker();
+    // Sent again until answered: the same cancellation (200), or, when the workflow took the first
+    // request before this one reached it, 409 for a transfer that is canceled already.
+    const again = await untilAnswered(() => crashApi.delete(`/v0/transfers/${tr.id}`));
+    if (again.status === 200) expect(again.body).toMatchObject({ state: 'canceled', state_reason: 'canceled_by_developer' });
+    else expect(again.body.error).toMatchObject({ code: 'invalid_state', message: 'The transfer is canceled; it can no longer be canceled' });
+    await waitForTransferState(crashApi, tr.id, 'canceled');
+    expect((await crashApi.get(`/v0/transfers/${tr.id}`)).body.state_reason).toBe('canceled_by_developer');
+    // One cancellation in the workflow's history, whichever of the requests the workflow took.
+    const history = await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).fetchHistory();
+    const accepted = (history.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+    expect(accepted.map((e) => e.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest?.meta?.updateId)).toEqual([`cancel:${tr.id}`]);
+    const states = (await crashApi.get(`/v0/events?object_id=${tr.id}&type=transfer.updated`)).body.data.map((e: { data: { state: string } }) => e.data.state);
+    expect(states).toEqual(['canceled']);
   }, 120_000);
 
   test('stray fiat deposit: exactly one return with the provider after the restart, settled once', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppDeps, Tenant } from '../../api/context';
-import { invalidField, invalidState } from '../../api/errors';
+import { ApiError, invalidField, invalidState } from '../../api/errors';
 import { ACCEPTS_SUBMISSION } from '../../domain/kyc';
 import { pastDate } from '../../domain/validation';
 import { newId } from '../../ids';
@@ -89,8 +89,11 @@ export async function submitKyc(
       { submissionId, beneficialOwnerCount: input.beneficial_owners?.length ?? 0 },
     );
   } catch (err) {
-    // The workflow refused it (state changed meanwhile): the submission never counted.
-    await deps.db.deleteFrom('kyc_submissions').where('id', '=', submissionId).execute();
+    // The workflow refused it (state changed meanwhile): the submission never counted. Any other
+    // failure (no answer in time, Temporal down) keeps it: the workflow may still take it.
+    if (err instanceof ApiError && err.code === 'invalid_state') {
+      await deps.db.deleteFrom('kyc_submissions').where('id', '=', submissionId).execute();
+    }
     throw err;
   }
   return serializeCustomer(await findCustomer(deps.db, tenant, customer.id));

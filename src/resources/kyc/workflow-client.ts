@@ -1,6 +1,7 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AppDeps } from '../../api/context';
 import { invalidState } from '../../api/errors';
+import { awaitWorkflowAnswer } from '../../api/workflow-answers';
 import { CustomerIdAttr, KycStatusAttr } from '../../temporal/search-attributes';
 import {
   closeKyc, decideManualReview, submitKycDocuments, type KycState, type KycSubmission, type KycWorkflowInput,
@@ -48,14 +49,14 @@ export async function submitToKycWorkflow(
   submission: KycSubmission,
 ): Promise<KycState> {
   try {
-    return await deps.temporal.workflow.executeUpdateWithStart(submitKycDocuments, {
+    return await awaitWorkflowAnswer(deps.temporal, "read the customer's kyc_status before you submit again", () => deps.temporal.workflow.executeUpdateWithStart(submitKycDocuments, {
       args: [submission],
       updateId: submission.submissionId,
       startWorkflowOperation: new WithStartWorkflowOperation<typeof kycWorkflow>('kycWorkflow', {
         ...startOptions(deps, input),
         workflowIdConflictPolicy: 'USE_EXISTING',
       }),
-    });
+    }));
   } catch (err) {
     throw asInvalidState(err);
   }
@@ -63,7 +64,8 @@ export async function submitToKycWorkflow(
 
 export async function decideKyc(deps: Pick<AppDeps, 'temporal'>, customerId: string, decision: OperatorDecision) {
   try {
-    return await deps.temporal.workflow.getHandle(kycWorkflowId(customerId)).executeUpdate(decideManualReview, { args: [decision] });
+    return await awaitWorkflowAnswer(deps.temporal, "read the customer's kyc_status before you decide again",
+      () => deps.temporal.workflow.getHandle(kycWorkflowId(customerId)).executeUpdate(decideManualReview, { args: [decision] }));
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw invalidState('KYC is not waiting for a manual review decision');
     throw asInvalidState(err);

@@ -1,6 +1,7 @@
-import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AppDeps, Tenant } from '../../api/context';
-import { ApiError, invalidState } from '../../api/errors';
+import { invalidState } from '../../api/errors';
+import { awaitWorkflowAnswer } from '../../api/workflow-answers';
 import type { TransferRow } from '../../db/schema';
 import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
 import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../../temporal/search-attributes';
@@ -53,10 +54,13 @@ function handle(deps: Pick<AppDeps, 'temporal'>, transferId: string) {
   return deps.temporal.workflow.getHandle(transferWorkflowId(transferId));
 }
 
-/** A refused Update (the validator's message) is a 409; a finished workflow too. */
-async function update<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * A refused Update (the validator's message) is a 409; a finished workflow too; no answer in time
+ * (no worker running) a 503.
+ */
+async function update<T>(deps: Pick<AppDeps, 'temporal'>, afterwards: string, fn: () => Promise<T>): Promise<T> {
   try {
-    return await fn();
+    return await awaitWorkflowAnswer(deps.temporal, afterwards, fn);
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) throw invalidState((err.cause as Error | undefined)?.message ?? err.message);
     if (isFinished(err)) throw invalidState('The transfer is already final');
@@ -64,44 +68,37 @@ async function update<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+const READ_FIRST = 'read the transfer before you send this again';
+
+/** One cancellation per transfer (the Update id): a cancel sent again after a 503 is the same one. */
 export function requestCancellation(deps: Pick<AppDeps, 'temporal'>, transferId: string, reason: string): Promise<TransferStatus> {
-  return update(() => handle(deps, transferId).executeUpdate(cancelTransfer, { args: [{ reason }] }));
+  return update(deps, 'cancel it again (the same cancellation) or read the transfer',
+    () => handle(deps, transferId).executeUpdate(cancelTransfer, { args: [{ reason }], updateId: `cancel:${transferId}` }));
 }
 
 export function submitReviewDecision(deps: Pick<AppDeps, 'temporal'>, transferId: string, d: ReviewDecisionRequest): Promise<TransferStatus> {
-  return update(() => handle(deps, transferId).executeUpdate(decideReview, { args: [d] }));
+  return update(deps, READ_FIRST, () => handle(deps, transferId).executeUpdate(decideReview, { args: [d] }));
 }
 
 /** An operator tries a rejected refund again; a 409 when the transfer has none waiting. */
 export function submitRefundRetry(deps: Pick<AppDeps, 'temporal'>, transferId: string, r: RefundRetryRequest): Promise<TransferStatus> {
-  return update(() => handle(deps, transferId).executeUpdate(retryRefund, { args: [r] }));
+  return update(deps, READ_FIRST, () => handle(deps, transferId).executeUpdate(retryRefund, { args: [r] }));
 }
-
-/**
- * How long an offered deposit waits for the workflow's answer (its worker may be down): past it the
- * offer answers 503 and the provider delivers again; the Update id makes the second offer the same
- * one, whether or not the workflow has taken the first meanwhile.
- */
-const DEPOSIT_OFFER_DEADLINE_MS = 10_000;
 
 /**
  * Offers a fiat deposit to its transfer's workflow: true when it took the money as the transfer's
  * funds (again true for the same payment: the update id is the provider's payment id), false when
- * the transfer already has its deposit or has stopped waiting, its workflow finished or not.
+ * the transfer already has its deposit or has stopped waiting, its workflow finished or not. With no
+ * worker running it is a 503 and the provider delivers again: the second offer is the same one,
+ * whether or not the workflow has taken the first meanwhile.
  */
 export async function offerDepositToTransfer(deps: Pick<AppDeps, 'temporal'>, transferId: string, railPaymentId: string): Promise<boolean> {
   try {
-    const { taken } = await deps.temporal.withDeadline(Date.now() + DEPOSIT_OFFER_DEADLINE_MS,
+    const { taken } = await awaitWorkflowAnswer(deps.temporal, 'deliver the event again (a repeat is handled once)',
       () => handle(deps, transferId).executeUpdate(offerDeposit, { args: [{ railPaymentId }], updateId: `deposit:${railPaymentId}` }));
     return taken;
   } catch (err) {
     if (isFinished(err)) return false;
-    // Past the deadline the SDK reports our own DEADLINE_EXCEEDED or the server's, or CANCELLED when
-    // the server's side of the call was cut first: all three mean no answer yet.
-    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-      throw new ApiError('service_unavailable', `The workflow of ${transferId} did not answer in time; deliver the event again (a repeat is handled once)`,
-        undefined, { 'Retry-After': '1' });
-    }
     throw err;
   }
 }

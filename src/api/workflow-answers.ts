@@ -1,0 +1,28 @@
+import { WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import { ApiError } from './errors';
+
+/**
+ * How long a request waits for a workflow to answer an Update. A workflow answers only while a
+ * worker runs; without a bound the SDK asks again until one does, and the request hangs with it.
+ */
+export const WORKFLOW_ANSWER_DEADLINE_MS = 10_000;
+
+/**
+ * Sends an Update and waits at most WORKFLOW_ANSWER_DEADLINE_MS for the workflow's answer; no answer
+ * is a 503. The workflow may still take the Update once a worker is back, so `afterwards` tells the
+ * caller how to go on safely (send the same again, or read the resource first).
+ */
+export async function awaitWorkflowAnswer<T>(temporal: Client, afterwards: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await temporal.withDeadline(Date.now() + WORKFLOW_ANSWER_DEADLINE_MS, send);
+  } catch (err) {
+    // Past the deadline the SDK reports our own DEADLINE_EXCEEDED, the server's, or CANCELLED when the
+    // server's side of the call was cut first: all three mean no answer yet.
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+      throw new ApiError('service_unavailable',
+        `The workflow did not answer within ${WORKFLOW_ANSWER_DEADLINE_MS / 1000} s (is a worker running?) and may still act on this once it does; ${afterwards}`,
+        undefined, { 'Retry-After': '1' });
+    }
+    throw err;
+  }
+}
