@@ -1,5 +1,5 @@
-import { WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
-import { ApiError } from './errors';
+import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import { ApiError, invalidState } from './errors';
 
 /**
  * How long a request waits for a workflow to answer an Update. A workflow answers only while a
@@ -23,6 +23,26 @@ export async function awaitWorkflowAnswer<T>(temporal: Client, afterwards: strin
         `The workflow did not answer within ${WORKFLOW_ANSWER_DEADLINE_MS / 1000} s (is a worker running?) and may still act on this once it does; ${afterwards}`,
         undefined, { 'Retry-After': '1' });
     }
+    throw err;
+  }
+}
+
+/** The workflow is no longer running (or never was). */
+export function isWorkflowFinished(err: unknown): boolean {
+  const e = err as { name?: string; message?: string };
+  return e?.name === 'WorkflowNotFoundError' || /already completed/i.test(e?.message ?? '');
+}
+
+/**
+ * Sends an Update for an API request: no answer in time is a 503 (awaitWorkflowAnswer), a refusal
+ * (the validator's message) a 409, and a finished workflow a 409 that says `whenFinished`.
+ */
+export async function sendUpdate<T>(temporal: Client, opts: { afterwards: string; whenFinished: string }, send: () => Promise<T>): Promise<T> {
+  try {
+    return await awaitWorkflowAnswer(temporal, opts.afterwards, send);
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) throw invalidState((err.cause as Error | undefined)?.message ?? err.message);
+    if (isWorkflowFinished(err)) throw invalidState(opts.whenFinished);
     throw err;
   }
 }

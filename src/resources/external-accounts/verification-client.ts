@@ -1,7 +1,5 @@
-import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AppDeps, Tenant } from '../../api/context';
-import { invalidState } from '../../api/errors';
-import { awaitWorkflowAnswer } from '../../api/workflow-answers';
+import { sendUpdate } from '../../api/workflow-answers';
 import { CustomerIdAttr, ExternalAccountStatusAttr } from '../../temporal/search-attributes';
 import { verifyMicroDeposits, type VerifyResult, type microDepositVerificationWorkflow } from '../../../workflows/micro-deposit-verification';
 
@@ -26,17 +24,8 @@ export async function startMicroDepositVerification(deps: Pick<AppDeps, 'config'
 }
 
 /** The customer's answer, as a Temporal Update: the outcome comes back in the response. */
-export async function submitVerificationAmounts(deps: Pick<AppDeps, 'temporal'>, externalAccountId: string, amountsMinor: number[]): Promise<VerifyResult> {
-  try {
-    // A repeat counts as another attempt: after a 503 the account's status tells whether the first counted.
-    return await awaitWorkflowAnswer(deps.temporal, "read the external account's status before you send the amounts again",
-      () => deps.temporal.workflow.getHandle(verificationWorkflowId(externalAccountId)).executeUpdate(verifyMicroDeposits, { args: [amountsMinor] }));
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) throw invalidState((err.cause as Error | undefined)?.message ?? err.message);
-    const e = err as { name?: string; message?: string };
-    if (e?.name === 'WorkflowNotFoundError' || /workflow execution already completed/i.test(e?.message ?? '')) {
-      throw invalidState('Verification is already final');
-    }
-    throw err;
-  }
+export function submitVerificationAmounts(deps: Pick<AppDeps, 'temporal'>, externalAccountId: string, amountsMinor: number[]): Promise<VerifyResult> {
+  // A repeat counts as another attempt: after a 503 the account's status tells whether the first counted.
+  return sendUpdate(deps.temporal, { afterwards: "read the external account's status before you send the amounts again", whenFinished: 'Verification is already final' },
+    () => deps.temporal.workflow.getHandle(verificationWorkflowId(externalAccountId)).executeUpdate(verifyMicroDeposits, { args: [amountsMinor] }));
 }

@@ -1,7 +1,6 @@
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import type { AppDeps } from '../../api/context';
-import { invalidState } from '../../api/errors';
-import { awaitWorkflowAnswer } from '../../api/workflow-answers';
+import { sendUpdate } from '../../api/workflow-answers';
 import { CustomerIdAttr, KycStatusAttr } from '../../temporal/search-attributes';
 import {
   closeKyc, decideManualReview, submitKycDocuments, type KycState, type KycSubmission, type KycWorkflowInput,
@@ -48,8 +47,8 @@ export async function submitToKycWorkflow(
   input: KycWorkflowInput,
   submission: KycSubmission,
 ): Promise<KycState> {
-  try {
-    return await awaitWorkflowAnswer(deps.temporal, "read the customer's kyc_status before you submit again", () => deps.temporal.workflow.executeUpdateWithStart(submitKycDocuments, {
+  return sendUpdate(deps.temporal, { afterwards: "read the customer's kyc_status before you submit again", whenFinished: 'KYC for this customer is already finished' },
+    () => deps.temporal.workflow.executeUpdateWithStart(submitKycDocuments, {
       args: [submission],
       updateId: submission.submissionId,
       startWorkflowOperation: new WithStartWorkflowOperation<typeof kycWorkflow>('kycWorkflow', {
@@ -57,29 +56,9 @@ export async function submitToKycWorkflow(
         workflowIdConflictPolicy: 'USE_EXISTING',
       }),
     }));
-  } catch (err) {
-    throw asInvalidState(err);
-  }
 }
 
-export async function decideKyc(deps: Pick<AppDeps, 'temporal'>, customerId: string, decision: OperatorDecision) {
-  try {
-    return await awaitWorkflowAnswer(deps.temporal, "read the customer's kyc_status before you decide again",
-      () => deps.temporal.workflow.getHandle(kycWorkflowId(customerId)).executeUpdate(decideManualReview, { args: [decision] }));
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw invalidState('KYC is not waiting for a manual review decision');
-    throw asInvalidState(err);
-  }
-}
-
-/** A rejected update (validator) or an update on a finished workflow is a 409 for the caller. */
-function asInvalidState(err: unknown): unknown {
-  if (err instanceof WorkflowUpdateFailedError) {
-    return invalidState((err.cause as Error | undefined)?.message ?? err.message);
-  }
-  const e = err as { name?: string; message?: string };
-  if (e?.name === 'WorkflowNotFoundError' || /workflow execution already completed/i.test(e?.message ?? '')) {
-    return invalidState('KYC for this customer is already finished');
-  }
-  return err;
+export function decideKyc(deps: Pick<AppDeps, 'temporal'>, customerId: string, decision: OperatorDecision) {
+  return sendUpdate(deps.temporal, { afterwards: "read the customer's kyc_status before you decide again", whenFinished: 'KYC is not waiting for a manual review decision' },
+    () => deps.temporal.workflow.getHandle(kycWorkflowId(customerId)).executeUpdate(decideManualReview, { args: [decision] }));
 }

@@ -1,7 +1,6 @@
-import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AppDeps, Tenant } from '../../api/context';
 import { invalidState } from '../../api/errors';
-import { awaitWorkflowAnswer } from '../../api/workflow-answers';
+import { awaitWorkflowAnswer, isWorkflowFinished, sendUpdate } from '../../api/workflow-answers';
 import type { TransferRow } from '../../db/schema';
 import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
 import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../../temporal/search-attributes';
@@ -54,18 +53,9 @@ function handle(deps: Pick<AppDeps, 'temporal'>, transferId: string) {
   return deps.temporal.workflow.getHandle(transferWorkflowId(transferId));
 }
 
-/**
- * A refused Update (the validator's message) is a 409; a finished workflow too; no answer in time
- * (no worker running) a 503.
- */
-async function update<T>(deps: Pick<AppDeps, 'temporal'>, afterwards: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await awaitWorkflowAnswer(deps.temporal, afterwards, fn);
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) throw invalidState((err.cause as Error | undefined)?.message ?? err.message);
-    if (isFinished(err)) throw invalidState('The transfer is already final');
-    throw err;
-  }
+/** A refused Update is a 409, a finished workflow too; no answer in time (no worker running) a 503. */
+function update<T>(deps: Pick<AppDeps, 'temporal'>, afterwards: string, fn: () => Promise<T>): Promise<T> {
+  return sendUpdate(deps.temporal, { afterwards, whenFinished: 'The transfer is already final' }, fn);
 }
 
 const READ_FIRST = 'read the transfer before you send this again';
@@ -98,15 +88,9 @@ export async function offerDepositToTransfer(deps: Pick<AppDeps, 'temporal'>, tr
       () => handle(deps, transferId).executeUpdate(offerDeposit, { args: [{ railPaymentId }], updateId: `deposit:${railPaymentId}` }));
     return taken;
   } catch (err) {
-    if (isFinished(err)) return false;
+    if (isWorkflowFinished(err)) return false;
     throw err;
   }
-}
-
-/** The workflow is no longer running (or never was). */
-function isFinished(err: unknown): boolean {
-  const e = err as { name?: string; message?: string };
-  return e?.name === 'WorkflowNotFoundError' || /already completed/i.test(e?.message ?? '');
 }
 
 /** The receiving bank returned the payout, or the source bank a settled refund. */
@@ -114,7 +98,7 @@ export async function notifyReturn(deps: Pick<AppDeps, 'temporal'>, transferId: 
   try {
     await handle(deps, transferId).signal(kind === 'refund' ? refundReturned : paymentReturned, { code });
   } catch (err) {
-    if (isFinished(err)) throw invalidState("The rail's return window has closed");
+    if (isWorkflowFinished(err)) throw invalidState("The rail's return window has closed");
     throw err;
   }
 }
