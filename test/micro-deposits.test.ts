@@ -154,9 +154,11 @@ describe('a worker killed between the two deposits', () => {
     const atKill = (await deposits()).length;
     await new Promise((r) => setTimeout(r, 500));
     worker = startWorker();
-    await waitFor(async () => (await crashApi.get(`/v0/external-accounts/${account.id}`)).body.status === 'pending_verification' &&
-      (await (await temporalClient()).workflow.getHandle(`external-account-verification:${account.id}`).query(verificationState)).phase === 'awaiting_amounts',
-    { timeoutMs: 60_000, what: 'settled after restart' });
+    // A query needs a running worker: true once the restarted one answers for the workflow.
+    const awaitingAmounts = async () =>
+      (await (await temporalClient()).workflow.getHandle(`external-account-verification:${account.id}`).query(verificationState)).phase === 'awaiting_amounts';
+    await waitFor(async () => (await crashApi.get(`/v0/external-accounts/${account.id}`)).body.status === 'pending_verification' && awaitingAmounts(),
+      { timeoutMs: 60_000, what: 'settled after restart' });
     expect(atKill).toBeGreaterThanOrEqual(1);
     process.stdout.write(`micro-deposit crash test: ${atKill} deposit(s) existed when the worker was killed\n`);
     expect(await deposits()).toHaveLength(2);
@@ -166,8 +168,7 @@ describe('a worker killed between the two deposits', () => {
     worker.kill('SIGKILL');
     worker = startWorker();
     // Sent once the workflow answers again: while no worker runs, a verification answers 503 after 10 s.
-    await waitFor(async () => (await (await temporalClient()).workflow.getHandle(`external-account-verification:${account.id}`).query(verificationState)).phase === 'awaiting_amounts',
-      { timeoutMs: 60_000, what: 'the restarted worker' });
+    await waitFor(awaitingAmounts, { timeoutMs: 60_000, what: 'the restarted worker' });
     const right = await crashApi.post(`/v0/external-accounts/${account.id}/verify`, { amounts });
     expect(right.body).toMatchObject({ status: 'verified', verification: { result: 'verified', attempts_remaining: 2 } });
     expect(await deposits()).toHaveLength(2);

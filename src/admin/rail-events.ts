@@ -4,7 +4,7 @@ import type { Selectable } from 'kysely';
 import type { AppDeps } from '../api/context';
 import { ASSET_SCALE, parseAmount } from '../domain/money';
 import type { FiatRail } from '../domain/rails';
-import { depositForTransfer, HANDLED_RAIL_EVENT_OUTCOMES, type RailEventOutcome, type ReceivedPayment } from '../resources/transfers/rail-events';
+import { DEPOSIT_TRANSFER_COLUMNS, depositForTransfer, HANDLED_RAIL_EVENT_OUTCOMES, type RailEventOutcome, type ReceivedPayment } from '../resources/transfers/rail-events';
 
 /**
  * The provider's events that need an operator (docs/TRANSFERS.md, *The provider's webhook*): money
@@ -49,8 +49,7 @@ export async function matchUnmatchedDeposit(
     throw new Error(`${input.id} is not money that named no transfer (${event.outcome ?? 'not handled'}); nothing to match`);
   }
   if (event.resolved_at) throw new Error(`${input.id} was resolved already`);
-  const transfer = await db.selectFrom('transfers').select(['id', 'source_rail', 'source_currency', 'amount_minor'])
-    .where('id', '=', input.transferId).executeTakeFirst();
+  const transfer = await db.selectFrom('transfers').select(DEPOSIT_TRANSFER_COLUMNS).where('id', '=', input.transferId).executeTakeFirst();
   if (!transfer) throw new Error(`No such transfer: ${input.transferId}`);
 
   const claimed = await db.updateTable('rail_events').set({ transfer_id: transfer.id, resolved_by: input.operator })

@@ -88,7 +88,7 @@ export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'l
  * Money that names the transfer but is not taken goes back to its sender (workflows/rail-deposit-return.ts).
  */
 async function receiveDeposit(deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>, event: ReceivedPayment): Promise<{ outcome: RailEventOutcome; transferId?: string }> {
-  const row = await deps.db.selectFrom('transfers').select(['id', 'source_rail', 'source_currency', 'amount_minor'])
+  const row = await deps.db.selectFrom('transfers').select(DEPOSIT_TRANSFER_COLUMNS)
     .where('deposit_reference', '=', event.reference).executeTakeFirst();
   if (!row) return { outcome: 'unmatched' as const };
   return depositForTransfer(deps, row, event);
@@ -96,13 +96,16 @@ async function receiveDeposit(deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>,
 
 export type ReceivedPayment = Extract<RailEvent, { type: 'payment.received' }>;
 
+/** What `depositForTransfer` reads of the transfer a deposit is for. */
+export const DEPOSIT_TRANSFER_COLUMNS = ['id', 'source_rail', 'source_currency', 'amount_minor'] as const;
+
 /**
  * The transfer a deposit named, or an operator matched it to (`rail-events match`), takes it if it is
  * exactly what it quoted and it still waits; otherwise the money goes back to its sender.
  */
 export async function depositForTransfer(
   deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>,
-  row: Pick<TransferRow, 'id' | 'source_rail' | 'source_currency' | 'amount_minor'>,
+  row: Pick<TransferRow, (typeof DEPOSIT_TRANSFER_COLUMNS)[number]>,
   event: ReceivedPayment,
 ): Promise<{ outcome: RailEventOutcome; transferId: string }> {
   const asQuoted = row.source_rail === event.rail && row.source_currency === event.currency && BigInt(row.amount_minor) === event.amountMinor;
