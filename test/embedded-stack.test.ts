@@ -59,10 +59,10 @@ function npmStart(name: string) {
 }
 
 async function untilRunning(run: ReturnType<typeof npmStart>) {
-  await waitFor(async () => {
-    if (run.child.exitCode !== null) throw new Error(`npm start exited (${run.child.exitCode}):\n${run.log()}`);
-    return run.log().includes('Financial platform is running.');
-  }, { timeoutMs: 120_000, what: 'npm start to be running' });
+  // waitFor tries again after a throw, so a start that exited is told apart after the wait, at once.
+  await waitFor(async () => run.child.exitCode !== null || run.log().includes('Financial platform is running.'),
+    { timeoutMs: 120_000, what: 'npm start to be running' });
+  if (run.child.exitCode !== null) throw new Error(`npm start exited (${run.child.exitCode}):\n${run.log()}`);
 }
 
 const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => signalPid(-child.pid!, signal);

@@ -187,7 +187,10 @@ export const TEST_MNEMONIC = 'test test test test test test test test test test 
 /** `count` consecutive free ports (for the anvil nodes, one per chain). */
 export async function freePortRange(count: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 20_000);
+    // Below Linux's ephemeral range (32768–60999): a port the OS hands out meanwhile to a connection
+    // or to a server that asked for any port (the Temporal dev server's own services) cannot be one of
+    // these before anvil binds them; up to 40000 it could (a Node 22 CI run: anvil "Address already in use").
+    const base = 20_000 + Math.floor(Math.random() * 12_000);
     const free = await Promise.all(Array.from({ length: count }, (_, i) => isFree(base + i)));
     if (free.every(Boolean)) return base;
   }
