@@ -179,6 +179,12 @@ const envSchema = z.object({
       }
       return out;
     }),
+  /**
+   * How long a request that a workflow answers (cancel, review and KYC decisions, micro-deposit
+   * amounts, a provider's deposit) waits for it before a 503: the workflow answers only while a
+   * worker runs.
+   */
+  WORKFLOW_ANSWER_TIMEOUT_SECONDS: z.coerce.number().positive().max(300).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 }).superRefine((c, ctx) => {
   // Anyone can derive the keys of anvil's mnemonic: on a chain other than a local node it would hand

@@ -12,6 +12,7 @@ test('defaults give the embedded stack', () => {
   expect(c.TEMPORAL_ADDRESS).toBeUndefined();
   expect(c.publicBaseUrl).toBe('http://localhost:3000');
   expect(c.SANDBOX_TIME_SCALE).toBe(1);
+  expect(c.WORKFLOW_ANSWER_TIMEOUT_SECONDS).toBe(10);
   expect(c.dataDir).toMatch(/\.data$/);
 });
 
@@ -26,6 +27,7 @@ test('each bad value is named with what is expected', () => {
     loadConfig({
       PORT: 'eighty', DATABASE_URL: 'mysql://x', TEMPORAL_ADDRESS: 'localhost', DATA_ENCRYPTION_KEY: 'c2hvcnQ=',
       DATA_ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 1).toString('base64')},c2hvcnQ=`, STRAY_DEPOSIT_SCAN_SECONDS: '0',
+      WORKFLOW_ANSWER_TIMEOUT_SECONDS: '0',
     });
   } catch (err) {
     const message = (err as Error).message;
@@ -35,6 +37,7 @@ test('each bad value is named with what is expected', () => {
     expect(message).toContain('DATA_ENCRYPTION_KEY: must be 32 bytes');
     expect(message).toContain('DATA_ENCRYPTION_PREVIOUS_KEYS: must be keys of 32 bytes');
     expect(message).toContain('STRAY_DEPOSIT_SCAN_SECONDS:');
+    expect(message).toContain('WORKFLOW_ANSWER_TIMEOUT_SECONDS:');
   }
   expect(loadConfig({ DATA_ENCRYPTION_PREVIOUS_KEYS: ` ${Buffer.alloc(32, 1).toString('base64')} , ` }).DATA_ENCRYPTION_PREVIOUS_KEYS).toEqual([Buffer.alloc(32, 1)]);
 });

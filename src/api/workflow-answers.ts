@@ -1,31 +1,31 @@
-import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import type { AppDeps } from './context';
 import { ApiError, invalidState } from './errors';
 
 /**
- * How long a request waits for a workflow to answer an Update. A workflow answers only while a
- * worker runs; without a bound the SDK asks again until one does, and the request hangs with it.
+ * Sends an Update and waits at most WORKFLOW_ANSWER_TIMEOUT_SECONDS for the workflow's answer; no
+ * answer is a 503. A workflow answers only while a worker runs; without a bound the SDK asks again
+ * until one does, and the request hangs with it. The workflow may still take the Update once a
+ * worker is back, so `afterwards` tells the caller how to go on safely (send the same again, or read
+ * the resource first).
  */
-export const WORKFLOW_ANSWER_DEADLINE_MS = 10_000;
-
-/**
- * Sends an Update and waits at most WORKFLOW_ANSWER_DEADLINE_MS for the workflow's answer; no answer
- * is a 503. The workflow may still take the Update once a worker is back, so `afterwards` tells the
- * caller how to go on safely (send the same again, or read the resource first).
- */
-export async function awaitWorkflowAnswer<T>(temporal: Client, afterwards: string, send: () => Promise<T>): Promise<T> {
+export async function awaitWorkflowAnswer<T>(deps: WorkflowDeps, afterwards: string, send: () => Promise<T>): Promise<T> {
+  const seconds = deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS;
   try {
-    return await temporal.withDeadline(Date.now() + WORKFLOW_ANSWER_DEADLINE_MS, send);
+    return await deps.temporal.withDeadline(Date.now() + seconds * 1000, send);
   } catch (err) {
     // Past the deadline the SDK reports our own DEADLINE_EXCEEDED, the server's, or CANCELLED when the
     // server's side of the call was cut first: all three mean no answer yet.
     if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
       throw new ApiError('service_unavailable',
-        `The workflow did not answer within ${WORKFLOW_ANSWER_DEADLINE_MS / 1000} s (is a worker running?) and may still act on this once it does; ${afterwards}`,
+        `The workflow did not answer within ${seconds} s (is a worker running?) and may still act on this once it does; ${afterwards}`,
         undefined, { 'Retry-After': '1' });
     }
     throw err;
   }
 }
+
+export type WorkflowDeps = Pick<AppDeps, 'temporal' | 'config'>;
 
 /** The workflow is no longer running (or never was). */
 export function isWorkflowFinished(err: unknown): boolean {
@@ -37,9 +37,9 @@ export function isWorkflowFinished(err: unknown): boolean {
  * Sends an Update for an API request: no answer in time is a 503 (awaitWorkflowAnswer), a refusal
  * (the validator's message) a 409, and a finished workflow a 409 that says `whenFinished`.
  */
-export async function sendUpdate<T>(temporal: Client, opts: { afterwards: string; whenFinished: string }, send: () => Promise<T>): Promise<T> {
+export async function sendUpdate<T>(deps: WorkflowDeps, opts: { afterwards: string; whenFinished: string }, send: () => Promise<T>): Promise<T> {
   try {
-    return await awaitWorkflowAnswer(temporal, opts.afterwards, send);
+    return await awaitWorkflowAnswer(deps, opts.afterwards, send);
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) throw invalidState((err.cause as Error | undefined)?.message ?? err.message);
     if (isWorkflowFinished(err)) throw invalidState(opts.whenFinished);

@@ -132,14 +132,14 @@ async function main(argv: string[]) {
       if (!target) throw new Error('kyc decide needs a customer id (cus_…)');
       const decision = values.decision;
       if (decision !== 'approve' && decision !== 'reject') throw new Error('--decision must be approve or reject');
-      const state = await withTemporal(config, (temporal) => decideKyc({ temporal }, target, {
+      const state = await withTemporal(config, (temporal) => decideKyc({ temporal, config }, target, {
         decision, reasons: values.reason, operator,
       }));
       console.log(`${target}: kyc_status ${state.kyc_status}`);
     } else if (group === 'transfers' && action === 'review') {
       if (!target) throw new Error('transfers review needs a transfer id (tr_…)');
       if (values.decision !== 'approve' && values.decision !== 'reject') throw new Error('--decision must be approve or reject');
-      const status = await withTemporal(config, (temporal) => submitReviewDecision({ temporal }, target, {
+      const status = await withTemporal(config, (temporal) => submitReviewDecision({ temporal, config }, target, {
         approve: values.decision === 'approve', note: values.note, operator,
       }));
       console.log(`${target}: ${status.state} (${status.step})`);
@@ -149,7 +149,7 @@ async function main(argv: string[]) {
       const destination = await resolveRefundDestination(db, { developerId: row.developer_id, environment: row.environment }, row, {
         to_address: values['to-address'], external_account_id: values['external-account'],
       });
-      const status = await withTemporal(config, (temporal) => submitRefundRetry({ temporal }, target, { operator, destination }));
+      const status = await withTemporal(config, (temporal) => submitRefundRetry({ temporal, config }, target, { operator, destination }));
       console.log(`${target}: ${status.state} (${status.step})`);
     } else if (group === 'payments' && action === 'held') {
       const held = await heldStrayDepositReturns(db);

@@ -165,8 +165,11 @@ export async function waitUntilReady(url: string, child: ChildProcess, timeoutMs
   throw new Error(`${url} not ready after ${timeoutMs} ms`);
 }
 
-/** The worker is ready when Temporal sees it polling its task queue. */
-export async function waitForPoller(env: TestWorkflowEnvironment, taskQueue: string, child: ChildProcess, timeoutMs: number) {
+/**
+ * The worker is ready when Temporal sees it polling its task queue. Only for a worker's first start
+ * on its queue: the server remembers a killed worker's polls for a while.
+ */
+export async function waitForPoller(env: Pick<TestWorkflowEnvironment, 'client' | 'namespace'>, taskQueue: string, child: ChildProcess, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`worker exited (${child.exitCode})`);

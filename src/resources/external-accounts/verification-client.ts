@@ -1,5 +1,5 @@
 import type { AppDeps, Tenant } from '../../api/context';
-import { sendUpdate } from '../../api/workflow-answers';
+import { sendUpdate, type WorkflowDeps } from '../../api/workflow-answers';
 import { CustomerIdAttr, ExternalAccountStatusAttr } from '../../temporal/search-attributes';
 import { verifyMicroDeposits, type VerifyResult, type microDepositVerificationWorkflow } from '../../../workflows/micro-deposit-verification';
 
@@ -24,8 +24,8 @@ export async function startMicroDepositVerification(deps: Pick<AppDeps, 'config'
 }
 
 /** The customer's answer, as a Temporal Update: the outcome comes back in the response. */
-export function submitVerificationAmounts(deps: Pick<AppDeps, 'temporal'>, externalAccountId: string, amountsMinor: number[]): Promise<VerifyResult> {
+export function submitVerificationAmounts(deps: WorkflowDeps, externalAccountId: string, amountsMinor: number[]): Promise<VerifyResult> {
   // A repeat counts as another attempt: after a 503 the account's status tells whether the first counted.
-  return sendUpdate(deps.temporal, { afterwards: "read the external account's status before you send the amounts again", whenFinished: 'Verification is already final' },
+  return sendUpdate(deps, { afterwards: "read the external account's status before you send the amounts again", whenFinished: 'Verification is already final' },
     () => deps.temporal.workflow.getHandle(verificationWorkflowId(externalAccountId)).executeUpdate(verifyMicroDeposits, { args: [amountsMinor] }));
 }

@@ -1,6 +1,6 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import type { AppDeps } from '../../api/context';
-import { sendUpdate } from '../../api/workflow-answers';
+import { sendUpdate, type WorkflowDeps } from '../../api/workflow-answers';
 import { CustomerIdAttr, KycStatusAttr } from '../../temporal/search-attributes';
 import {
   closeKyc, decideManualReview, submitKycDocuments, type KycState, type KycSubmission, type KycWorkflowInput,
@@ -47,7 +47,7 @@ export async function submitToKycWorkflow(
   input: KycWorkflowInput,
   submission: KycSubmission,
 ): Promise<KycState> {
-  return sendUpdate(deps.temporal, { afterwards: "read the customer's kyc_status before you submit again", whenFinished: 'KYC for this customer is already finished' },
+  return sendUpdate(deps, { afterwards: "read the customer's kyc_status before you submit again", whenFinished: 'KYC for this customer is already finished' },
     () => deps.temporal.workflow.executeUpdateWithStart(submitKycDocuments, {
       args: [submission],
       updateId: submission.submissionId,
@@ -58,7 +58,7 @@ export async function submitToKycWorkflow(
     }));
 }
 
-export function decideKyc(deps: Pick<AppDeps, 'temporal'>, customerId: string, decision: OperatorDecision) {
-  return sendUpdate(deps.temporal, { afterwards: "read the customer's kyc_status before you decide again", whenFinished: 'KYC is not waiting for a manual review decision' },
+export function decideKyc(deps: WorkflowDeps, customerId: string, decision: OperatorDecision) {
+  return sendUpdate(deps, { afterwards: "read the customer's kyc_status before you decide again", whenFinished: 'KYC is not waiting for a manual review decision' },
     () => deps.temporal.workflow.getHandle(kycWorkflowId(customerId)).executeUpdate(decideManualReview, { args: [decision] }));
 }

@@ -1,6 +1,6 @@
 import type { AppDeps, Tenant } from '../../api/context';
 import { invalidState } from '../../api/errors';
-import { awaitWorkflowAnswer, isWorkflowFinished, sendUpdate } from '../../api/workflow-answers';
+import { awaitWorkflowAnswer, isWorkflowFinished, sendUpdate, type WorkflowDeps } from '../../api/workflow-answers';
 import type { TransferRow } from '../../db/schema';
 import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
 import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../../temporal/search-attributes';
@@ -54,24 +54,24 @@ function handle(deps: Pick<AppDeps, 'temporal'>, transferId: string) {
 }
 
 /** A refused Update is a 409, a finished workflow too; no answer in time (no worker running) a 503. */
-function update<T>(deps: Pick<AppDeps, 'temporal'>, afterwards: string, fn: () => Promise<T>): Promise<T> {
-  return sendUpdate(deps.temporal, { afterwards, whenFinished: 'The transfer is already final' }, fn);
+function update<T>(deps: WorkflowDeps, afterwards: string, fn: () => Promise<T>): Promise<T> {
+  return sendUpdate(deps, { afterwards, whenFinished: 'The transfer is already final' }, fn);
 }
 
 const READ_FIRST = 'read the transfer before you send this again';
 
 /** One cancellation per transfer (the Update id): a cancel sent again after a 503 is the same one. */
-export function requestCancellation(deps: Pick<AppDeps, 'temporal'>, transferId: string, reason: string): Promise<TransferStatus> {
+export function requestCancellation(deps: WorkflowDeps, transferId: string, reason: string): Promise<TransferStatus> {
   return update(deps, 'cancel it again (the same cancellation) or read the transfer',
     () => handle(deps, transferId).executeUpdate(cancelTransfer, { args: [{ reason }], updateId: `cancel:${transferId}` }));
 }
 
-export function submitReviewDecision(deps: Pick<AppDeps, 'temporal'>, transferId: string, d: ReviewDecisionRequest): Promise<TransferStatus> {
+export function submitReviewDecision(deps: WorkflowDeps, transferId: string, d: ReviewDecisionRequest): Promise<TransferStatus> {
   return update(deps, READ_FIRST, () => handle(deps, transferId).executeUpdate(decideReview, { args: [d] }));
 }
 
 /** An operator tries a rejected refund again; a 409 when the transfer has none waiting. */
-export function submitRefundRetry(deps: Pick<AppDeps, 'temporal'>, transferId: string, r: RefundRetryRequest): Promise<TransferStatus> {
+export function submitRefundRetry(deps: WorkflowDeps, transferId: string, r: RefundRetryRequest): Promise<TransferStatus> {
   return update(deps, READ_FIRST, () => handle(deps, transferId).executeUpdate(retryRefund, { args: [r] }));
 }
 
@@ -82,9 +82,9 @@ export function submitRefundRetry(deps: Pick<AppDeps, 'temporal'>, transferId: s
  * worker running it is a 503 and the provider delivers again: the second offer is the same one,
  * whether or not the workflow has taken the first meanwhile.
  */
-export async function offerDepositToTransfer(deps: Pick<AppDeps, 'temporal'>, transferId: string, railPaymentId: string): Promise<boolean> {
+export async function offerDepositToTransfer(deps: WorkflowDeps, transferId: string, railPaymentId: string): Promise<boolean> {
   try {
-    const { taken } = await awaitWorkflowAnswer(deps.temporal, 'deliver the event again (a repeat is handled once)',
+    const { taken } = await awaitWorkflowAnswer(deps, 'deliver the event again (a repeat is handled once)',
       () => handle(deps, transferId).executeUpdate(offerDeposit, { args: [{ railPaymentId }], updateId: `deposit:${railPaymentId}` }));
     return taken;
   } catch (err) {
