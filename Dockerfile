@@ -15,6 +15,9 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY workers ./workers
 COPY scripts ./scripts
+# The workflow code bundled once here, so that a worker starts without webpack (workers/workflow-bundle.ts).
+RUN npm run build:workflows -- /app/dist/workflow-bundle.js
+ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js
 # Sanctions lists (`npm run cli -- lists sync`) are written here; docker-compose mounts a volume on it
 # that the API and the worker share. A volume takes the owner of the folder it is mounted on.
 ENV SANCTIONS_DATA_DIR=/app/.data/sanctions

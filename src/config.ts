@@ -43,6 +43,8 @@ const envSchema = z.object({
   TEMPORAL_PORT: port(7233),
   TEMPORAL_UI_PORT: port(8233),
   TEMPORAL_CLI_PATH: z.string().optional(),
+  /** The workflow code bundled ahead of time (`npm run build:workflows`); unset: bundled when the worker starts. */
+  WORKFLOW_BUNDLE_PATH: z.string().trim().optional().transform((v) => v || undefined),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   PUBLIC_BASE_URL: optionalUrl(['http://', 'https://']),
   /** Sandbox clock speed-up: 60 makes a sandbox minute pass in one second. */

@@ -240,3 +240,19 @@ describe('shutdown', () => {
     expect(output).toContain('forced exit on second SIGINT');
   });
 });
+
+describe('worker start', () => {
+  test('a WORKFLOW_BUNDLE_PATH with no file stops the worker at start, saying how to build it', async () => {
+    const missing = path.join(stack().logDir, 'no-such-workflow-bundle.js');
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'workers/main.ts')], {
+      env: { ...stack().processEnv, TEMPORAL_TASK_QUEUE: `bundle-missing-${process.pid}`, WORKFLOW_BUNDLE_PATH: missing },
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code).not.toBe(0);
+    expect(output).toContain(`WORKFLOW_BUNDLE_PATH: no workflow bundle at ${missing} (build it with \`npm run build:workflows -- ${missing}\`)`);
+    expect(output).not.toContain('worker started');
+  });
+});

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { Config } from '../src/config';
@@ -29,7 +30,12 @@ export async function createWorker(opts: {
   namespace: string;
   taskQueue: string;
   activityDeps: ActivityDeps;
+  /** A bundle from `npm run build:workflows`; without one the workflow code is bundled at start. */
+  workflowBundlePath?: string;
 }) {
+  if (opts.workflowBundlePath && !existsSync(opts.workflowBundlePath)) {
+    throw new Error(`WORKFLOW_BUNDLE_PATH: no workflow bundle at ${opts.workflowBundlePath} (build it with \`npm run build:workflows -- ${opts.workflowBundlePath}\`)`);
+  }
   const connection = await NativeConnection.connect({ address: opts.address });
   const activities = createActivities(opts.activityDeps);
   const workers = [
@@ -37,7 +43,9 @@ export async function createWorker(opts: {
       connection,
       namespace: opts.namespace,
       taskQueue: opts.taskQueue,
-      workflowsPath: require.resolve('../workflows'),
+      ...(opts.workflowBundlePath
+        ? { workflowBundle: { codePath: opts.workflowBundlePath } }
+        : { workflowsPath: require.resolve('../workflows') }),
       activities,
       maxConcurrentActivityTaskExecutions: 200,
     }),

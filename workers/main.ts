@@ -23,6 +23,7 @@ runMain('worker', async () => {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activityDeps: activityDepsFromConfig(config, { db, cipher, sanctions }),
+    workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
   });
   log.info({ task_queue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
   return {

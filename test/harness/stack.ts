@@ -13,6 +13,9 @@ import { createApiKey, createDeveloper } from '../../src/admin/accounts';
 import { createDb } from '../../src/db';
 import { writeSharedManifest } from '../../bench/shared-lists';
 import { startAnvilNodes } from '../../src/embedded/anvil';
+import { buildWorkflowBundle } from '../../workers/workflow-bundle';
+
+const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 const root = path.join(__dirname, '../..');
 const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -43,6 +46,9 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
     await adminQuery(`create database ${dbName}`);
     const databaseUrl = adminUrl().replace(/\/[^/]*$/, `/${dbName}`);
 
+    // Workers run the workflow code bundled ahead of time, as in production (workers/workflow-bundle.ts).
+    const workflowBundle = await buildWorkflowBundle(path.join(opts.logDir, 'workflow-bundle.js'), silentLogger);
+
     const apiPort = await freePort();
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
@@ -64,6 +70,7 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
       SANCTIONS_DATA_DIR: writeSharedManifest(path.join(opts.logDir, 'sanctions')),
       EVM_RPC_URLS: anvil.env,
       CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC,
+      WORKFLOW_BUNDLE_PATH: workflowBundle,
       ...opts.extraEnv,
     };
     const worker = startProcess('worker', path.join(root, 'workers/main.ts'), env, opts.logDir);
