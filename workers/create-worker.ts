@@ -7,6 +7,7 @@ import type { Db } from '../src/db';
 import { createMoneyProviders } from '../src/providers';
 import type { SanctionsScreener } from '../src/sanctions/screener';
 import { chainWatchTaskQueue } from '../src/temporal/task-queues';
+import { WORKFLOWS_PATH } from './workflow-bundle';
 
 /** What the activities need, from the configuration and the process's shared resources. */
 export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher: DataCipher; sanctions: SanctionsScreener }): ActivityDeps {
@@ -45,7 +46,7 @@ export async function createWorker(opts: {
       taskQueue: opts.taskQueue,
       ...(opts.workflowBundlePath
         ? { workflowBundle: { codePath: opts.workflowBundlePath } }
-        : { workflowsPath: require.resolve('../workflows') }),
+        : { workflowsPath: WORKFLOWS_PATH }),
       activities,
       maxConcurrentActivityTaskExecutions: 200,
     }),

@@ -5,11 +5,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, type Logger } from '@temporalio/worker';
 
-export const DEFAULT_WORKFLOW_BUNDLE_PATH = 'dist/workflow-bundle.js';
+const DEFAULT_WORKFLOW_BUNDLE_PATH = 'dist/workflow-bundle.js';
+
+/** The workflow code's entry point, which a worker bundles itself when given no bundle. */
+export const WORKFLOWS_PATH = require.resolve('../workflows');
 
 /** Bundles workflows/ (and what it imports) into one file; returns its absolute path. */
 export async function buildWorkflowBundle(file: string, logger?: Logger): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger });
   const out = path.resolve(file);
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, code);

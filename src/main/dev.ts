@@ -71,7 +71,7 @@ runMain('platform', async () => {
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       activityDeps: activityDepsFromConfig(config, { db, cipher, sanctions }),
-    workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
+      workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
     });
     stops.push(worker.stop);
 
