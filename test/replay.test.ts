@@ -1,7 +1,7 @@
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
-import { business, createTenant, documents, individual, temporalClient, testDb, waitFor, waitForKycStatus, type Tenant } from './harness';
+import { business, createTenant, documents, individual, temporalClient, testDb, waitFor, waitForKycStatus, workflowBundle, type Tenant } from './harness';
 import { approvedCustomer, verifiedUsAccount, waitForChainWatch, waitForTransferState } from './harness/transfers';
 
 // Determinism: histories recorded by the running worker must replay against the current workflow code.
@@ -67,7 +67,7 @@ test('histories of every workflow and path replay without non-determinism', asyn
 
   const client = await temporalClient();
   const histories = ids.map(async (workflowId) => ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() }));
-  const results = Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows') }, (async function* () {
+  const results = Worker.runReplayHistories(workflowBundle(), (async function* () {
     for (const h of histories) yield await h;
   })());
   let replayed = 0;
@@ -82,7 +82,7 @@ async function replay(ids: string[]) {
   const client = await temporalClient();
   const histories = await Promise.all(ids.map(async (workflowId) => ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
   let replayed = 0;
-  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows') }, histories)) {
+  for await (const result of Worker.runReplayHistories(workflowBundle(), histories)) {
     expect(result.error).toBeUndefined();
     replayed++;
   }

@@ -1,7 +1,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { apiClient, createTenant, stack, individual, temporalClient, testDb, waitFor, type ApiClient, type Tenant } from './harness';
+import { apiClient, createTenant, stack, individual, temporalClient, testDb, waitFor, workflowBundle, type ApiClient, type Tenant } from './harness';
 import {
   approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, impersonatedWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForChainWatch, waitForTransferState,
 } from './harness/transfers';
@@ -295,7 +295,7 @@ test('stray deposits go back to their senders: one after the transfer was cancel
   // Both workflows replay.
   const histories = await Promise.all([`stray-deposits:${tr.id}`, scan.workflowId].map(async (workflowId) =>
     ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
-  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows') }, histories)) expect(result.error).toBeUndefined();
+  for await (const result of Worker.runReplayHistories(workflowBundle(), histories)) expect(result.error).toBeUndefined();
 }, 120_000);
 
 test('a stray return that reverts on chain is held; released to another address, it is signed anew with a new nonce', async () => {

@@ -13,6 +13,11 @@ export function stack(): StackInfo {
   return JSON.parse(raw);
 }
 
+/** The workflow code the stack's workers run (bundled once at its start): what a replay checks. */
+export function workflowBundle() {
+  return { workflowBundle: { codePath: stack().processEnv.WORKFLOW_BUNDLE_PATH! } };
+}
+
 let sharedDb: Db | undefined;
 /** Direct database access for setup (developer accounts, keys) and for checking what is stored. */
 export function testDb(): Db {
