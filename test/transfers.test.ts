@@ -156,8 +156,8 @@ test('offramp: USDC sent to the deposit address on ethereum is found after its c
   expect(reasons).toHaveLength(1);
 
   // The deposit moves into the treasury that pays payouts and refunds: the treasury sends the deposit
-  // address its gas, then the deposit address sends the quoted amount; the stray 1 USDC stays until the
-  // stray-deposit scan sends it back (next test).
+  // address its gas, then the deposit address sends the quoted amount; the stray 1 USDC stays there
+  // until the stray-deposit scan sends it back (tested below, with a stray of its own).
   await (await temporalClient()).workflow.getHandle(`transfer:${done.id}`).result();
   const sweep = await testDb().selectFrom('chain_sweeps').selectAll().where('transfer_id', '=', done.id).executeTakeFirstOrThrow();
   expect(sweep).toMatchObject({ status: 'swept', chain: 'ethereum', currency: 'usdc', from_address: instructions.to_address, amount_minor: '300000000' });
@@ -171,12 +171,17 @@ test('offramp: USDC sent to the deposit address on ethereum is found after its c
   expect(await tokenBalance('ethereum', 'usdc', instructions.to_address)).toBe(1_000_000n);
 });
 
-/** Runs the scheduled stray-deposit scan once, on this stack's worker (the schedule itself fires daily in tests). */
+/**
+ * Runs the scheduled stray-deposit scan once, on this stack's worker (the schedule itself fires daily
+ * in tests); `returns` are the ids of the return workflows it started, whichever tests' strays they are.
+ */
 async function scanStrayDeposits() {
   const client = await temporalClient();
   const workflowId = `test-scan-stray-deposits-${Date.now()}`;
   const result = await client.workflow.execute('scanStrayDepositsWorkflow', { taskQueue: stack().taskQueue, workflowId, args: [] });
-  return { workflowId, ...(result as { found: number; returnsStarted: number }) };
+  const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
+  const returns = events!.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+  return { workflowId, returns, ...(result as { found: number; returnsStarted: number }) };
 }
 
 test('stray deposits go back to their senders: one after the transfer was canceled, and the one of another amount; a listed sender’s is held', async () => {
@@ -184,6 +189,22 @@ test('stray deposits go back to their senders: one after the transfer was cancel
   const listed = '0x7F367cC41522cE07553e823bf3be79A889DEbe1B';
   const wallet = await fundedCustomerWallet('ethereum', 'usdc', 50_000_000n, 6);
   const sanctioned = await impersonatedWallet('ethereum', 'usdc', listed, 5_000_000n);
+  // A transfer paid after a deposit of another amount: that stray stays at the deposit address when
+  // the transfer is done, for the scan to send back.
+  const payer = await fundedCustomerWallet('ethereum', 'usdc', 20_000_000n, 7);
+  const paid = (await t.api.post('/v0/transfers', {
+    amount: '10.00', on_behalf_of: us.id,
+    source: { payment_rail: 'ethereum', currency: 'usdc', from_address: payer.address },
+    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
+  })).body;
+  const paidAddress = paid.source_deposit_instructions.to_address;
+  const otherAmount = await payer.send(paidAddress, 1_500_000n);
+  await waitFor(async () => (await t.api.get(`/v0/transfers/${paid.id}`)).body.state_reason ?? undefined, { what: 'the deposit of another amount seen' });
+  await payer.send(paidAddress, 10_000_000n);
+  await waitForTransferState(t.api, paid.id, 'payment_processed');
+  await client.workflow.getHandle(`transfer:${paid.id}`).result();
+  expect(await tokenBalance('ethereum', 'usdc', paidAddress)).toBe(1_500_000n);
+
   const tr = (await t.api.post('/v0/transfers', {
     amount: '20.00', on_behalf_of: us.id,
     source: { payment_rail: 'ethereum', currency: 'usdc', from_address: wallet.address },
@@ -201,8 +222,9 @@ test('stray deposits go back to their senders: one after the transfer was cancel
   // Both with their confirmations before the scan reads the chain.
   await createTestClient({ mode: 'anvil', transport: http(chainUrl('ethereum')) }).mine({ blocks: 2 });
   const scan = await scanStrayDeposits();
-  expect(scan.found).toBeGreaterThanOrEqual(2);
-  expect(scan.returnsStarted).toBeGreaterThanOrEqual(1);
+  expect(scan.found).toBeGreaterThanOrEqual(3);
+  expect(scan.returns).toEqual(expect.arrayContaining([`stray-deposits:${tr.id}`, `stray-deposits:${paid.id}`]));
+  expect(scan.returnsStarted).toBe(scan.returns.length);
   const returnRun = client.workflow.getHandle(`stray-deposits:${tr.id}`);
   expect(await returnRun.result()).toEqual({ returned: 1, held: 1 });
 
@@ -231,13 +253,18 @@ test('stray deposits go back to their senders: one after the transfer was cancel
   const sent = await node.getTransactionReceipt({ hash: back.tx_hash });
   expect(parseEventLogs({ abi: erc20Abi, logs: sent.logs, eventName: 'Transfer' })[0]!.args)
     .toEqual({ from: chainKeys.treasury.address, to: wallet.address, value: 20_000_000n });
-  // The scan also found the offramp test's stray of another amount (1 USDC, below) and started its
-  // return beside this one: once that has gone back too, what the ledger holds for senders is this
-  // transfer's alone.
-  const offrampReturn = await waitFor(() => testDb().selectFrom('payments').select('transfer_id').where('kind', '=', 'deposit_return')
-    .where('to_address', '=', chainKeys.account(5).address).where('amount_minor', '=', '1000000').executeTakeFirst(), { what: "the offramp stray's return" });
-  await client.workflow.getHandle(`stray-deposits:${offrampReturn.transfer_id}`).result();
-  // The ledger holds the listed sender's 5 USDC for them; the returned 20 came and went.
+  // Every return the scan started has ended (earlier tests' strays too), so what the ledger holds for
+  // senders below is settled.
+  await Promise.all(scan.returns.map((id) => client.workflow.getHandle(id).result()));
+  // The stray of another amount went back to its sender from the treasury (its transfer had swept its own deposit).
+  expect(await client.workflow.getHandle(`stray-deposits:${paid.id}`).result()).toEqual({ returned: 1, held: 0 });
+  const paidDeposits = (await t.api.get(`/v0/payments?transfer_id=${paid.id}&kind=deposit`)).body.data;
+  expect(paidDeposits.find((p: any) => p.tx_hash === otherAmount)).toMatchObject({ status: 'failed', amount: '1.500000' });
+  expect((await t.api.get(`/v0/payments?transfer_id=${paid.id}&kind=deposit_return`)).body.data)
+    .toMatchObject([{ status: 'settled', amount: '1.500000', to_address: payer.address }]);
+  expect(await tokenBalance('ethereum', 'usdc', payer.address)).toBe(10_000_000n);
+  expect(await tokenBalance('ethereum', 'usdc', paidAddress)).toBe(0n);
+  // The ledger holds the listed sender's 5 USDC for them; the returned 20 and 1.5 came and went.
   const held = await testDb().selectFrom('ledger_accounts').select('balance_minor')
     .where('developer_id', '=', t.developerId).where('purpose', '=', 'unapplied_deposits').where('owner_id', '=', 'ethereum').where('currency', '=', 'usdc')
     .executeTakeFirstOrThrow();
@@ -281,11 +308,6 @@ test('stray deposits go back to their senders: one after the transfer was cancel
     .executeTakeFirstOrThrow();
   expect(owed.balance_minor).toBe('0');
   expect(release().stderr).toContain(`${heldReturn.id} is settled; only a held return can be released`);
-
-  // The offramp test's stray of another amount went back too, once its transfer had swept its own deposit.
-  const offrampStray = (await testDb().selectFrom('payments').select(['transfer_id', 'status', 'to_address'])
-    .where('kind', '=', 'deposit_return').where('to_address', '=', chainKeys.account(5).address).where('amount_minor', '=', '1000000').execute());
-  expect(offrampStray.map((p) => p.status)).toEqual(['settled']);
 
   // In production the schedule runs the scan (here every STRAY_DEPOSIT_SCAN_SECONDS = 86400).
   const schedule = await client.schedule.getHandle('chains:scan-stray-deposits').describe();
