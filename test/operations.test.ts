@@ -212,19 +212,31 @@ describe('dependencies down', () => {
 describe('shutdown', () => {
   // Ctrl-C reaches a process twice when a parent (npm, tsx) relays the terminal's SIGINT: that must
   // still be one clean shutdown. Only a later second Ctrl-C forces the exit.
-  async function signalTwice(opts: { gapMs: number; stopMs: string }) {
+  function slowStopProcess(env: { START_MS?: string; STOP_MS: string }) {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures/slow-stop-process.ts')], {
-      env: { ...process.env, STOP_MS: opts.stopMs },
+      env: { ...process.env, ...env },
     });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await waitFor(async () => output.includes('ready'), { timeoutMs: 30_000, what: 'process ready' });
-    child.kill('SIGINT');
+    const proc = { child, output: '', exited: new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))) };
+    child.stdout.on('data', (d) => (proc.output += d));
+    child.stderr.on('data', (d) => (proc.output += d));
+    return proc;
+  }
+
+  async function signalTwice(opts: { gapMs: number; stopMs: string }) {
+    const proc = slowStopProcess({ STOP_MS: opts.stopMs });
+    await waitFor(async () => proc.output.includes('ready'), { timeoutMs: 30_000, what: 'process ready' });
+    proc.child.kill('SIGINT');
     await new Promise((r) => setTimeout(r, opts.gapMs));
-    child.kill('SIGINT');
-    return { code: await exited, output };
+    proc.child.kill('SIGINT');
+    return { code: await proc.exited, output: proc.output };
+  }
+
+  /** Sends SIGINT the moment the process prints `line`, without waiting for the next poll. */
+  async function signalOn(proc: ReturnType<typeof slowStopProcess>, line: string) {
+    await new Promise<void>((resolve) => proc.child.stdout.on('data', () => {
+      if (proc.output.includes(line)) resolve();
+    }));
+    proc.child.kill('SIGINT');
   }
 
   test('two SIGINTs 100 ms apart: one clean shutdown, exit code 0', async () => {
@@ -232,6 +244,19 @@ describe('shutdown', () => {
     expect(code).toBe(0);
     expect(output).toContain('stopped');
     expect(output).not.toContain('forced exit');
+  });
+
+  test('a SIGINT the moment a process says it is up, or while it still starts, is a clean stop once started', async () => {
+    // The handlers listen from before the start: neither signal meets the default (kill, no exit code).
+    for (let i = 0; i < 10; i++) {
+      const proc = slowStopProcess({ STOP_MS: '0' });
+      await signalOn(proc, 'ready');
+      expect({ code: await proc.exited, output: proc.output }).toEqual({ code: 0, output: expect.stringContaining('stopped') });
+    }
+    const starting = slowStopProcess({ START_MS: '1500', STOP_MS: '0' });
+    await signalOn(starting, 'starting');
+    expect(await starting.exited).toBe(0);
+    expect(starting.output).toMatch(/starting\n[^]*slow-stop: SIGINT received, shutting down…\n[^]*ready\n[^]*stopped\n/);
   });
 
   test('a second SIGINT 2.5 s later, while the stop still runs, forces the exit', async () => {
@@ -242,7 +267,7 @@ describe('shutdown', () => {
 });
 
 describe('worker start', () => {
-  test('a WORKFLOW_BUNDLE_PATH with no file stops the worker at start, saying how to build it', async () => {
+  test('a WORKFLOW_BUNDLE_PATH with no file stops the worker at start, before it loads the lists, saying how to build it', async () => {
     const missing = path.join(stack().logDir, 'no-such-workflow-bundle.js');
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'workers/main.ts')], {
       env: { ...stack().processEnv, TEMPORAL_TASK_QUEUE: `bundle-missing-${process.pid}`, WORKFLOW_BUNDLE_PATH: missing },
@@ -254,5 +279,6 @@ describe('worker start', () => {
     expect(code).not.toBe(0);
     expect(output).toContain(`WORKFLOW_BUNDLE_PATH: no workflow bundle at ${missing} (build it with \`npm run build:workflows -- ${missing}\`)`);
     expect(output).not.toContain('worker started');
+    expect(output).not.toContain('sanctions lists loaded');
   });
 });

@@ -22,6 +22,13 @@ export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher:
   };
 }
 
+/** Stops a worker given a bundle path with no file there, before it starts anything. */
+export function requireWorkflowBundle(workflowBundlePath: string | undefined) {
+  if (workflowBundlePath && !existsSync(workflowBundlePath)) {
+    throw new Error(`WORKFLOW_BUNDLE_PATH: no workflow bundle at ${workflowBundlePath} (build it with \`npm run build:workflows -- ${workflowBundlePath}\`)`);
+  }
+}
+
 /**
  * One worker polls the platform task queue for every workflow and activity, and a second one, on the
  * same connection, the deposit watchers' queue (src/temporal/task-queues.ts). Both run once created.
@@ -34,9 +41,7 @@ export async function createWorker(opts: {
   /** A bundle from `npm run build:workflows`; without one the workflow code is bundled at start. */
   workflowBundlePath?: string;
 }) {
-  if (opts.workflowBundlePath && !existsSync(opts.workflowBundlePath)) {
-    throw new Error(`WORKFLOW_BUNDLE_PATH: no workflow bundle at ${opts.workflowBundlePath} (build it with \`npm run build:workflows -- ${opts.workflowBundlePath}\`)`);
-  }
+  requireWorkflowBundle(opts.workflowBundlePath);
   const connection = await NativeConnection.connect({ address: opts.address });
   const activities = createActivities(opts.activityDeps);
   const workers = [

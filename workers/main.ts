@@ -4,7 +4,7 @@ import { createDataCipher } from '../src/crypto';
 import { createDb } from '../src/db';
 import { createLogger } from '../src/logger';
 import { SanctionsScreener } from '../src/sanctions/screener';
-import { activityDepsFromConfig, createWorker } from './create-worker';
+import { activityDepsFromConfig, createWorker, requireWorkflowBundle } from './create-worker';
 import { runMain } from '../src/main/run';
 
 runMain('worker', async () => {
@@ -12,6 +12,8 @@ runMain('worker', async () => {
   const log = createLogger(config.LOG_LEVEL, 'worker');
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the worker (npm start runs the embedded stack)');
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for the worker');
+  // Checked before the sanctions lists load (seconds), so a missing bundle stops the worker at once.
+  requireWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const cipher = createDataCipher(config, { allowGenerated: false });
   // Batch and KYC screening run here, against lists held in this process's memory.

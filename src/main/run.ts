@@ -7,31 +7,39 @@ const SAME_SIGNAL_WINDOW_MS = 2000;
  */
 export function runMain(name: string, start: () => Promise<{ stop: () => Promise<void>; done?: Promise<unknown> }>) {
   let stopping = false;
+  let stoppingSince = 0;
+  let stop: (() => Promise<void>) | undefined;
+  const runStop = (stopStarted: () => Promise<void>) =>
+    stopStarted().then(
+      () => process.exit(0),
+      (err) => {
+        process.stderr.write(`${name}: error during shutdown: ${err?.stack ?? err}\n`);
+        process.exit(1);
+      },
+    );
+  const shutdown = (signal: string) => {
+    if (stopping) {
+      // One Ctrl-C often arrives twice: from the terminal to the whole process group, and
+      // relayed by a parent (npm, tsx). Only a later signal is a deliberate second Ctrl-C.
+      if (Date.now() - stoppingSince < SAME_SIGNAL_WINDOW_MS) return;
+      process.stderr.write(`${name}: forced exit on second ${signal}\n`);
+      process.exit(130);
+    }
+    stopping = true;
+    stoppingSince = Date.now();
+    process.stderr.write(`${name}: ${signal} received, shutting down…\n`);
+    // A signal while the process still starts stops it once it has started (below).
+    if (stop) void runStop(stop);
+  };
+  // Listening before the start, so that a signal at any moment is a clean stop, never the default
+  // kill (a process may announce it is up before start() has returned).
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
   start()
-    .then(({ stop, done }) => {
-      let stoppingSince = 0;
-      const shutdown = (signal: string) => {
-        if (stopping) {
-          // One Ctrl-C often arrives twice: from the terminal to the whole process group, and
-          // relayed by a parent (npm, tsx). Only a later signal is a deliberate second Ctrl-C.
-          if (Date.now() - stoppingSince < SAME_SIGNAL_WINDOW_MS) return;
-          process.stderr.write(`${name}: forced exit on second ${signal}\n`);
-          process.exit(130);
-        }
-        stopping = true;
-        stoppingSince = Date.now();
-        process.stderr.write(`${name}: ${signal} received, shutting down…\n`);
-        stop().then(
-          () => process.exit(0),
-          (err) => {
-            process.stderr.write(`${name}: error during shutdown: ${err?.stack ?? err}\n`);
-            process.exit(1);
-          },
-        );
-      };
-      process.on('SIGINT', () => shutdown('SIGINT'));
-      process.on('SIGTERM', () => shutdown('SIGTERM'));
-      done?.then(
+    .then((started) => {
+      stop = started.stop;
+      if (stopping) return void runStop(started.stop);
+      started.done?.then(
         () => {
           if (!stopping) shutdown('exit');
         },
