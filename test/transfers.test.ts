@@ -35,6 +35,12 @@ const achToWire = (amount: string, extra: Record<string, unknown> = {}) => ({
   destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
   ...extra,
 });
+/** An offramp: USDC the customer sends from `fromAddress` on ethereum, paid out by wire. */
+const usdcToWire = (amount: string, fromAddress: string) => ({
+  amount, on_behalf_of: us.id,
+  source: { payment_rail: 'ethereum', currency: 'usdc', from_address: fromAddress },
+  destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
+});
 
 async function deposit(id: string) {
   const res = await t.api.post(`/v0/sandbox/transfers/${id}/deposit`);
@@ -119,11 +125,7 @@ test('onramp: ACH in, USDC out on base through a real ERC-20 transfer', async ()
 
 test('offramp: USDC sent to the deposit address on ethereum is found after its confirmations, then a wire pays out', async () => {
   const wallet = await fundedCustomerWallet('ethereum', 'usdc', 500_000_000n);
-  const created = await t.api.post('/v0/transfers', {
-    amount: '300.00', on_behalf_of: us.id,
-    source: { payment_rail: 'ethereum', currency: 'usdc', from_address: wallet.address },
-    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
-  });
+  const created = await t.api.post('/v0/transfers', usdcToWire('300.00', wallet.address));
   expect(created.status).toBe(201);
   const instructions = created.body.source_deposit_instructions;
   expect(instructions).toMatchObject({ payment_rail: 'ethereum', currency: 'usdc', amount: '300.000000', from_address: wallet.address });
@@ -192,11 +194,7 @@ test('stray deposits go back to their senders: one after the transfer was cancel
   // A transfer paid after a deposit of another amount: that stray stays at the deposit address when
   // the transfer is done, for the scan to send back.
   const payer = await fundedCustomerWallet('ethereum', 'usdc', 20_000_000n, 7);
-  const paid = (await t.api.post('/v0/transfers', {
-    amount: '10.00', on_behalf_of: us.id,
-    source: { payment_rail: 'ethereum', currency: 'usdc', from_address: payer.address },
-    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
-  })).body;
+  const paid = (await t.api.post('/v0/transfers', usdcToWire('10.00', payer.address))).body;
   const paidAddress = paid.source_deposit_instructions.to_address;
   const otherAmount = await payer.send(paidAddress, 1_500_000n);
   await waitFor(async () => (await t.api.get(`/v0/transfers/${paid.id}`)).body.state_reason ?? undefined, { what: 'the deposit of another amount seen' });
@@ -205,11 +203,7 @@ test('stray deposits go back to their senders: one after the transfer was cancel
   await client.workflow.getHandle(`transfer:${paid.id}`).result();
   expect(await tokenBalance('ethereum', 'usdc', paidAddress)).toBe(1_500_000n);
 
-  const tr = (await t.api.post('/v0/transfers', {
-    amount: '20.00', on_behalf_of: us.id,
-    source: { payment_rail: 'ethereum', currency: 'usdc', from_address: wallet.address },
-    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
-  })).body;
+  const tr = (await t.api.post('/v0/transfers', usdcToWire('20.00', wallet.address))).body;
   const address = tr.source_deposit_instructions.to_address;
   expect((await t.api.delete(`/v0/transfers/${tr.id}`)).status).toBe(200);
   await client.workflow.getHandle(`transfer:${tr.id}`).result();
@@ -328,11 +322,7 @@ test('a stray return that reverts on chain is held; released to another address,
   const chainDef = { id: await chain.getChainId(), name: 'ethereum', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
   const sender = privateKeyToAccount(generatePrivateKey()).address;
   const wallet = await impersonatedWallet('ethereum', 'usdc', sender, 7_000_000n);
-  const tr = (await t.api.post('/v0/transfers', {
-    amount: '7.00', on_behalf_of: us.id,
-    source: { payment_rail: 'ethereum', currency: 'usdc', from_address: sender },
-    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
-  })).body;
+  const tr = (await t.api.post('/v0/transfers', usdcToWire('7.00', sender))).body;
   const address = tr.source_deposit_instructions.to_address;
   expect((await t.api.delete(`/v0/transfers/${tr.id}`)).status).toBe(200);
   await client.workflow.getHandle(`transfer:${tr.id}`).result();
@@ -454,11 +444,7 @@ test('cancel while awaiting funds: canceled, nothing moved; a later deposit is r
 test('a transfer funded on chain: cancelled while the chain is being watched, by DELETE or in Temporal, ends at once', async () => {
   const client = await temporalClient();
   const wallet = await fundedCustomerWallet('ethereum', 'usdc', 100_000_000n);
-  const onChain = () => ({
-    amount: '20.00', on_behalf_of: us.id,
-    source: { payment_rail: 'ethereum', currency: 'usdc', from_address: wallet.address },
-    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
-  });
+  const onChain = () => usdcToWire('20.00', wallet.address);
 
   const deleted = (await t.api.post('/v0/transfers', onChain())).body;
   await waitForChainWatch(deleted.id);
