@@ -8,17 +8,28 @@ import { freePort, startProcess, waitUntilReady } from './harness/stack';
 
 const root = path.join(__dirname, '..');
 
-function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/index.ts'), ...args], {
-      env: { ...stack().processEnv },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+/**
+ * Runs a TypeScript entry point in a process of its own, collecting what it prints (`output`: both
+ * streams as they came). `exited` resolves once the process has ended and its streams are read.
+ */
+function spawnTsx(entry: string, args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { env });
+  const proc = { child, stdout: '', stderr: '', output: '', exited: new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code))) };
+  child.stdout.on('data', (d) => {
+    proc.stdout += d;
+    proc.output += d;
   });
+  child.stderr.on('data', (d) => {
+    proc.stderr += d;
+    proc.output += d;
+  });
+  return proc;
+}
+
+async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cli = spawnTsx(path.join(root, 'src/cli/index.ts'), args, stack().processEnv);
+  const code = await cli.exited;
+  return { code: code ?? 1, stdout: cli.stdout, stderr: cli.stderr };
 }
 
 describe('admin CLI', () => {
@@ -212,15 +223,8 @@ describe('dependencies down', () => {
 describe('shutdown', () => {
   // Ctrl-C reaches a process twice when a parent (npm, tsx) relays the terminal's SIGINT: that must
   // still be one clean shutdown. Only a later second Ctrl-C forces the exit.
-  function slowStopProcess(env: { START_MS?: string; STOP_MS: string }) {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures/slow-stop-process.ts')], {
-      env: { ...process.env, ...env },
-    });
-    const proc = { child, output: '', exited: new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))) };
-    child.stdout.on('data', (d) => (proc.output += d));
-    child.stderr.on('data', (d) => (proc.output += d));
-    return proc;
-  }
+  const slowStopProcess = (env: { START_MS?: string; STOP_MS: string }) =>
+    spawnTsx(path.join(__dirname, 'fixtures/slow-stop-process.ts'), [], { ...process.env, ...env });
 
   async function signalTwice(opts: { gapMs: number; stopMs: string }) {
     const proc = slowStopProcess({ STOP_MS: opts.stopMs });
@@ -269,14 +273,10 @@ describe('shutdown', () => {
 describe('worker start', () => {
   test('a WORKFLOW_BUNDLE_PATH with no file stops the worker at start, before it loads the lists, saying how to build it', async () => {
     const missing = path.join(stack().logDir, 'no-such-workflow-bundle.js');
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'workers/main.ts')], {
-      env: { ...stack().processEnv, TEMPORAL_TASK_QUEUE: `bundle-missing-${process.pid}`, WORKFLOW_BUNDLE_PATH: missing },
-    });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-    expect(code).not.toBe(0);
+    const worker = spawnTsx(path.join(root, 'workers/main.ts'), [],
+      { ...stack().processEnv, TEMPORAL_TASK_QUEUE: `bundle-missing-${process.pid}`, WORKFLOW_BUNDLE_PATH: missing });
+    expect(await worker.exited).not.toBe(0);
+    const output = worker.output;
     expect(output).toContain(`WORKFLOW_BUNDLE_PATH: no workflow bundle at ${missing} (build it with \`npm run build:workflows -- ${missing}\`)`);
     expect(output).not.toContain('worker started');
     expect(output).not.toContain('sanctions lists loaded');
