@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { apiClient, createTenant, documents, individual, stack, testDb, waitFor, waitForKycStatus } from './harness';
@@ -271,14 +272,19 @@ describe('shutdown', () => {
 });
 
 describe('worker start', () => {
-  test('a WORKFLOW_BUNDLE_PATH with no file stops the worker at start, before it loads the lists, saying how to build it', async () => {
+  // The worker process, and `npm start`'s, which would otherwise start its servers first.
+  test.each([
+    ['the worker', 'workers/main.ts', 'worker started'],
+    ['npm start', 'src/main/dev.ts', 'Financial platform is running'],
+  ])('a WORKFLOW_BUNDLE_PATH with no file stops %s at start, before anything else, saying how to build it', async (_name, entry, started) => {
     const missing = path.join(stack().logDir, 'no-such-workflow-bundle.js');
-    const worker = spawnTsx(path.join(root, 'workers/main.ts'), [],
-      { ...stack().processEnv, TEMPORAL_TASK_QUEUE: `bundle-missing-${process.pid}`, WORKFLOW_BUNDLE_PATH: missing });
-    expect(await worker.exited).not.toBe(0);
-    const output = worker.output;
-    expect(output).toContain(`WORKFLOW_BUNDLE_PATH: no workflow bundle at ${missing} (build it with \`npm run build:workflows -- ${missing}\`)`);
-    expect(output).not.toContain('worker started');
-    expect(output).not.toContain('sanctions lists loaded');
+    const dataDir = path.join(stack().logDir, `bundle-missing-data-${process.pid}`);
+    const proc = spawnTsx(path.join(root, entry), [],
+      { ...stack().processEnv, TEMPORAL_TASK_QUEUE: `bundle-missing-${process.pid}`, WORKFLOW_BUNDLE_PATH: missing, DATA_DIR: dataDir });
+    expect(await proc.exited).not.toBe(0);
+    expect(proc.output).toContain(`WORKFLOW_BUNDLE_PATH: no workflow bundle at ${missing} (build it with \`npm run build:workflows -- ${missing}\`)`);
+    expect(proc.output).not.toContain(started);
+    expect(proc.output).not.toContain('sanctions lists loaded');
+    expect(fs.existsSync(dataDir)).toBe(false);
   });
 });

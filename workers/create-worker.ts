@@ -22,7 +22,10 @@ export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher:
   };
 }
 
-/** Stops a worker given a bundle path with no file there, before it starts anything. */
+/**
+ * Stops a process given a bundle path with no file there. Its entry point calls this first, before
+ * the slow part of its start (servers, the sanctions lists), so the mistake shows at once.
+ */
 export function requireWorkflowBundle(workflowBundlePath: string | undefined) {
   if (workflowBundlePath && !existsSync(workflowBundlePath)) {
     throw new Error(`WORKFLOW_BUNDLE_PATH: no workflow bundle at ${workflowBundlePath} (build it with \`npm run build:workflows -- ${workflowBundlePath}\`)`);
@@ -38,10 +41,12 @@ export async function createWorker(opts: {
   namespace: string;
   taskQueue: string;
   activityDeps: ActivityDeps;
-  /** A bundle from `npm run build:workflows`; without one the workflow code is bundled at start. */
+  /**
+   * A bundle from `npm run build:workflows` (checked by the entry point: requireWorkflowBundle);
+   * without one the workflow code is bundled at start.
+   */
   workflowBundlePath?: string;
 }) {
-  requireWorkflowBundle(opts.workflowBundlePath);
   const connection = await NativeConnection.connect({ address: opts.address });
   const activities = createActivities(opts.activityDeps);
   const workers = [

@@ -12,7 +12,6 @@ runMain('worker', async () => {
   const log = createLogger(config.LOG_LEVEL, 'worker');
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the worker (npm start runs the embedded stack)');
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for the worker');
-  // Checked before the sanctions lists load (seconds), so a missing bundle stops the worker at once.
   requireWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const cipher = createDataCipher(config, { allowGenerated: false });

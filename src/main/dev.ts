@@ -14,12 +14,13 @@ import { lockDataDir } from '../embedded/service-process';
 import { createLogger } from '../logger';
 import { SanctionsScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
-import { activityDepsFromConfig, createWorker } from '../../workers/create-worker';
+import { activityDepsFromConfig, createWorker, requireWorkflowBundle } from '../../workers/create-worker';
 import { runMain } from './run';
 
 runMain('platform', async () => {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'platform');
+  requireWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const unlockDataDir = lockDataDir(config.dataDir);
   const stops: (() => Promise<void>)[] = [async () => unlockDataDir()];
