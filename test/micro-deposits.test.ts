@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { apiClient, createTenant, individual, stack, temporalClient, testDb, waitFor, type ApiClient, type Tenant } from './harness';
+import { apiClient, createTenant, individual, stack, temporalClient, testDb, waitFor, wrongMicroDepositAmounts, type ApiClient, type Tenant } from './harness';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
 import { verificationState } from '../workflows/micro-deposit-verification';
 
@@ -28,8 +28,6 @@ async function depositAmounts(accountId: string, api: ApiClient = t.api) {
   const list = await api.get(`/v0/sandbox/external-accounts/${accountId}/micro-deposits`);
   return list.body.data.filter((p: any) => p.direction === 'credit').map((p: any) => p.amount as string);
 }
-
-const wrongAmounts = (right: string[]) => right.map((a) => (a === '0.49' ? '0.48' : `0.${String(Number(a.slice(2)) + 1).padStart(2, '0')}`));
 
 test('success: two credits, settlement, the right amounts in any order, then one recovery debit', async () => {
   const account = await newUsAccount();
@@ -72,9 +70,9 @@ test('wrong amounts count down the attempts; the right ones still verify', async
   const account = await newUsAccount();
   await awaitingAmounts(account.id);
   const right = await depositAmounts(account.id);
-  const first = await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: wrongAmounts(right) });
+  const first = await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: wrongMicroDepositAmounts(right) });
   expect(first.body).toMatchObject({ status: 'pending_verification', verification: { result: 'incorrect', attempts_remaining: 2 } });
-  const second = await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: ['0.01', '0.01'].map((a, i) => (right[i] === a ? '0.02' : a)) });
+  const second = await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: wrongMicroDepositAmounts(right, '0.02') });
   expect(second.body.verification).toEqual({ result: 'incorrect', attempts_remaining: 1 });
   const third = await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: right });
   expect(third.body).toMatchObject({ status: 'verified', verification: { result: 'verified', attempts_remaining: 1 } });
@@ -83,7 +81,7 @@ test('wrong amounts count down the attempts; the right ones still verify', async
 test('three wrong attempts fail the verification; concurrent answers are serialised, none lost', async () => {
   const account = await newUsAccount();
   await awaitingAmounts(account.id);
-  const wrong = wrongAmounts(await depositAmounts(account.id));
+  const wrong = wrongMicroDepositAmounts(await depositAmounts(account.id));
   const replies = await Promise.all([1, 2, 3].map(() => t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: wrong })));
   const remaining = replies.map((r) => r.body.verification.attempts_remaining).sort();
   expect(remaining).toEqual([0, 1, 2]);
@@ -163,7 +161,7 @@ describe('a worker killed between the two deposits', () => {
     process.stdout.write(`micro-deposit crash test: ${atKill} deposit(s) existed when the worker was killed\n`);
     expect(await deposits()).toHaveLength(2);
     const amounts = (await crashApi.get(`/v0/sandbox/external-accounts/${account.id}/micro-deposits`)).body.data.map((p: any) => p.amount);
-    const wrong = await crashApi.post(`/v0/external-accounts/${account.id}/verify`, { amounts: wrongAmounts(amounts) });
+    const wrong = await crashApi.post(`/v0/external-accounts/${account.id}/verify`, { amounts: wrongMicroDepositAmounts(amounts) });
     expect(wrong.body.verification.attempts_remaining).toBe(2);
     worker.kill('SIGKILL');
     worker = startWorker();

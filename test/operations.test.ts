@@ -287,4 +287,17 @@ describe('worker start', () => {
     expect(proc.output).not.toContain('sanctions lists loaded');
     expect(fs.existsSync(dataDir)).toBe(false);
   });
+
+  test('a SIGHUP while the worker loads its lists reloads them once loaded, instead of ending the worker', async () => {
+    const proc = spawnTsx(path.join(root, 'workers/main.ts'), [], { ...stack().processEnv, TEMPORAL_TASK_QUEUE: `sighup-${process.pid}` });
+    await new Promise<void>((resolve) => proc.child.stdout.on('data', () => {
+      if (proc.output.includes('loading sanctions lists')) resolve();
+    }));
+    proc.child.kill('SIGHUP');
+    await waitFor(async () => proc.output.includes('worker started') && proc.output.split('sanctions lists loaded').length === 3,
+      { timeoutMs: 60_000, what: 'the worker up, its lists loaded twice' });
+    expect(proc.output.split('loading sanctions lists').length).toBe(3);
+    proc.child.kill('SIGINT');
+    expect(await proc.exited).toBe(0);
+  });
 });

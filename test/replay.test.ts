@@ -1,7 +1,7 @@
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
-import { business, createTenant, documents, individual, temporalClient, testDb, waitFor, waitForKycStatus, workflowBundle, type Tenant } from './harness';
+import { business, createTenant, documents, individual, temporalClient, testDb, waitFor, waitForKycStatus, workflowBundle, wrongMicroDepositAmounts, type Tenant } from './harness';
 import { approvedCustomer, verifiedUsAccount, waitForChainWatch, waitForTransferState } from './harness/transfers';
 
 // Determinism: histories recorded by the running worker must replay against the current workflow code.
@@ -57,7 +57,7 @@ test('histories of every workflow and path replay without non-determinism', asyn
   const { verificationState } = await import('../workflows/micro-deposit-verification');
   await waitFor(async () => (await (await temporalClient()).workflow.getHandle(verification).query(verificationState)).phase === 'awaiting_amounts');
   const amounts = (await t.api.get(`/v0/sandbox/external-accounts/${account.id}/micro-deposits`)).body.data.map((p: any) => p.amount);
-  await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: ['0.01', '0.01'].map((a, i) => (amounts[i] === a ? '0.02' : a)) });
+  await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: wrongMicroDepositAmounts(amounts) });
   await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts });
   await (await temporalClient()).workflow.getHandle(verification).result();
   ids.push(verification);

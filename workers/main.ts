@@ -17,8 +17,7 @@ runMain('worker', async () => {
   const cipher = createDataCipher(config, { allowGenerated: false });
   // Batch and KYC screening run here, against lists held in this process's memory.
   const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
-  await sanctions.load();
-  const stopWatching = await sanctions.watchForUpdates(config.DATABASE_URL);
+  const stopWatching = await sanctions.loadAndWatch(config.DATABASE_URL);
   const worker = await createWorker({
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,

@@ -19,8 +19,7 @@ runMain('api', async () => {
   const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS);
   await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
   const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
-  await sanctions.load();
-  const stopWatching = await sanctions.watchForUpdates(config.DATABASE_URL);
+  const stopWatching = await sanctions.loadAndWatch(config.DATABASE_URL);
   const api = await startApiServer({ config, db, temporal, cipher, log, sanctions });
   log.info({ port: api.port }, 'api listening');
   return {

@@ -65,8 +65,7 @@ runMain('platform', async () => {
 
     // One in-memory copy of the lists serves the API and the worker of this process.
     const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
-    await sanctions.load();
-    stops.push(await sanctions.watchForUpdates(databaseUrl));
+    stops.push(await sanctions.loadAndWatch(databaseUrl));
     const worker = await createWorker({
       address: temporalAddress,
       namespace: config.TEMPORAL_NAMESPACE,

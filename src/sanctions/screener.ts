@@ -80,6 +80,8 @@ export async function readListsFromDirectory(dir: string): Promise<LoadedLists> 
  */
 export class SanctionsScreener {
   private state?: { matcher: SanctionsMatcher; versions: ListVersion[]; addresses: Map<string, ListedAddress> };
+  private loading?: Promise<ListVersion[]>;
+  private nextLoad?: Promise<ListVersion[]>;
 
   constructor(private readonly opts: { db: Db; dataDir: string; threshold: number; log?: Logger }) {}
 
@@ -91,8 +93,28 @@ export class SanctionsScreener {
     return this.state?.versions ?? [];
   }
 
-  async load(): Promise<ListVersion[]> {
+  /**
+   * Loads the lists from the data directory. Loads run one at a time: a load asked for while one
+   * runs (a SIGHUP or NOTIFY during the first load) runs once after it, since the files may have
+   * changed after that load read them; every caller meanwhile shares it.
+   */
+  load(): Promise<ListVersion[]> {
+    if (!this.loading) {
+      this.loading = this.loadNow().finally(() => {
+        this.loading = undefined;
+      });
+      return this.loading;
+    }
+    this.nextLoad ??= this.loading.catch(() => undefined).then(() => {
+      this.nextLoad = undefined;
+      return this.load();
+    });
+    return this.nextLoad;
+  }
+
+  private async loadNow(): Promise<ListVersion[]> {
     const started = Date.now();
+    this.opts.log?.info({ dir: this.opts.dataDir }, 'loading sanctions lists');
     const lists = fs.existsSync(this.opts.dataDir) ? await readListsFromDirectory(this.opts.dataDir) : { entities: [], loaded: [] };
     const versions: ListVersion[] = [];
     for (const l of lists.loaded) versions.push(await this.recordVersion(l.def.id, l.sha256, l.publishedOn ?? null, l.entityCount));
@@ -118,6 +140,22 @@ export class SanctionsScreener {
       on conflict (source, sha256) do update set entity_count = excluded.entity_count
       returning id, published_on`.execute(this.opts.db);
     return { id: row.rows[0].id, source, sha256, publishedOn, entityCount };
+  }
+
+  /**
+   * A process's start: listens for updates first, then loads, so that a SIGHUP or NOTIFY during
+   * the first load (seconds on the full lists) reloads once it is done instead of being lost or,
+   * for SIGHUP, ending the process. Returns a function that stops listening.
+   */
+  async loadAndWatch(databaseUrl: string): Promise<() => Promise<void>> {
+    const stopWatching = await this.watchForUpdates(databaseUrl);
+    try {
+      await this.load();
+    } catch (err) {
+      await stopWatching();
+      throw err;
+    }
+    return stopWatching;
   }
 
   /**

@@ -195,6 +195,15 @@ export function waitForKycStatus(api: ApiClient, customerId: string, status: str
 
 export { documents, pngBytes, pngDataUri } from './documents';
 
+/**
+ * A wrong answer to a micro-deposit verification whatever amounts were drawn. The check ignores
+ * order, so replacing the first amount by any other value always makes the pair wrong; shifting
+ * both by a cent did not (0.48 and 0.49 came back as the right pair reversed).
+ */
+export function wrongMicroDepositAmounts(right: string[], guess = '0.01'): string[] {
+  return [right[0] === guess ? (guess === '0.01' ? '0.02' : '0.01') : guess, right[1]];
+}
+
 let emailCounter = 0;
 export function individual(overrides: Record<string, unknown> = {}) {
   emailCounter++;
