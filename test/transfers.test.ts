@@ -868,6 +868,17 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     destination: { payment_rail: 'ach', currency: 'usd', external_account_id: usAccount.id },
   });
 
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), ...args],
+    { env: stack().processEnv, encoding: 'utf8' });
+
+  /** What the platform's own books hold on `rail` of money that named no transfer, in minor units. */
+  async function heldByPlatform(rail: string, currency = 'usd') {
+    const row = await testDb().selectFrom('ledger_accounts').select('balance_minor').where('developer_id', '=', 'platform')
+      .where('environment', '=', 'production').where('purpose', '=', 'unapplied_deposits').where('owner_id', '=', rail).where('currency', '=', currency)
+      .executeTakeFirst();
+    return BigInt(row?.balance_minor ?? 0);
+  }
+
   /** The provider's id of a payment the platform sent (the provider knows its own ids). */
   async function providerId(transferId: string, kind: 'payout' | 'refund') {
     const row = await testDb().selectFrom('payments').select('provider_payment_id').where('transfer_id', '=', transferId).where('kind', '=', kind)
@@ -902,9 +913,29 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     await waitFor(async () => (await t.api.get(`/v0/transfers/${tr.id}`)).body.state_reason?.startsWith('refund returned by the source bank (R02)'), { what: 'refund returned' });
     expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`)).status).toBe(200);
     await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).result();
-    // Once the window has closed, a late return is kept for operators.
-    const late = returned(await providerId(tr.id, 'refund'), 'R02');
+    // The first refund's return reported again once the workflow has finished: its workflow took it in time, so nothing moves.
+    const refundBackAgain = returned(refundBack.data.payment_id, 'R02');
+    expect((await deliver(refundBackAgain)).body).toEqual({ received: [{ id: refundBackAgain.id, outcome: 'return_received' }] });
+    expect(await heldForSenders('ach')).toBe(0n);
+
+    // Once the window has closed, a late return is kept for operators: the refund is marked returned and
+    // the money, with the platform again, is held in the developer's books (once, however often it is reported).
+    const lateRefund = await providerId(tr.id, 'refund');
+    const late = returned(lateRefund, 'R02');
     expect((await deliver(late)).body).toEqual({ received: [{ id: late.id, outcome: 'return_window_closed' }] });
+    const lateAgain = returned(lateRefund, 'R02');
+    expect((await deliver(lateAgain)).body).toEqual({ received: [{ id: lateAgain.id, outcome: 'return_window_closed' }] });
+    const refunds = (await t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data;
+    expect(refunds.map((p: any) => [p.status, p.return_code, p.failure_reason])).toEqual(expect.arrayContaining([
+      ['returned', 'R02', 'returned (R02) after the return window closed; held for operators'],
+    ]));
+    expect(await heldForSenders('ach')).toBe(4100n);
+    await expectLedgerBalanced();
+    // An operator sends it on and records it: the money leaves the ledger, once for both reports.
+    for (const e of [late, lateAgain]) expect(cli('rail-events', 'resolve', e.id, '--operator', 'ops.kim', '--note', 'paid to the customer by wire').stderr).toBe('');
+    expect(await heldForSenders('ach')).toBe(0n);
+    expect((await t.api.get(`/v0/transfers/${tr.id}`)).body.state).toBe('refunded');
+    await expectLedgerBalanced();
   }, 90_000);
 
   /** The return of a payment the transfer did not take, once it has finished (its latest run: an operator's release starts another). */
@@ -920,8 +951,6 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     return BigInt(row?.balance_minor ?? 0);
   }
 
-  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), ...args],
-    { env: stack().processEnv, encoding: 'utf8' });
 
   test('money that names a transfer but is not what it awaits goes back to its sender; money that names none is kept for operators', async () => {
     const tr = (await t.api.post('/v0/transfers', achToAch('42.00'))).body;
@@ -936,8 +965,11 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
       state: 'awaiting_funds',
       state_reason: 'received 42.00 usd over wire, not the quoted 42.00 usd over ach: only a deposit of exactly the quoted amount funds the transfer',
     });
+    const platformBefore = await heldByPlatform('ach');
     const nobody = received(tr, { reference: 'NOT-OURS-123' });
     expect((await deliver(nobody)).body).toEqual({ received: [{ id: nobody.id, outcome: 'unmatched' }] });
+    // It belongs to no developer: the platform's own books hold it for operators.
+    expect(await heldByPlatform('ach')).toBe(platformBefore + 4200n);
     const unknown = returned('prov_unknown', 'R01');
     expect((await deliver(unknown)).body).toEqual({ received: [{ id: unknown.id, outcome: 'unknown_payment' }] });
     const kept = await testDb().selectFrom('rail_events').select(['id', 'outcome', 'transfer_id', 'payload'])
@@ -995,6 +1027,9 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect(cli('rail-events', 'resolve', nobody.id, '--note', 'again').stderr).toContain('was resolved already');
     const stored = await testDb().selectFrom('rail_events').select(['resolved_by', 'resolved_note']).where('id', '=', nobody.id).executeTakeFirstOrThrow();
     expect(stored).toEqual({ resolved_by: 'ops.eve', resolved_note: 'returned through the provider (R17)' });
+    // Sent back by the operators: it has left the platform's books.
+    expect(await heldByPlatform('ach')).toBe(platformBefore);
+    await expectLedgerBalanced();
   }, 90_000);
 
   test('an operator matches money that named no transfer to the one it was meant for: it funds it, or goes back to its sender', async () => {
@@ -1002,7 +1037,9 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     // The sender mistyped the reference: nothing is credited until an operator matches the money.
     const typo = received(tr, { reference: `X${tr.source_deposit_instructions.deposit_reference}` });
     const short = received(tr, { reference: 'NO-REFERENCE', amount: '45.00' });
+    const platformBefore = await heldByPlatform('ach');
     for (const e of [typo, short]) expect((await deliver(e)).body).toEqual({ received: [{ id: e.id, outcome: 'unmatched' }] });
+    expect(await heldByPlatform('ach')).toBe(platformBefore + 9100n);
     expect((await t.api.get(`/v0/transfers/${tr.id}`)).body.state).toBe('awaiting_funds');
 
     expect(cli('rail-events', 'match', typo.id).stderr).toContain('needs --transfer');
@@ -1015,6 +1052,9 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     const deposit = await testDb().selectFrom('payments').select(['provider_payment_id', 'status', 'amount_minor'])
       .where('transfer_id', '=', tr.id).where('kind', '=', 'deposit').execute();
     expect(deposit).toEqual([{ provider_payment_id: typo.data.payment_id, status: 'settled', amount_minor: '4600' }]);
+    // Matched, the money left the platform's books for the transfer's.
+    expect(await heldByPlatform('ach')).toBe(platformBefore + 4500n);
+    await expectLedgerBalanced();
     // Matched once: the event says by whom and leaves the operators' list; it cannot be matched or resolved again.
     expect(await testDb().selectFrom('rail_events').select(['outcome', 'transfer_id', 'resolved_by', 'resolved_note']).where('id', '=', typo.id).executeTakeFirstOrThrow())
       .toEqual({ outcome: 'deposit_received', transfer_id: tr.id, resolved_by: 'ops.ann', resolved_note: `matched to ${tr.id}: deposit_received` });
@@ -1036,6 +1076,7 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect(cli('rail-events', 'list').stdout).not.toContain(short.id);
     expect((await t.api.get(`/v0/transfers/${other.id}`)).body.state).toBe('awaiting_funds');
     expect(await heldForSenders('ach')).toBe(0n);
+    expect(await heldByPlatform('ach')).toBe(platformBefore);
     await expectLedgerBalanced();
   }, 90_000);
 

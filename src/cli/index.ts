@@ -45,7 +45,8 @@ const USAGE = `Usage: npm run cli -- <command>
                                  offer money that named no transfer to the one it was meant for
                                  (funds it if exactly as quoted and still awaited; else sent back)
   rail-events resolve ID --note TEXT [--operator NAME]
-                                 record how one was dealt with (sent back through the provider, say)
+                                 record how one was dealt with (sent back through the provider, say);
+                                 the money it held leaves the ledger
   data rotate-key                re-encrypt secrets and PII under DATA_ENCRYPTION_KEY (the old key
                                  in DATA_ENCRYPTION_PREVIOUS_KEYS); afterwards the old key can go
   migrate`;

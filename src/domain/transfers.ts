@@ -57,11 +57,14 @@ function clearing(rail: string, currency: string): Posting['account'] {
 const customerFunds = (m: TransferMoney, currency = m.sourceCurrency): Posting['account'] =>
   ({ ownerType: 'customer', ownerId: m.customerId, purpose: 'customer_funds', currency });
 
-/** What the platform holds for the sender of a stray deposit (on a chain or a bank rail), until it goes back. */
+/**
+ * What the platform holds for operators on a rail: a stray deposit owed to its sender until it goes
+ * back, money that named no transfer, a payment that came back after its return window.
+ */
 const unappliedDeposits = (rail: string, currency: string): Posting['account'] =>
   ({ ownerType: 'platform', ownerId: rail, purpose: 'unapplied_deposits', currency });
 
-/** A stray deposit (not the transfer's own) taken in: held for its sender, never the customer's. */
+/** A stray deposit (not the transfer's own), or other money no workflow took, taken in: held, never the customer's. */
 export function strayDepositPostings(rail: string, currency: string, amountMinor: bigint): Posting[] {
   return [
     { account: clearing(rail, currency), amountMinor: -amountMinor },

@@ -19,6 +19,13 @@ export interface Posting {
   amountMinor: bigint;
 }
 
+/**
+ * The platform's own books: money with the platform that belongs to no developer yet (a deposit
+ * through the provider's webhook that names no transfer). No key reaches them; the provider's
+ * account is production money (the sandbox's own routes always name their transfer).
+ */
+export const PLATFORM_TENANT: Tenant = { developerId: 'platform', environment: 'production' };
+
 export class LedgerError extends Error {
   constructor(readonly code: 'unbalanced' | 'insufficient_funds' | 'empty', message: string) {
     super(message);

@@ -3,11 +3,18 @@ import express, { type Router } from 'express';
 import type { AppDeps } from '../../api/context';
 import { ApiError } from '../../api/errors';
 import { formatAmount, ASSET_SCALE } from '../../domain/money';
-import type { TransferRow } from '../../db/schema';
+import type { PaymentsTable, TransferRow } from '../../db/schema';
 import { RailWebhookRejected, type RailEvent } from '../../providers/rails';
 import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../../workflows/rail-deposit-return';
 import { holdReturnedDepositReturn } from '../../../activities/stray-deposits';
 import { notifyReturn, offerDepositToTransfer } from './workflow-client';
+import type { Tenant } from '../../api/context';
+import type { Db } from '../../db';
+import type { Database } from '../../db/schema';
+import { tenantOf } from '../../db/tenant-scope';
+import { PLATFORM_TENANT, postTransaction } from '../../ledger/ledger';
+import { strayDepositPostings, strayReturnPostings } from '../../domain/transfers';
+import type { Selectable, Transaction } from 'kysely';
 
 /** What came of a rail event, kept on its row for operators. */
 export type RailEventOutcome =
@@ -90,7 +97,11 @@ export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'l
 async function receiveDeposit(deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>, event: ReceivedPayment): Promise<{ outcome: RailEventOutcome; transferId?: string }> {
   const row = await deps.db.selectFrom('transfers').select(DEPOSIT_TRANSFER_COLUMNS)
     .where('deposit_reference', '=', event.reference).executeTakeFirst();
-  if (!row) return { outcome: 'unmatched' as const };
+  if (!row) {
+    // The money is with the platform all the same: held in its own books until an operator matches it or sends it back.
+    await deps.db.transaction().execute((trx) => holdUnclaimedMoney(trx, unmatchedDeposit(event), 'money that named no transfer, held for operators'));
+    return { outcome: 'unmatched' as const };
+  }
   return depositForTransfer(deps, row, event);
 }
 
@@ -154,8 +165,81 @@ async function receiveReturn(deps: Pick<AppDeps, 'db' | 'temporal'>, event: Extr
   try {
     await notifyReturn(deps, payment.transfer_id, event.code, payment.kind as 'payout' | 'refund');
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'invalid_state') return { outcome: 'return_window_closed' as const, transferId: payment.transfer_id };
-    throw err;
+    if (!(err instanceof ApiError && err.code === 'invalid_state')) throw err;
+    return { outcome: await holdLateReturn(deps.db, event), transferId: payment.transfer_id };
   }
   return { outcome: 'return_received' as const, transferId: payment.transfer_id };
+}
+
+/**
+ * A payout or refund came back after its transfer's workflow had finished: the money is with the
+ * platform again. A settled payment is marked returned and, in the same transaction, the ledger holds
+ * the money for operators (`return_window_closed`; once, however often the provider reports it). One
+ * its workflow saw returned in time is a repeated report (`return_received`): nothing moves.
+ */
+async function holdLateReturn(db: Db, event: { providerPaymentId: string; code: string }): Promise<RailEventOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const payment = await trx.selectFrom('payments').selectAll().where('provider_payment_id', '=', event.providerPaymentId)
+      .where('kind', 'in', ['payout', 'refund']).forUpdate().executeTakeFirstOrThrow();
+    const money = lateReturn(payment);
+    if (payment.status === 'returned') return await isHeld(trx, money) ? 'return_window_closed' : 'return_received';
+    if (payment.status !== 'settled') return 'return_window_closed'; // nothing left us: for operators to look at
+    await trx.updateTable('payments').set({
+      status: 'returned', return_code: event.code, updated_at: new Date(),
+      failure_reason: `returned (${event.code}) after the return window closed; held for operators`,
+    }).where('id', '=', payment.id).execute();
+    await holdUnclaimedMoney(trx, money, `${payment.kind} returned after its return window, held for operators`);
+    return 'return_window_closed';
+  });
+}
+
+/**
+ * Money with the platform that no workflow took (a deposit that named no transfer, a payment that
+ * came back after its return window): the ledger holds it in `unapplied_deposits` of its rail until
+ * an operator matches it to its transfer or sends it on (src/admin/rail-events.ts).
+ */
+export interface UnclaimedMoney {
+  tenant: Tenant;
+  rail: string;
+  currency: string;
+  amountMinor: bigint;
+  /** Keys its ledger movements: one per payment, so repeated reports of it hold it once. */
+  key: string;
+  transferId?: string;
+}
+
+/** A deposit that named no transfer belongs to no developer yet: the platform's own books hold it. */
+export function unmatchedDeposit(event: Pick<ReceivedPayment, 'providerPaymentId' | 'rail' | 'currency' | 'amountMinor'>): UnclaimedMoney {
+  return { tenant: PLATFORM_TENANT, rail: event.rail, currency: event.currency, amountMinor: event.amountMinor, key: `rail_inbound:${event.providerPaymentId}` };
+}
+
+/** A payout or refund that came back late is its transfer's developer's: held in their books. */
+export function lateReturn(payment: Pick<Selectable<PaymentsTable>, 'developer_id' | 'environment' | 'rail' | 'currency' | 'amount_minor' | 'idempotency_key' | 'transfer_id'>): UnclaimedMoney {
+  return {
+    tenant: tenantOf(payment), rail: payment.rail, currency: payment.currency, amountMinor: BigInt(payment.amount_minor),
+    key: `${payment.idempotency_key}:late_return`, transferId: payment.transfer_id,
+  };
+}
+
+async function isHeld(trx: Transaction<Database>, money: UnclaimedMoney) {
+  return Boolean(await trx.selectFrom('ledger_transactions').select('id').where('idempotency_key', '=', `${money.key}:ledger:held`).executeTakeFirst());
+}
+
+function holdUnclaimedMoney(trx: Transaction<Database>, money: UnclaimedMoney, description: string) {
+  return postTransaction(trx, money.tenant, {
+    idempotencyKey: `${money.key}:ledger:held`, description, referenceId: money.transferId,
+    postings: strayDepositPostings(money.rail, money.currency, money.amountMinor),
+  });
+}
+
+/**
+ * Lets held money go (an operator sent it on through the provider, or matched it to its transfer,
+ * which then takes it as its deposit): once, and only if the ledger held it.
+ */
+export async function releaseUnclaimedMoney(trx: Transaction<Database>, money: UnclaimedMoney, description: string) {
+  if (!(await isHeld(trx, money))) return;
+  await postTransaction(trx, money.tenant, {
+    idempotencyKey: `${money.key}:ledger:released`, description, referenceId: money.transferId,
+    postings: strayReturnPostings(money.rail, money.currency, money.amountMinor),
+  });
 }
