@@ -57,10 +57,16 @@ export const depositReceived = defineSignal<[DepositNotice]>('depositReceived');
  * cancellation, can never both count. Offering the same payment again answers `taken` again.
  */
 export const offerDeposit = defineUpdate<{ taken: boolean }, [DepositNotice]>('offerDeposit');
+/**
+ * A payment the workflow sent came back; `railPaymentId` names which (the provider's id), so that a
+ * late report of an earlier refund attempt never counts for a later one. Signals sent before it was
+ * named (histories of earlier releases) count for the payment being watched.
+ */
+export interface ReturnNotice { code: string; railPaymentId?: string }
 /** The receiving bank returned the payout (sandbox route, or the provider's webhook). */
-export const paymentReturned = defineSignal<[{ code: string }]>('paymentReturned');
+export const paymentReturned = defineSignal<[ReturnNotice]>('paymentReturned');
 /** The source bank returned a settled refund (sandbox route, or the provider's webhook). */
-export const refundReturned = defineSignal<[{ code: string }]>('refundReturned');
+export const refundReturned = defineSignal<[ReturnNotice]>('refundReturned');
 /** DELETE /v0/transfers/{id}: accepted only before the payout; answers once the cancellation is recorded or under way. */
 export const cancelTransfer = defineUpdate<TransferStatus, [{ reason: string }]>('cancelTransfer');
 /** An operator's decision on a held transfer; `operator` names who decided, for the audit record. */
@@ -103,6 +109,8 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   let deposit: DepositNotice | undefined;
   let returnCode: string | undefined;
   let refundReturnCode: string | undefined;
+  /** Returns that name their payment: the provider's payment id → the return code. */
+  const returnedPayments = new Map<string, string>();
   let cancelReason: string | undefined;
   let decision: ReviewDecisionRequest | undefined;
   let onHold = false;
@@ -132,8 +140,14 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     deposit = notice;
     return { taken: true };
   });
-  setHandler(paymentReturned, ({ code }) => void (returnCode ??= code));
-  setHandler(refundReturned, ({ code }) => void (refundReturnCode ??= code));
+  setHandler(paymentReturned, ({ code, railPaymentId }) => {
+    if (!railPaymentId) returnCode ??= code;
+    else if (!returnedPayments.has(railPaymentId)) returnedPayments.set(railPaymentId, code);
+  });
+  setHandler(refundReturned, ({ code, railPaymentId }) => {
+    if (!railPaymentId) refundReturnCode ??= code;
+    else if (!returnedPayments.has(railPaymentId)) returnedPayments.set(railPaymentId, code);
+  });
   setHandler(
     cancelTransfer,
     async ({ reason }) => {
@@ -311,7 +325,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
 
   /** Waits out the payout's return window; a return arrives as a signal, or shows in the payment's status. */
   function waitForReturn(railPaymentId: string, returnsAt?: number): Promise<string | undefined> {
-    return waitOutReturnWindow(railPaymentId, input.returnWindowMs, returnsAt, () => returnCode);
+    return waitOutReturnWindow(railPaymentId, input.returnWindowMs, returnsAt, () => returnCode ?? returnedPayments.get(railPaymentId));
   }
 
   /**
@@ -359,7 +373,8 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
         const windowMs = input.refundReturnWindowMs ?? 0;
         if (!outcome.railPaymentId || windowMs <= 0 || !patched('watch-refund-returns')) return;
         show(`${status.step}; inside the source bank's return window`);
-        const code = await waitOutReturnWindow(outcome.railPaymentId, windowMs, outcome.returnsAt, () => refundReturnCode);
+        const refundId = outcome.railPaymentId;
+        const code = await waitOutReturnWindow(refundId, windowMs, outcome.returnsAt, () => refundReturnCode ?? returnedPayments.get(refundId));
         if (!code) {
           show(finalState === 'canceled' ? `Canceled and refunded: ${reason}; the return window has closed` : 'Refunded; the return window has closed');
           return;

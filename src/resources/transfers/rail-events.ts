@@ -159,11 +159,13 @@ async function startDepositReturn(
 async function receiveReturn(deps: Pick<AppDeps, 'db' | 'temporal'>, event: Extract<RailEvent, { type: 'payment.returned' }>) {
   const depositReturn = await holdReturnedDepositReturn(deps.db, { providerPaymentId: event.providerPaymentId, code: event.code });
   if (depositReturn) return { outcome: 'deposit_return_returned' as const, transferId: depositReturn.transferId };
-  const payment = await deps.db.selectFrom('payments').select(['transfer_id', 'kind'])
+  const payment = await deps.db.selectFrom('payments').select(['transfer_id', 'kind', 'status'])
     .where('provider_payment_id', '=', event.providerPaymentId).where('kind', 'in', ['payout', 'refund']).executeTakeFirst();
   if (!payment) return { outcome: 'unknown_payment' as const };
+  // Returned already: a repeated report (under another event id), which its workflow must not hear again.
+  if (payment.status === 'returned') return { outcome: await holdLateReturn(deps.db, event), transferId: payment.transfer_id };
   try {
-    await notifyReturn(deps, payment.transfer_id, event.code, payment.kind as 'payout' | 'refund');
+    await notifyReturn(deps, payment.transfer_id, event.code, payment.kind as 'payout' | 'refund', event.providerPaymentId);
   } catch (err) {
     if (!(err instanceof ApiError && err.code === 'invalid_state')) throw err;
     return { outcome: await holdLateReturn(deps.db, event), transferId: payment.transfer_id };

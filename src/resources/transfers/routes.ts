@@ -224,7 +224,7 @@ export const sandboxReturn = defineRoute({
     }
     const payment = await returnablePayment(deps.db, row);
     // The workflow hears of it first: once the return window has closed it has finished, and this is a 409.
-    await notifyReturn(deps, row.id, body.code, payment.kind);
+    await notifyReturn(deps, row.id, body.code, payment.kind, payment.provider_payment_id!);
     await deps.rails.returnPayment(payment.provider_payment_id!, body.code);
     return { status: 200, body: serializeTransfer(row) };
   },

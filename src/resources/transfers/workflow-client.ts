@@ -93,10 +93,10 @@ export async function offerDepositToTransfer(deps: WorkflowDeps, transferId: str
   }
 }
 
-/** The receiving bank returned the payout, or the source bank a settled refund. */
-export async function notifyReturn(deps: Pick<AppDeps, 'temporal'>, transferId: string, code: string, kind: 'payout' | 'refund' = 'payout') {
+/** The receiving bank returned the payout, or the source bank a settled refund (`railPaymentId`: the provider's id of which). */
+export async function notifyReturn(deps: Pick<AppDeps, 'temporal'>, transferId: string, code: string, kind: 'payout' | 'refund', railPaymentId: string) {
   try {
-    await handle(deps, transferId).signal(kind === 'refund' ? refundReturned : paymentReturned, { code });
+    await handle(deps, transferId).signal(kind === 'refund' ? refundReturned : paymentReturned, { code, railPaymentId });
   } catch (err) {
     if (isWorkflowFinished(err)) throw invalidState("The rail's return window has closed");
     throw err;
