@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { apiClient, createTenant, documents, individual, stack, testDb, waitFor, waitForKycStatus } from './harness';
@@ -269,6 +270,33 @@ describe('shutdown', () => {
     expect(code).toBe(130);
     expect(output).toContain('forced exit on second SIGINT');
   });
+
+  test('the API stopped with a request in flight answers it, then closes its keep-alive connection and exits at once', async () => {
+    const t = await createTenant();
+    const port = await freePort();
+    const api = startProcess('api-shutdown', path.join(root, 'src/main/api.ts'), { ...stack().processEnv, PORT: String(port) }, stack().logDir);
+    const exited = new Promise<number | null>((resolve) => api.once('exit', (code) => resolve(code)));
+    await waitUntilReady(`http://127.0.0.1:${port}/readyz`, api, 60_000);
+    // A client on a keep-alive connection, its request body half sent when SIGTERM arrives.
+    const body = JSON.stringify(individual());
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (d) => { answer += d; });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(`POST /v0/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nApi-Key: ${t.secret}\r\nContent-Type: application/json\r\n`
+      + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: keep-alive\r\n\r\n${body.slice(0, 20)}`);
+    await new Promise((r) => setTimeout(r, 300));
+    api.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    socket.write(body.slice(20));
+    // Answered in full, then the server closes the connection itself (the keep-alive timeout is 65 s).
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 201 Created\r\n/);
+    const created = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    expect(created).toMatchObject({ object: 'customer', email: JSON.parse(body).email });
+    expect(await exited).toBe(0);
+  }, 30_000);
 });
 
 describe('worker start', () => {

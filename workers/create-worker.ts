@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { GracefulShutdownPeriodExpiredError, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { Config } from '../src/config';
 import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
 import { createMoneyProviders } from '../src/providers';
 import type { SanctionsScreener } from '../src/sanctions/screener';
+import type { Logger } from '../src/logger';
 import { chainWatchTaskQueue } from '../src/temporal/task-queues';
 import { WORKFLOWS_PATH } from './workflow-bundle';
 
@@ -33,6 +34,12 @@ export function requireWorkflowBundle(workflowBundlePath: string | undefined) {
 }
 
 /**
+ * A stop waits this long for tasks in flight (activities are told to cancel at once), then gives up
+ * on them, so that a stuck task never keeps the process from ending.
+ */
+const SHUTDOWN_FORCE_TIME = '15 seconds';
+
+/**
  * One worker polls the platform task queue for every workflow and activity, and a second one, on the
  * same connection, the deposit watchers' queue (src/temporal/task-queues.ts). Both run once created.
  */
@@ -46,6 +53,7 @@ export async function createWorker(opts: {
    * without one the workflow code is bundled at start.
    */
   workflowBundlePath?: string;
+  log: Logger;
 }) {
   const connection = await NativeConnection.connect({ address: opts.address });
   const activities = createActivities(opts.activityDeps);
@@ -59,6 +67,7 @@ export async function createWorker(opts: {
         : { workflowsPath: WORKFLOWS_PATH }),
       activities,
       maxConcurrentActivityTaskExecutions: 200,
+      shutdownForceTime: SHUTDOWN_FORCE_TIME,
     }),
     // A watcher mostly sleeps between two looks at the chain: many fit in one process.
     await Worker.create({
@@ -67,15 +76,29 @@ export async function createWorker(opts: {
       taskQueue: chainWatchTaskQueue(opts.taskQueue),
       activities: { watchChainDeposit: activities.watchChainDeposit },
       maxConcurrentActivityTaskExecutions: 2_000,
+      shutdownForceTime: SHUTDOWN_FORCE_TIME,
     }),
   ];
-  const running = Promise.all(workers.map((w) => w.run())).then(() => undefined);
+  const running = Promise.all(workers.map((w) => w.run().catch((err) => {
+    if (!(err instanceof GracefulShutdownPeriodExpiredError)) throw err;
+    // What was still in flight is not lost: Temporal gives it to another worker after its timeout.
+    opts.log.error({ task_queue: w.options.taskQueue, ...w.getStatus() }, `worker stop forced after ${SHUTDOWN_FORCE_TIME}`);
+  }))).then(() => undefined);
   return {
     running,
     /** Lets in-flight tasks finish, then closes the connection. The SDK itself starts the shutdown on SIGINT/SIGTERM. */
     stop: async () => {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-      await running;
+      // A shutdown that takes long says, every 5 s, what each worker still waits for.
+      const report = setInterval(() => {
+        opts.log.warn({ workers: workers.filter((w) => w.getState() !== 'STOPPED').map((w) => ({ task_queue: w.options.taskQueue, ...w.getStatus() })) },
+          'worker still stopping');
+      }, 5_000);
+      try {
+        await running;
+      } finally {
+        clearInterval(report);
+      }
       await connection.close();
     },
   };

@@ -24,6 +24,7 @@ runMain('worker', async () => {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activityDeps: activityDepsFromConfig(config, { db, cipher, sanctions }),
     workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
+    log,
   });
   log.info({ task_queue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
   return {

@@ -9,7 +9,10 @@ import { createMoneyProviders } from '../providers';
 import { InProcessRateLimiter, RedisRateLimiter } from './rate-limit';
 import type { SanctionsScreener } from '../sanctions/screener';
 
-/** Starts the HTTP API; `stop` lets in-flight requests finish before closing. */
+/** How long a stop lets requests in flight finish before their connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Starts the HTTP API; `stop` lets in-flight requests finish (up to SHUTDOWN_GRACE_MS) before closing. */
 export async function startApiServer(opts: { config: Config; db: Db; temporal: Client; cipher: DataCipher; log: Logger; sanctions: SanctionsScreener }) {
   const rateLimiter = opts.config.REDIS_URL ? new RedisRateLimiter(opts.config.REDIS_URL) : new InProcessRateLimiter();
   const app = createApp({ ...opts, ...createMoneyProviders(opts.config, opts.db), rateLimiter });
@@ -26,6 +29,15 @@ export async function startApiServer(opts: { config: Config; db: Db; temporal: C
     stop: async () => {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
+        // close() ends only the connections idle at that moment: one still answering a request would
+        // stay open once done, for up to keepAliveTimeout. Each is closed as soon as its answer is
+        // out, and whatever is left after the grace period is cut.
+        const sweep = setInterval(() => server.closeIdleConnections(), 100);
+        const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        server.once('close', () => {
+          clearInterval(sweep);
+          clearTimeout(cut);
+        });
         server.closeIdleConnections();
       });
       await rateLimiter.close();

@@ -23,16 +23,20 @@ runMain('platform', async () => {
   requireWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const unlockDataDir = lockDataDir(config.dataDir);
-  const stops: (() => Promise<void>)[] = [async () => unlockDataDir()];
+  // What has started, stopped in reverse order; a step that takes long says so every 5 s.
+  const stops: [string, () => Promise<void>][] = [['data directory lock', async () => unlockDataDir()]];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((err) => log.error({ err: String(err) }, 'stop failed'));
+    for (const [part, stop] of stops.reverse()) {
+      const slow = setInterval(() => log.warn({ part }, 'still stopping'), 5_000);
+      await stop().catch((err) => log.error({ part, err: String(err) }, 'stop failed')).finally(() => clearInterval(slow));
+    }
   };
 
   try {
     let databaseUrl = config.DATABASE_URL;
     if (!databaseUrl) {
       const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.PGLITE_PORT });
-      stops.push(pg.stop);
+      stops.push(['embedded PostgreSQL', pg.stop]);
       databaseUrl = pg.url;
     }
     let temporalAddress = config.TEMPORAL_ADDRESS;
@@ -42,7 +46,7 @@ runMain('platform', async () => {
       const dev = await startTemporalDevServer({
         dataDir: config.dataDir, port: config.TEMPORAL_PORT, uiPort: config.TEMPORAL_UI_PORT, namespace: config.TEMPORAL_NAMESPACE,
       });
-      stops.push(dev.stop);
+      stops.push(['Temporal dev server', dev.stop]);
       temporalAddress = dev.address;
       temporalUi = dev.uiUrl;
     }
@@ -50,33 +54,34 @@ runMain('platform', async () => {
     if (Object.keys(config.EVM_RPC_URLS ?? {}).length === 0) {
       log.info('starting local anvil nodes for the EVM chains');
       const anvil = await startAnvilNodes({ basePort: config.ANVIL_BASE_PORT, mnemonic: config.CHAIN_TREASURY_MNEMONIC, stateDir: path.join(config.dataDir, 'chains') });
-      stops.push(anvil.stop);
+      stops.push(['anvil nodes', anvil.stop]);
       config.EVM_RPC_URLS = anvil.urls;
     }
 
     const db = createDb(databaseUrl, config.DATABASE_URL ? config.DATABASE_POOL_SIZE : 10);
-    stops.push(() => db.destroy());
+    stops.push(['database pool', () => db.destroy()]);
     await migrateToLatest(db);
     const cipher = createDataCipher(config, { allowGenerated: true });
 
     const temporal = await connectTemporalClient(config, temporalAddress);
-    stops.push(() => temporal.connection.close());
+    stops.push(['Temporal client', () => temporal.connection.close()]);
     await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
 
     // One in-memory copy of the lists serves the API and the worker of this process.
     const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
-    stops.push(await sanctions.loadAndWatch(databaseUrl));
+    stops.push(['sanctions list watch', await sanctions.loadAndWatch(databaseUrl)]);
     const worker = await createWorker({
       address: temporalAddress,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       activityDeps: activityDepsFromConfig(config, { db, cipher, sanctions }),
       workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
+      log,
     });
-    stops.push(worker.stop);
+    stops.push(['worker', worker.stop]);
 
     const api = await startApiServer({ config, db, temporal, cipher, log, sanctions });
-    stops.push(api.stop);
+    stops.push(['API server', api.stop]);
 
     const sandboxKey = await ensureDefaultSandboxKey(db, config.dataDir);
     const base = `http://localhost:${api.port}`;
