@@ -16,7 +16,16 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export async function startApiServer(opts: { config: Config; db: Db; temporal: Client; cipher: DataCipher; log: Logger; sanctions: SanctionsScreener }) {
   const rateLimiter = opts.config.REDIS_URL ? new RedisRateLimiter(opts.config.REDIS_URL) : new InProcessRateLimiter();
   const app = createApp({ ...opts, ...createMoneyProviders(opts.config, opts.db), rateLimiter });
-  const server = http.createServer(app);
+  // Answers still to be written when a stop begins, and any after it, say `Connection: close`: the
+  // client then never sends its next request on a connection the server is about to close.
+  let stopping = false;
+  const inFlight = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    if (stopping) res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    app(req, res);
+  });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -27,11 +36,14 @@ export async function startApiServer(opts: { config: Config; db: Db; temporal: C
   return {
     port,
     stop: async () => {
+      stopping = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // close() ends only the connections idle at that moment: one still answering a request would
-        // stay open once done, for up to keepAliveTimeout. Each is closed as soon as its answer is
-        // out, and whatever is left after the grace period is cut.
+        // stay open once done, for up to keepAliveTimeout (when its answer was already on its way
+        // without `Connection: close`). Each is closed as soon as its answer is out, and whatever is
+        // left after the grace period is cut.
         const sweep = setInterval(() => server.closeIdleConnections(), 100);
         const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
         server.once('close', () => {
