@@ -293,7 +293,8 @@ describe('shutdown', () => {
     // Answered in full, telling the client not to send more on this connection, which the server then
     // closes itself (the keep-alive timeout is 65 s).
     await closed;
-    const [head, rest] = [answer.slice(0, answer.indexOf('\r\n\r\n')), answer.slice(answer.indexOf('\r\n\r\n') + 4)];
+    const headEnd = answer.indexOf('\r\n\r\n');
+    const [head, rest] = [answer.slice(0, headEnd), answer.slice(headEnd + 4)];
     expect(head).toMatch(/^HTTP\/1\.1 201 Created\r\n/);
     expect(head).toMatch(/\r\nConnection: close(\r\n|$)/i);
     const created = JSON.parse(rest);

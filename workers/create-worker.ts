@@ -7,6 +7,7 @@ import type { Db } from '../src/db';
 import { createMoneyProviders } from '../src/providers';
 import type { SanctionsScreener } from '../src/sanctions/screener';
 import type { Logger } from '../src/logger';
+import { reportWhileWaiting } from '../src/main/run';
 import { chainWatchTaskQueue } from '../src/temporal/task-queues';
 import { WORKFLOWS_PATH } from './workflow-bundle';
 
@@ -90,15 +91,9 @@ export async function createWorker(opts: {
     stop: async () => {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       // A shutdown that takes long says, every 5 s, what each worker still waits for.
-      const report = setInterval(() => {
-        opts.log.warn({ workers: workers.filter((w) => w.getState() !== 'STOPPED').map((w) => ({ task_queue: w.options.taskQueue, ...w.getStatus() })) },
-          'worker still stopping');
-      }, 5_000);
-      try {
-        await running;
-      } finally {
-        clearInterval(report);
-      }
+      await reportWhileWaiting(running, () => opts.log.warn(
+        { workers: workers.filter((w) => w.getState() !== 'STOPPED').map((w) => ({ task_queue: w.options.taskQueue, ...w.getStatus() })) },
+        'worker still stopping'));
       await connection.close();
     },
   };

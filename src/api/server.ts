@@ -39,16 +39,16 @@ export async function startApiServer(opts: { config: Config; db: Db; temporal: C
       stopping = true;
       for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
         // close() ends only the connections idle at that moment: one still answering a request would
         // stay open once done, for up to keepAliveTimeout (when its answer was already on its way
         // without `Connection: close`). Each is closed as soon as its answer is out, and whatever is
         // left after the grace period is cut.
         const sweep = setInterval(() => server.closeIdleConnections(), 100);
         const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-        server.once('close', () => {
+        server.close(() => {
           clearInterval(sweep);
           clearTimeout(cut);
+          resolve();
         });
         server.closeIdleConnections();
       });

@@ -15,7 +15,7 @@ import { createLogger } from '../logger';
 import { SanctionsScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
 import { activityDepsFromConfig, createWorker, requireWorkflowBundle } from '../../workers/create-worker';
-import { runMain } from './run';
+import { reportWhileWaiting, runMain } from './run';
 
 runMain('platform', async () => {
   const config = loadConfig();
@@ -27,8 +27,8 @@ runMain('platform', async () => {
   const stops: [string, () => Promise<void>][] = [['data directory lock', async () => unlockDataDir()]];
   const stopAll = async () => {
     for (const [part, stop] of stops.reverse()) {
-      const slow = setInterval(() => log.warn({ part }, 'still stopping'), 5_000);
-      await stop().catch((err) => log.error({ part, err: String(err) }, 'stop failed')).finally(() => clearInterval(slow));
+      await reportWhileWaiting(stop(), () => log.warn({ part }, 'still stopping'))
+        .catch((err) => log.error({ part, err: String(err) }, 'stop failed'));
     }
   };
 

@@ -1,5 +1,15 @@
 const SAME_SIGNAL_WINDOW_MS = 2000;
 
+/** Awaits `work`, calling `report` every `everyMs` until it settles: a slow stop says what it waits for. */
+export async function reportWhileWaiting<T>(work: Promise<T>, report: () => void, everyMs = 5_000): Promise<T> {
+  const timer = setInterval(report, everyMs);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /**
  * Runs a long-lived process: starts it, and on SIGINT/SIGTERM stops it cleanly once (a second
  * signal, two seconds or more after the first, forces the exit). Start-up errors print one clear
