@@ -133,8 +133,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes) {
     next(new ApiError('not_found', `Unknown route ${req.method} ${req.path}`));
   });
 
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const apiError = toApiError(err);
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const apiError = err instanceof URIError ? undecodablePath(req.path, routes) : toApiError(err);
     if (apiError.status >= 500) {
       deps.log.error({ request_id: res.locals.requestId, err: describe(err) }, 'request failed');
     }
@@ -143,6 +143,26 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes) {
   });
 
   return app;
+}
+
+/**
+ * A path parameter the router could not percent-decode (`%`, `%E0%A4%A`, `%C0%AF`): a 400 naming the
+ * parameter of the route the path has the shape of.
+ */
+function undecodablePath(path: string, routes: RouteDef[]): ApiError {
+  const segments = path.split('/');
+  const template = routes.map((r) => r.path).find((t) => templateRegex(t).test(path));
+  const names = template?.split('/') ?? [];
+  const index = segments.findIndex((segment) => {
+    try {
+      decodeURIComponent(segment);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  const name = /^\{(\w+)\}$/.exec(names[index] ?? '')?.[1] ?? '';
+  return new ApiError('invalid_request', `Invalid path${name ? ` parameter '${name}'` : ''}: malformed percent-encoding`, { location: 'path', key: name });
 }
 
 function describe(err: unknown) {

@@ -30,11 +30,16 @@ function encodeCursor(p: Position): string {
   return 'cur_' + Buffer.from(JSON.stringify([p.t, p.id])).toString('base64url');
 }
 
+// What encodeCursor writes: a millisecond ISO timestamp PostgreSQL can hold, and an object id.
+const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const CURSOR_ID = /^[a-z]{2,5}_[0-9A-Za-z]{1,64}$/;
+
 function decodeCursor(cursor: string): Position {
   try {
     if (!cursor.startsWith('cur_')) throw new Error();
     const [t, id] = JSON.parse(Buffer.from(cursor.slice(4), 'base64url').toString('utf8'));
-    if (typeof t !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(t))) throw new Error();
+    if (typeof t !== 'string' || typeof id !== 'string' || !CURSOR_TIME.test(t) || !CURSOR_ID.test(id)) throw new Error();
+    if (t < '1970' || Number.isNaN(Date.parse(t)) || new Date(t).toISOString() !== t) throw new Error();
     return { t, id };
   } catch {
     throw invalidField('query', 'cursor', "Invalid 'cursor': use the cursor value of the previous page");

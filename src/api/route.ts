@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { sha256Hex } from '../crypto';
 import type { Database } from '../db/schema';
 import type { AppDeps, AuthContext, Permission, Tenant } from './context';
-import { ApiError, fromZodError } from './errors';
+import { findTextRuleBreach } from '../domain/validation';
+import { ApiError, fromZodError, invalidField, type SourceLocation } from './errors';
 import { hasPermission } from './auth';
 import { type IdempotencyStore, type IdempotentRequest, validateIdempotencyKey } from './idempotency';
 
@@ -53,7 +54,13 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
   return def as unknown as RouteDef;
 }
 
-function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, location: 'body' | 'query' | 'path'): any {
+/**
+ * Validates one part of a request: first the text rule every string obeys (common-schemas.ts), then
+ * the part's schema. Either failure is a 400 naming the field; nothing has been read or written yet.
+ */
+export function parseRequestPart<T extends z.ZodType>(schema: T | undefined, value: unknown, location: SourceLocation): any {
+  const breach = findTextRuleBreach(value);
+  if (breach) throw invalidField(location, breach.key, `Invalid '${breach.key}': ${breach.reason}`);
   if (!schema) return value ?? {};
   const result = schema.safeParse(value ?? (location === 'body' ? undefined : {}));
   if (!result.success) throw fromZodError(result.error, location);
@@ -76,9 +83,9 @@ export function routeHandler(route: RouteDef, deps: AppDeps, idempotency: Idempo
           : `This API key lacks the '${route.permission}' permission`,
       );
     }
-    const params = parse(route.params, req.params, 'path');
-    const query = parse(route.query, req.query, 'query');
-    const body = route.body ? parse(route.body, req.body, 'body') : undefined;
+    const params = parseRequestPart(route.params, req.params, 'path');
+    const query = parseRequestPart(route.query, req.query, 'query');
+    const body = route.body ? parseRequestPart(route.body, req.body, 'body') : undefined;
     if (!route.body && req.body !== undefined && Object.keys(req.body ?? {}).length > 0) {
       throw new ApiError('invalid_request', 'This route takes no request body', { location: 'body', key: '' });
     }

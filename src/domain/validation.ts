@@ -28,3 +28,46 @@ export const pastDate = z
   .refine((v) => v >= '1900-01-01' && new Date(`${v}T00:00:00.000Z`).getTime() < Date.now(), {
     message: 'must be a date in the past, after 1900-01-01',
   });
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The text rule every string of a request obeys, whatever its field: PostgreSQL's text cannot hold
+ * NUL, its JSON cannot hold a lone surrogate (and a UTF-8 encoder silently turns one into U+FFFD),
+ * and an empty string is never a value (leave the field out instead). Why `value` breaks it, if it does.
+ */
+export function textRuleBreach(value: string, opts: { allowEmpty?: boolean } = {}): string | undefined {
+  if (value.length === 0) return opts.allowEmpty ? undefined : 'must not be empty (leave the field out instead)';
+  if (value.includes('\u0000')) return 'must not contain NUL characters (\\u0000)';
+  if (LONE_SURROGATE.test(value)) return 'must not contain unpaired UTF-16 surrogates';
+  return undefined;
+}
+
+/**
+ * The first string in a request's value (a JSON body, the query or the path parameters), object keys
+ * included, that breaks the text rule: its dotted path and why. Keys may be empty (the schema names
+ * an unknown one); values may not.
+ */
+export function findTextRuleBreach(value: unknown, path: string[] = []): { key: string; reason: string } | undefined {
+  if (typeof value === 'string') {
+    const reason = textRuleBreach(value);
+    return reason ? { key: path.join('.'), reason } : undefined;
+  }
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = findTextRuleBreach(item, [...path, String(i)]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const keyReason = textRuleBreach(k, { allowEmpty: true });
+      if (keyReason) return { key: [...path, k].join('.'), reason: `field names ${keyReason}` };
+      const found = findTextRuleBreach(v, [...path, k]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

@@ -5,6 +5,7 @@ import type { Tenant } from '../api/context';
 import type { Db } from '../db';
 import { newId } from '../ids';
 import { ASSET_SCALE, parseAmount } from '../domain/money';
+import { findTextRuleBreach } from '../domain/validation';
 import { FIAT_RAILS, RAILS, realSettlementTime, type FiatRail, type FiatRailProfile } from '../domain/rails';
 
 export interface RailPaymentRequest {
@@ -166,6 +167,8 @@ export class SandboxRails implements RailAdapter {
     } catch {
       throw new RailWebhookRejected('The body is not JSON', 'payload');
     }
+    const breach = findTextRuleBreach(body);
+    if (breach) throw new RailWebhookRejected(`Not a rail event: ${breach.key} ${breach.reason}`, 'payload');
     const parsed = SandboxWebhook.safeParse(body);
     if (!parsed.success) throw new RailWebhookRejected(`Not a rail event: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`, 'payload');
     const event = parsed.data;

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppDeps, Tenant } from '../../api/context';
-import { ApiError, fromZodError } from '../../api/errors';
+import { ApiError } from '../../api/errors';
+import { parseRequestPart } from '../../api/route';
 import { sha256Hex } from '../../crypto';
 import { KycSubmissionInput, submitKyc } from './service';
 
@@ -58,13 +60,12 @@ export function hostedKycRouter(deps: AppDeps) {
   router.post('/:token/submit', wrap(async (req, res) => {
     const customer = await customerForToken(String(req.params.token));
     if (!customer) throw new ApiError('not_found', 'This verification link is invalid or has expired');
-    const parsed = KycSubmissionInput.safeParse(req.body);
-    if (!parsed.success) throw fromZodError(parsed.error, 'body');
-    if (parsed.data.beneficial_owners) {
+    const submission: z.output<typeof KycSubmissionInput> = parseRequestPart(KycSubmissionInput, req.body, 'body');
+    if (submission.beneficial_owners) {
       throw new ApiError('invalid_request', 'Beneficial owners are submitted through the API', { location: 'body', key: 'beneficial_owners' });
     }
     const tenant: Tenant = { developerId: customer.developer_id, environment: customer.environment };
-    const updated = await submitKyc(deps, tenant, customer.id, parsed.data, 'hosted_page');
+    const updated = await submitKyc(deps, tenant, customer.id, submission, 'hosted_page');
     res.status(202).json({ kyc_status: updated.kyc_status });
   }));
 

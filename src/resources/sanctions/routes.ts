@@ -131,7 +131,7 @@ export const getBatch = defineRoute({
   tag: TAG,
   permission: 'customers:read',
   params: z.strictObject({ batch_id: z.string() }),
-  query: z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(100), cursor: z.string().regex(/^cur_\d+$/, 'use the cursor of the previous page').optional() }),
+  query: z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(100), cursor: z.string().regex(/^cur_\d{1,9}$/, 'use the cursor of the previous page').optional() }),
   responses: { 200: ScreeningBatchSchema },
   handler: async ({ deps, tenant, params, query }) => {
     const row = await findTenantRow(deps.db, 'screening_batches', tenant, params.batch_id, { what: 'screening batch' });

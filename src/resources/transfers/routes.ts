@@ -5,9 +5,9 @@ import { defineRoute } from '../../api/route';
 import type { Db } from '../../db';
 import type { TransferRow } from '../../db/schema';
 import { findTenantRow, tenantRows } from '../../db/tenant-scope';
-import { ASSET_SCALE, parseAmount } from '../../domain/money';
+import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
 import { CANCELABLE } from '../../domain/transfers';
-import { RETURN_CODES, isChainRail, type ChainRail, type FiatRail } from '../../domain/rails';
+import { RETURN_CODES, isChainRail, railBoundsMinor, type ChainRail, type FiatRail, type PaymentRail } from '../../domain/rails';
 import { handleRailEvent } from './rail-events';
 import { findTransfer, serializePayment, serializeTransfer } from './repository';
 import { PaymentListQuery, PaymentListSchema, PaymentSchema, TransferCreate, TransferListQuery, TransferListSchema, TransferSchema } from './schemas';
@@ -141,6 +141,9 @@ export const sandboxDeposit = defineRoute({
     const scale = ASSET_SCALE[row.source_currency]!;
     const amountMinor = body?.amount === undefined ? BigInt(row.amount_minor) : parseAmount(body.amount, scale);
     if (amountMinor === null) throw invalidField('body', 'amount', `must be a positive amount with at most ${scale} decimals for ${row.source_currency}`);
+    // Another amount than quoted, but still one payment the source rail can carry.
+    const { max } = railBoundsMinor(row.source_rail as PaymentRail, row.source_currency);
+    if (amountMinor > max) throw invalidField('body', 'amount', `${row.source_rail} carries at most ${formatAmount(max, scale)} ${row.source_currency} in one payment`);
     if (isChainRail(row.source_rail)) {
       // A real token transfer on the chain; the workflow finds it like any other deposit.
       await deps.chains[row.source_rail as ChainRail].sandboxDeposit({ currency: row.source_currency, address: row.deposit_address!, amountMinor });
