@@ -18,8 +18,11 @@ export interface RecordKycStatusInput {
   operatorDecision?: { decision: 'approve' | 'reject'; reasons?: string[]; operator: string };
 }
 
-/** Attempts before a customer that never became visible counts as rolled back (~1 minute of retries). */
-const CUSTOMER_VISIBILITY_ATTEMPTS = 12;
+/**
+ * Attempts before a customer that never became visible counts as rolled back (~13 s of retries;
+ * fewer than the retry alarm's threshold, workflows/retry-alarm.ts, so the answer comes first).
+ */
+const CUSTOMER_VISIBILITY_ATTEMPTS = 7;
 
 /** Activities that write the KYC read model in PostgreSQL, with their outbox events. */
 export function createKycDatabaseActivities(db: Db) {

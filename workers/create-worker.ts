@@ -9,7 +9,8 @@ import type { SanctionsScreener } from '../src/sanctions/screener';
 import type { Logger } from '../src/logger';
 import { reportWhileWaiting } from '../src/main/run';
 import { chainWatchTaskQueue } from '../src/temporal/task-queues';
-import { WORKFLOWS_PATH } from './workflow-bundle';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './workflow-bundle';
+import { classifyActivityFailures } from '../activities/failures';
 
 /** What the activities need, from the configuration and the process's shared resources. */
 export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher: DataCipher; sanctions: SanctionsScreener }): ActivityDeps {
@@ -66,6 +67,11 @@ export async function createWorker(opts: {
       ...(opts.workflowBundlePath
         ? { workflowBundle: { codePath: opts.workflowBundlePath } }
         : { workflowsPath: WORKFLOWS_PATH }),
+      interceptors: {
+        activity: [classifyActivityFailures],
+        // A prebuilt bundle carries its interceptors (workflow-bundle.ts).
+        ...(opts.workflowBundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
+      },
       activities,
       maxConcurrentActivityTaskExecutions: 200,
       shutdownForceTime: SHUTDOWN_FORCE_TIME,
@@ -76,6 +82,7 @@ export async function createWorker(opts: {
       namespace: opts.namespace,
       taskQueue: chainWatchTaskQueue(opts.taskQueue),
       activities: { watchChainDeposit: activities.watchChainDeposit },
+      interceptors: { activity: [classifyActivityFailures] },
       maxConcurrentActivityTaskExecutions: 2_000,
       shutdownForceTime: SHUTDOWN_FORCE_TIME,
     }),

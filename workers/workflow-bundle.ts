@@ -9,10 +9,12 @@ const DEFAULT_WORKFLOW_BUNDLE_PATH = 'dist/workflow-bundle.js';
 
 /** The workflow code's entry point, which a worker bundles itself when given no bundle. */
 export const WORKFLOWS_PATH = require.resolve('../workflows');
+/** Workflow interceptors every workflow runs with (bundled with the code). */
+export const WORKFLOW_INTERCEPTOR_MODULES = [require.resolve('../workflows/retry-alarm')];
 
 /** Bundles workflows/ (and what it imports) into one file; returns its absolute path. */
 export async function buildWorkflowBundle(file: string, logger?: Logger): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger });
   const out = path.resolve(file);
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, code);

@@ -15,6 +15,7 @@ import type { KycActivities } from '../activities/kyc-database';
 import type { IdentityVerificationActivities } from '../activities/identity-verification';
 import type { SanctionsActivities } from '../activities/sanctions';
 import { ACCEPTS_SUBMISSION, type KycStatus } from '../src/domain/kyc';
+import { invalidDataReason, refuseInvalidData } from '../src/temporal/failures';
 import { KycStatusAttr } from '../src/temporal/search-attributes';
 
 export interface KycWorkflowInput {
@@ -87,6 +88,8 @@ export async function kycWorkflow(input: KycWorkflowInput): Promise<KycStatus | 
   let reviewing = false;
   let closed = false;
   let decision: OperatorDecision | undefined;
+  /** Decisions whose record failed on invalid data, with why: their Update is refused. */
+  const refusedDecisions = new Map<OperatorDecision, string>();
   const queue: KycSubmission[] = [];
   let screeningNote = '';
 
@@ -125,7 +128,9 @@ export async function kycWorkflow(input: KycWorkflowInput): Promise<KycStatus | 
     decideManualReview,
     async (d) => {
       decision = d;
-      await condition(() => status !== 'manual_review');
+      await condition(() => status !== 'manual_review' || refusedDecisions.has(d));
+      const refusal = refusedDecisions.get(d);
+      if (refusal) throw refuseInvalidData(`The decision was not recorded: ${refusal}`);
       return { kyc_status: status, step: STEP[status] };
     },
     {
@@ -178,20 +183,42 @@ export async function kycWorkflow(input: KycWorkflowInput): Promise<KycStatus | 
     if (verdict.outcome === 'manual_review') {
       await moveTo('manual_review', { reviewReasons });
       setCurrentDetails(`${STEP.manual_review}: ${reviewReasons.join(', ')}${screeningNote ? ` (${screeningNote})` : ''}`);
+      return recordOperatorDecision();
+    }
+    return conclude(verdict.outcome === 'approved', verdict.reasons, verdict.riskRating);
+  }
+
+  /**
+   * Waits for an operator's decision and records it. A decision whose data cannot be stored is
+   * refused (its Update fails) and the case goes on waiting for another.
+   */
+  async function recordOperatorDecision(): Promise<KycStatus | 'closed'> {
+    for (;;) {
       await condition(() => closed || decision !== undefined);
       if (closed) return 'closed';
-      verdict.outcome = decision!.decision === 'approve' ? 'approved' : 'rejected';
-      verdict.reasons = decision!.reasons ?? ['rejected_by_compliance'];
-      verdict.riskRating = decision!.decision === 'approve' ? 'medium' : 'high';
+      const d = decision!;
+      try {
+        return await conclude(d.decision === 'approve', d.reasons ?? ['rejected_by_compliance'], d.decision === 'approve' ? 'medium' : 'high', d);
+      } catch (err) {
+        const reason = invalidDataReason(err);
+        if (!reason) throw err;
+        refusedDecisions.set(d, reason);
+        decision = undefined;
+      }
     }
-    // The operator's decision is written with the status it sets (an input of the same write, so
-    // histories from before it was kept replay unchanged).
-    const operatorDecision = decision ? { operatorDecision: decision } : {};
-    if (verdict.outcome === 'approved') {
-      await moveTo('approved', { grantEndorsements: true, riskRating: verdict.riskRating, customerStatus: 'active', ...operatorDecision });
+  }
+
+  /**
+   * The final status. An operator's decision is written with the status it sets (an input of the
+   * same write, so histories from before it was kept replay unchanged).
+   */
+  async function conclude(approved: boolean, reasons: string[] | undefined, riskRating: 'low' | 'medium' | 'high' | undefined, operatorDecision?: OperatorDecision) {
+    const decided = operatorDecision ? { operatorDecision } : {};
+    if (approved) {
+      await moveTo('approved', { grantEndorsements: true, riskRating, customerStatus: 'active', ...decided });
       return 'approved';
     }
-    await moveTo('rejected', { rejectionReasons: verdict.reasons, riskRating: verdict.riskRating ?? 'high', ...operatorDecision });
+    await moveTo('rejected', { rejectionReasons: reasons, riskRating: riskRating ?? 'high', ...decided });
     return 'rejected';
   }
 }

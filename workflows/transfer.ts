@@ -8,6 +8,7 @@ import { rails, untilSettled } from './rail-activities';
 import type { TransferReviewActivities } from '../activities/transfer-review';
 import type { RefundDestination, TransferDatabaseActivities, TransferStep } from '../activities/transfers-database';
 import type { TransferState } from '../src/db/schema';
+import { invalidDataReason, refuseInvalidData } from '../src/temporal/failures';
 import { TransferStateAttr } from '../src/temporal/search-attributes';
 import { chainWatchTaskQueue } from '../src/temporal/task-queues';
 
@@ -113,6 +114,8 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   const returnedPayments = new Map<string, string>();
   let cancelReason: string | undefined;
   let decision: ReviewDecisionRequest | undefined;
+  /** Decisions whose record failed on invalid data, with why: their Update is refused. */
+  const refusedDecisions = new Map<ReviewDecisionRequest, string>();
   let onHold = false;
   let payoutStarted = false;
   let settledCancel = false;
@@ -167,7 +170,9 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     decideReview,
     async (d) => {
       decision ??= d;
-      await condition(() => !onHold);
+      await condition(() => !onHold || refusedDecisions.has(d));
+      const refusal = refusedDecisions.get(d);
+      if (refusal) throw refuseInvalidData(`The decision was not recorded: ${refusal}`);
       return status;
     },
     { validator: (_decision: ReviewDecisionRequest) => { if (!onHold) throw new Error(`The transfer is not on hold (${status.state})`); } },
@@ -219,19 +224,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   if (status.holdReasons.length > 0 && !cancelReason) {
     onHold = true;
     show('On hold: waiting for an operator decision');
-    try {
-      await condition(() => decision !== undefined || cancelReason !== undefined);
-    } catch (err) {
-      // Cancelling the workflow while it holds received funds cancels the transfer: they go back.
-      if (!isCancellation(err)) throw err;
-      cancelReason ??= 'workflow_canceled';
-    }
-    // Who released or refused the held money, recorded before the decision takes effect. Histories
-    // from before this step existed replay without it.
-    if (decision && patched('record-review-decision')) {
-      const { approve, note, operator } = decision;
-      await CancellationScope.nonCancellable(() => record({ step: 'review_decided', approve, note, operator: operator ?? 'unnamed' }));
-    }
+    await recordReviewDecision();
     onHold = false;
     if (decision && !decision.approve) cancelReason ??= `rejected_in_review${decision.note ? `: ${decision.note}` : ''}`;
   }
@@ -270,6 +263,35 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   // Started in a non-cancellable scope: cancelling the workflow does not stop it.
   if (sweep) await sweep;
   return status;
+
+  /**
+   * Waits for an operator's decision (or a cancellation) and records who released or refused the held
+   * money before the decision takes effect. A decision whose data cannot be stored is refused (its
+   * Update fails) and the transfer goes on waiting for another. Histories from before the record
+   * existed replay without it.
+   */
+  async function recordReviewDecision() {
+    for (;;) {
+      try {
+        await condition(() => decision !== undefined || cancelReason !== undefined);
+      } catch (err) {
+        // Cancelling the workflow while it holds received funds cancels the transfer: they go back.
+        if (!isCancellation(err)) throw err;
+        cancelReason ??= 'workflow_canceled';
+      }
+      if (!decision || !patched('record-review-decision')) return;
+      const d = decision;
+      try {
+        await CancellationScope.nonCancellable(() => record({ step: 'review_decided', approve: d.approve, note: d.note, operator: d.operator ?? 'unnamed' }));
+        return;
+      } catch (err) {
+        const reason = invalidDataReason(err);
+        if (!reason) throw err;
+        refusedDecisions.set(d, reason);
+        decision = undefined;
+      }
+    }
+  }
 
   async function waitForFunds() {
     const expiresAt = Date.now() + input.depositExpiryMs;

@@ -1,5 +1,6 @@
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { AppDeps } from './context';
+import { invalidDataReason } from '../temporal/failures';
 import { ApiError, invalidState } from './errors';
 
 /**
@@ -35,12 +36,17 @@ export function isWorkflowFinished(err: unknown): boolean {
 
 /**
  * Sends an Update for an API request: no answer in time is a 503 (awaitWorkflowAnswer), a refusal
- * (the validator's message) a 409, and a finished workflow a 409 that says `whenFinished`.
+ * (the validator's message) a 409, data the workflow could not store a 400 naming `dataField` of the
+ * body, and a finished workflow a 409 that says `whenFinished`.
  */
-export async function sendUpdate<T>(deps: WorkflowDeps, opts: { afterwards: string; whenFinished: string }, send: () => Promise<T>): Promise<T> {
+export async function sendUpdate<T>(
+  deps: WorkflowDeps, opts: { afterwards: string; whenFinished: string; dataField?: string }, send: () => Promise<T>,
+): Promise<T> {
   try {
     return await awaitWorkflowAnswer(deps, opts.afterwards, send);
   } catch (err) {
+    const invalidData = err instanceof WorkflowUpdateFailedError ? invalidDataReason(err.cause) : undefined;
+    if (invalidData) throw new ApiError('invalid_request', invalidData, opts.dataField ? { location: 'body', key: opts.dataField } : undefined);
     if (err instanceof WorkflowUpdateFailedError) throw invalidState((err.cause as Error | undefined)?.message ?? err.message);
     if (isWorkflowFinished(err)) throw invalidState(opts.whenFinished);
     throw err;

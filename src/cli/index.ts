@@ -6,6 +6,7 @@ import { rotateDataKey } from '../admin/data-key-rotation';
 import { matchUnmatchedDeposit, railEventsNeedingOperators, resolveRailEvent } from '../admin/rail-events';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { heldStrayDepositReturns, releaseHeldStrayDeposit } from '../admin/stray-deposits';
+import { stuckWorkflows } from '../admin/stuck-workflows';
 import { createChainAdapters } from '../chains';
 import { createDataCipher } from '../crypto';
 import type { Permission } from '../api/context';
@@ -47,6 +48,9 @@ const USAGE = `Usage: npm run cli -- <command>
   rail-events resolve ID --note TEXT [--operator NAME]
                                  record how one was dealt with (sent back through the provider, say);
                                  the money it held leaves the ledger
+  workflows stuck                running workflows with an activity that keeps failing past its alarm
+                                 threshold (search attribute StuckActivity), with what the server
+                                 knows of their activities' attempts and last failures
   data rotate-key                re-encrypt secrets and PII under DATA_ENCRYPTION_KEY (the old key
                                  in DATA_ENCRYPTION_PREVIOUS_KEYS); afterwards the old key can go
   migrate`;
@@ -191,6 +195,13 @@ async function main(argv: string[]) {
       if (!values.note) throw new Error('rail-events resolve needs --note (how it was dealt with)');
       await resolveRailEvent(db, { id: target, operator, note: values.note });
       console.log(`${target}: resolved by ${operator}`);
+    } else if (group === 'workflows' && action === 'stuck') {
+      const stuck = await withTemporal(config, (temporal) => stuckWorkflows(temporal));
+      for (const w of stuck) {
+        console.log([w.workflowId, w.type, `started ${w.startedAt.toISOString()}`, `retrying: ${w.stuckActivities.join(', ')}`].join('  '));
+        for (const a of w.pending) console.log(`    ${a.activityType}: attempt ${a.attempt}${a.lastFailure ? `, last failure: ${a.lastFailure}` : ''}`);
+      }
+      console.log(`${stuck.length} workflow(s) with an activity retried past its alarm threshold`);
     } else if (group === 'ledger' && action === 'verify') {
       const result = await verifyLedger(db);
       console.log(`${result.transactions} transactions, ${result.entries} entries, ${result.accounts} accounts`);

@@ -12,3 +12,6 @@ export const SourceRailAttr = defineSearchAttributeKey('SourceRail', SearchAttri
 export const DestinationRailAttr = defineSearchAttributeKey('DestinationRail', SearchAttributeType.KEYWORD);
 export const CurrencyAttr = defineSearchAttributeKey('Currency', SearchAttributeType.KEYWORD);
 ALL_SEARCH_ATTRIBUTES.push(TransferStateAttr, SourceRailAttr, DestinationRailAttr, CurrencyAttr);
+/** The activities a workflow keeps retrying past their alarm threshold (workflows/retry-alarm.ts), comma-separated. */
+export const StuckActivityAttr = defineSearchAttributeKey('StuckActivity', SearchAttributeType.KEYWORD);
+ALL_SEARCH_ATTRIBUTES.push(StuckActivityAttr);

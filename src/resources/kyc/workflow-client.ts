@@ -59,6 +59,6 @@ export async function submitToKycWorkflow(
 }
 
 export function decideKyc(deps: WorkflowDeps, customerId: string, decision: OperatorDecision) {
-  return sendUpdate(deps, { afterwards: "read the customer's kyc_status before you decide again", whenFinished: 'KYC is not waiting for a manual review decision' },
+  return sendUpdate(deps, { afterwards: "read the customer's kyc_status before you decide again", whenFinished: 'KYC is not waiting for a manual review decision', dataField: 'reasons' },
     () => deps.temporal.workflow.getHandle(kycWorkflowId(customerId)).executeUpdate(decideManualReview, { args: [decision] }));
 }

@@ -53,9 +53,9 @@ function handle(deps: Pick<AppDeps, 'temporal'>, transferId: string) {
   return deps.temporal.workflow.getHandle(transferWorkflowId(transferId));
 }
 
-/** A refused Update is a 409, a finished workflow too; no answer in time (no worker running) a 503. */
-function update<T>(deps: WorkflowDeps, afterwards: string, fn: () => Promise<T>): Promise<T> {
-  return sendUpdate(deps, { afterwards, whenFinished: 'The transfer is already final' }, fn);
+/** A refused Update is a 409, a finished workflow too; data it could not store a 400; no answer in time (no worker running) a 503. */
+function update<T>(deps: WorkflowDeps, afterwards: string, fn: () => Promise<T>, dataField?: string): Promise<T> {
+  return sendUpdate(deps, { afterwards, whenFinished: 'The transfer is already final', dataField }, fn);
 }
 
 const READ_FIRST = 'read the transfer before you send this again';
@@ -67,7 +67,7 @@ export function requestCancellation(deps: WorkflowDeps, transferId: string, reas
 }
 
 export function submitReviewDecision(deps: WorkflowDeps, transferId: string, d: ReviewDecisionRequest): Promise<TransferStatus> {
-  return update(deps, READ_FIRST, () => handle(deps, transferId).executeUpdate(decideReview, { args: [d] }));
+  return update(deps, READ_FIRST, () => handle(deps, transferId).executeUpdate(decideReview, { args: [d] }), 'note');
 }
 
 /** An operator tries a rejected refund again; a 409 when the transfer has none waiting. */

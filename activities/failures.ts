@@ -1,0 +1,49 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { DatabaseError } from 'pg';
+import { ZodError } from 'zod';
+import { INVALID_DATA } from '../src/temporal/failures';
+
+/**
+ * PostgreSQL error classes that no retry can mend: 22 (data exception: a NUL byte, a lone surrogate
+ * in JSON, a number out of range) and 23 (integrity constraint violation). A unique violation (23505)
+ * is the exception: it is how two attempts of the same idempotent activity meet, and the next
+ * attempt finds the row the other one wrote.
+ */
+function isPermanentDatabaseError(err: unknown): err is DatabaseError & { code: string } {
+  return err instanceof DatabaseError && /^2[23][0-9A-Z]{3}$/.test(err.code ?? '') && err.code !== '23505';
+}
+
+/**
+ * What an activity's failure becomes: a permanent data error is a non-retryable `InvalidData`
+ * failure, named by its code and the schema objects involved, never by the data (workflow
+ * histories keep failure messages); anything else is left to the activity's retry policy.
+ */
+export function classifyActivityFailure(err: unknown): unknown {
+  if (isPermanentDatabaseError(err)) {
+    const where = [err.table && `table ${err.table}`, err.column && `column ${err.column}`, err.constraint && `constraint ${err.constraint}`].filter(Boolean);
+    return ApplicationFailure.create({
+      type: INVALID_DATA,
+      message: `PostgreSQL refused the data (SQLSTATE ${err.code}${where.length ? `, ${where.join(', ')}` : ''})`,
+      nonRetryable: true,
+    });
+  }
+  if (err instanceof ZodError) {
+    const issue = err.issues[0];
+    return ApplicationFailure.create({ type: INVALID_DATA, message: `invalid input at '${issue?.path.join('.')}': ${issue?.message}`, nonRetryable: true });
+  }
+  return err;
+}
+
+/** Every activity (and local activity) of the worker fails this way. */
+export const classifyActivityFailures: ActivityInterceptorsFactory = () => ({
+  inbound: {
+    async execute(input, next) {
+      try {
+        return await next(input);
+      } catch (err) {
+        throw classifyActivityFailure(err);
+      }
+    },
+  },
+});
