@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
@@ -230,4 +232,9 @@ export function business(overrides: Record<string, unknown> = {}) {
     tax_id: 'DE123456789',
     ...overrides,
   };
+}
+
+/** Runs the admin CLI (`npm run cli -- …`) against the test stack; its exit status and output. */
+export function runCli(...args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../../src/cli/index.ts'), ...args], { env: stack().processEnv, encoding: 'utf8' });
 }
