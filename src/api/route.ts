@@ -62,7 +62,8 @@ export function parseRequestPart<T extends z.ZodType>(schema: T | undefined, val
   const breach = findTextRuleBreach(value);
   if (breach) throw invalidField(location, breach.key, `Invalid '${breach.key}': ${breach.reason}`);
   if (!schema) return value ?? {};
-  const result = schema.safeParse(value ?? (location === 'body' ? undefined : {}));
+  // With its input, an issue tells a missing field from one of the wrong type (fromZodError).
+  const result = schema.safeParse(value ?? (location === 'body' ? undefined : {}), { reportInput: true });
   if (!result.success) throw fromZodError(result.error, location);
   return result.data;
 }
