@@ -1,9 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { sql } from 'kysely';
 import { StuckActivityAttr } from '../src/temporal/search-attributes';
 import { decideManualReview } from '../workflows/kyc';
 import { decideReview } from '../workflows/transfer';
-import { createTenant, documents, individual, runCli, temporalClient, testDb, waitFor, waitForKycStatus, type Tenant } from './harness';
+import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient, type Tenant } from './harness';
+import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
 import { approvedCustomer, expectLedgerBalanced, verifiedUsAccount, waitForTransferState } from './harness/transfers';
 
 // Data no workflow can store never wedges one: refused at the edge with a 400, refused by the
@@ -15,10 +18,21 @@ beforeAll(async () => {
 });
 
 /** A customer whose KYC waits for a compliance operator (the sandbox's `kyc_manual` e-mail). */
-async function customerInManualReview() {
-  const c = (await t.api.post('/v0/customers', individual({ email: `kyc_manual.hostile.${Date.now()}@example.com` }))).body;
-  await t.api.post(`/v0/customers/${c.id}/kyc`, documents());
-  return waitForKycStatus(t.api, c.id, 'manual_review');
+async function customerInManualReview(api: ApiClient = t.api) {
+  const c = (await api.post('/v0/customers', individual({ email: `kyc_manual.hostile.${Date.now()}@example.com` }))).body;
+  await api.post(`/v0/customers/${c.id}/kyc`, documents());
+  return waitForKycStatus(api, c.id, 'manual_review');
+}
+
+/** Makes PostgreSQL refuse, with a retryable error, the write that approves `customerId`, until `heal()`. */
+async function failApprovalOf(customerId: string) {
+  const db = testDb();
+  const fn = `fail_approval_${customerId.toLowerCase()}`;
+  await sql.raw(`create function ${fn}() returns trigger language plpgsql as $$ begin
+    if new.id = '${customerId}' and new.kyc_status = 'approved' then raise exception 'simulated outage' using errcode = '40001'; end if;
+    return new; end $$`).execute(db);
+  await sql.raw(`create trigger ${fn} before update on customers for each row execute function ${fn}()`).execute(db);
+  return { heal: () => sql.raw(`drop trigger if exists ${fn} on customers; drop function if exists ${fn}()`).execute(db) };
 }
 
 /** What an Update sent straight to a workflow (past the API's validation) was answered. */
@@ -85,18 +99,12 @@ describe('a transfer held in review', () => {
 test('an activity that keeps failing raises StuckActivity, is listed by `workflows stuck`, and clears once it succeeds', async () => {
   const c = await customerInManualReview();
   // A fault only this customer's approval meets: PostgreSQL refuses the write with a retryable error.
-  const db = testDb();
-  const fn = `fail_approval_${c.id.toLowerCase()}`;
-  await sql.raw(`create function ${fn}() returns trigger language plpgsql as $$ begin
-    if new.id = '${c.id}' and new.kyc_status = 'approved' then raise exception 'simulated outage' using errcode = '40001'; end if;
-    return new; end $$`).execute(db);
-  await sql.raw(`create trigger ${fn} before update on customers for each row execute function ${fn}()`).execute(db);
+  const fault = await failApprovalOf(c.id);
   try {
     // The decision is taken; recording it fails until the fault is gone (the request times out).
     const decided = await t.api.post(`/v0/sandbox/customers/${c.id}/kyc_decision`, { decision: 'approve' });
     expect([200, 503]).toContain(decided.status);
-    const client = await temporalClient();
-    const handle = client.workflow.getHandle(`kyc:${c.id}`);
+    const handle = (await temporalClient()).workflow.getHandle(`kyc:${c.id}`);
     await waitFor(async () => (await handle.describe()).typedSearchAttributes.get(StuckActivityAttr) === 'recordKycStatus',
       { what: 'the StuckActivity alarm', timeoutMs: 60_000, intervalMs: 500 });
     const listed = runCli('workflows', 'stuck');
@@ -104,7 +112,7 @@ test('an activity that keeps failing raises StuckActivity, is listed by `workflo
     expect(listed.stdout).toMatch(new RegExp(`kyc:${c.id}  kycWorkflow  started \\S+  retrying: recordKycStatus`));
     expect((await t.api.get(`/v0/customers/${c.id}`)).body.kyc_status).toBe('manual_review');
   } finally {
-    await sql.raw(`drop trigger if exists ${fn} on customers; drop function if exists ${fn}()`).execute(db);
+    await fault.heal();
   }
   await waitForKycStatus(t.api, c.id, 'approved', 60_000);
   const handle = (await temporalClient()).workflow.getHandle(`kyc:${c.id}`);
@@ -112,6 +120,37 @@ test('an activity that keeps failing raises StuckActivity, is listed by `workflo
   expect((await handle.describe()).typedSearchAttributes.get(StuckActivityAttr)).toBeUndefined();
   expect(runCli('workflows', 'stuck').stdout).not.toContain(c.id);
 });
+
+test('a worker stopped while a local activity retries stops at once; a new worker finishes the work', async () => {
+  // An API and a worker of their own, on a task queue of their own.
+  const env = { ...stack().processEnv, TEMPORAL_TASK_QUEUE: `retrying-stop-${process.pid}`, WORKFLOW_ANSWER_TIMEOUT_SECONDS: '1' };
+  const port = await freePort();
+  const apiProcess = startProcess('api-retrying-stop', path.join(__dirname, '../src/main/api.ts'), { ...env, PORT: String(port) }, stack().logDir);
+  const startWorker = (name: string) => startProcess(name, path.join(__dirname, '../workers/main.ts'), env, stack().logDir);
+  let worker = startWorker('worker-retrying-stop');
+  try {
+    await waitUntilReady(`http://127.0.0.1:${port}/readyz`, apiProcess, 60_000);
+    const api = apiClient(t.secret, `http://127.0.0.1:${port}`);
+    const c = await customerInManualReview(api);
+    const fault = await failApprovalOf(c.id);
+    try {
+      expect((await api.post(`/v0/sandbox/customers/${c.id}/kyc_decision`, { decision: 'approve' })).status).toBe(503);
+      // The approval's write has been failing for a second, retried inside its workflow task.
+      const stopping = Date.now();
+      const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
+      worker.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(Date.now() - stopping).toBeLessThan(8_000);
+      expect(fs.readFileSync(path.join(stack().logDir, 'worker-retrying-stop.log'), 'utf8')).not.toMatch(/stop forced|still stopping/);
+    } finally {
+      await fault.heal();
+    }
+    worker = startWorker('worker-retrying-stop-2');
+    await waitForKycStatus(api, c.id, 'approved', 60_000);
+  } finally {
+    await Promise.all([stopProcess(worker), stopProcess(apiProcess)]);
+  }
+}, 180_000);
 
 describe('the text rule, undecodable paths, crafted cursors and amounts: a 400 naming the field, nothing stored', () => {
   const cursor = (value: unknown) => `cur_${Buffer.from(JSON.stringify(value)).toString('base64url')}`;
