@@ -1,4 +1,4 @@
-import type { Tenant } from '../src/api/context';
+import type { Tenant } from '../src/db/tenant-scope';
 import type { Db } from '../src/db';
 import type { RailAdapter } from '../src/providers/rails';
 

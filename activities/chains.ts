@@ -3,7 +3,7 @@ import type { ChainAdapters } from '../src/chains';
 import { ChainUnavailableError, PayoutRejectedError, findDeposit } from '../src/chains/chain-adapter';
 import type { Db } from '../src/db';
 import type { ChainRail } from '../src/domain/rails';
-import { loadTransfer, paymentLeg } from '../src/resources/transfers/repository';
+import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
 import { straysToReturn } from './stray-deposits';
 import { paymentDestination, paymentKey, type TransferDatabaseActivities } from './transfers-database';
 

@@ -1,6 +1,6 @@
 import type { Db } from '../src/db';
 import { recordEvent } from '../src/domain/events';
-import { serializeExternalAccount } from '../src/resources/external-accounts/repository';
+import { serializeExternalAccount } from '../src/external-accounts/external-account';
 
 /** Writes of the external-account read model, with their outbox events. */
 export function createExternalAccountActivities(db: Db) {

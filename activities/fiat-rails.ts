@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../src/db';
 import type { FiatRail } from '../src/domain/rails';
 import { RailUnavailableError, type RailAdapter } from '../src/providers/rails';
-import { loadTransfer, paymentLeg } from '../src/resources/transfers/repository';
+import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
 import { paymentDestination, paymentKey, strayDepositKeyOf, type TransferDatabaseActivities } from './transfers-database';
 
 /**

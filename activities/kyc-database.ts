@@ -1,9 +1,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../src/db';
-import type { Tenant } from '../src/api/context';
+import type { Tenant } from '../src/db/tenant-scope';
 import { endorsementsFor, type KycStatus } from '../src/domain/kyc';
 import { recordEvent } from '../src/domain/events';
-import { serializeCustomer } from '../src/resources/customers/repository';
+import { serializeCustomer } from '../src/customers/customer';
 
 export interface RecordKycStatusInput {
   customerId: string;

@@ -1,9 +1,9 @@
 import { Context } from '@temporalio/activity';
-import type { Tenant } from '../src/api/context';
+import type { Tenant } from '../src/db/tenant-scope';
 import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
 import { recordEvent } from '../src/domain/events';
-import { storeScreening } from '../src/resources/sanctions/service';
+import { storeScreening } from '../src/sanctions/screenings';
 import type { ScreeningQuery } from '../src/sanctions/matcher';
 import type { SanctionsScreener } from '../src/sanctions/screener';
 

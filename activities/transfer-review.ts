@@ -3,8 +3,8 @@ import type { Db } from '../src/db';
 import { ASSET_SCALE } from '../src/domain/money';
 import { convertMinor, type RateProvider } from '../src/domain/quote';
 import { isMagicCents } from '../src/providers/rails';
-import { storeScreening } from '../src/resources/sanctions/service';
-import { loadTransfer } from '../src/resources/transfers/repository';
+import { storeScreening } from '../src/sanctions/screenings';
+import { loadTransfer } from '../src/transfers/transfer';
 import type { SanctionsScreener } from '../src/sanctions/screener';
 
 export interface TransferReviewLimits {

@@ -5,19 +5,13 @@ import { tenantOf } from '../src/db/tenant-scope';
 import type { Database, PaymentKind, PaymentStatus, ReviewDecision, TransferRow, TransferState } from '../src/db/schema';
 import { recordEvents } from '../src/domain/events';
 import {
-  PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings,
+  PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings, type RefundDestination,
 } from '../src/domain/transfers';
 import type { ChainDeposit } from '../src/chains/chain-adapter';
 import { ASSET_SCALE, formatAmount, parseAmount } from '../src/domain/money';
 import { newId } from '../src/ids';
 import { postTransaction, type Posting } from '../src/ledger/ledger';
-import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from '../src/resources/transfers/repository';
-
-/** Where an operator sends a rejected refund instead of the source (checked by the API). */
-export interface RefundDestination {
-  toAddress: string | null;
-  externalAccountId: string | null;
-}
+import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from '../src/transfers/transfer';
 
 /** A fiat payment naming a transfer's deposit reference that the transfer did not take (src/resources/transfers/rail-events.ts). */
 export interface RailStrayDeposit {

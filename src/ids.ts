@@ -1,4 +1,5 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
+import { z } from 'zod';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -73,3 +74,5 @@ export function newId(kind: IdKind, now = Date.now()): string {
   return `${ID_PREFIXES[kind]}_${timePrefix(now)}${randomBase62(22)}`;
 }
 
+/** An object id in representations: its prefix and the base62 body (plain pattern, valid in any JSON Schema tool). */
+export const objectId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`));

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { sql } from 'kysely';
-import type { Tenant } from '../src/api/context';
+import type { Tenant } from '../src/db/tenant-scope';
 import { LedgerError, balanceOf, postTransaction, verifyLedger, type LedgerAccountRef } from '../src/ledger/ledger';
 import { createTenant, stack, testDb } from './harness';
 

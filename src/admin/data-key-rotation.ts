@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
-import { accountIdentity } from '../resources/external-accounts/repository';
+import { accountIdentity } from '../external-accounts/external-account';
 
 /** Every column that holds data encrypted with DataCipher (secrets and PII at rest). */
 export const ENCRYPTED_COLUMNS = [

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiKeyAuthenticator } from './auth';
 import type { AppDeps } from './context';
-import { ApiError } from './errors';
+import { ApiError } from '../errors';
 import { IdempotencyStore } from './idempotency';
 import { buildOpenApiDocument } from './openapi';
 import { routeHandler, type RouteDef } from './route';

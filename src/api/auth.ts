@@ -1,6 +1,6 @@
 import { sha256Hex } from '../crypto';
 import type { Db } from '../db';
-import { ApiError } from './errors';
+import { ApiError } from '../errors';
 import type { AuthContext, Permission } from './context';
 import { PLAN_LIMITS } from './rate-limit';
 

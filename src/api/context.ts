@@ -36,9 +36,3 @@ export interface AuthContext {
   permissions: Permission[] | null;
   limits: { perSecond: number; perDay: number };
 }
-
-/** Every query of a request is scoped by these two columns. */
-export interface Tenant {
-  developerId: string;
-  environment: Environment;
-}

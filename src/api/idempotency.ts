@@ -1,8 +1,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema';
 import type { Db } from '../db';
-import { ApiError } from './errors';
-import type { Tenant } from './context';
+import { ApiError } from '../errors';
+import type { Tenant } from '../db/tenant-scope';
 
 export interface IdempotentRequest {
   tenant: Tenant;

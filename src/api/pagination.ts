@@ -1,6 +1,6 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
-import { invalidField } from './errors';
+import { invalidField } from '../errors';
 
 /** Query parameters every list endpoint takes. */
 export const listParams = {

@@ -3,9 +3,11 @@ import type { Transaction } from 'kysely';
 import { z } from 'zod';
 import { sha256Hex } from '../crypto';
 import type { Database } from '../db/schema';
-import type { AppDeps, AuthContext, Permission, Tenant } from './context';
+import type { AppDeps, AuthContext, Permission } from './context';
+import type { Tenant } from '../db/tenant-scope';
 import { findTextRuleBreach } from '../domain/validation';
-import { ApiError, fromZodError, invalidField, type SourceLocation } from './errors';
+import { fromZodError } from './errors';
+import { ApiError, invalidField, type SourceLocation } from '../errors';
 import { hasPermission } from './auth';
 import { type IdempotencyStore, type IdempotentRequest, validateIdempotencyKey } from './idempotency';
 

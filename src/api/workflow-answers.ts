@@ -1,7 +1,7 @@
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { AppDeps } from './context';
 import { invalidDataReason } from '../temporal/failures';
-import { ApiError, invalidState } from './errors';
+import { ApiError, invalidState } from '../errors';
 
 /**
  * Sends an Update and waits at most WORKFLOW_ANSWER_TIMEOUT_SECONDS for the workflow's answer; no

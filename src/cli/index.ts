@@ -15,7 +15,7 @@ import { createDb, migrateToLatest } from '../db';
 import { connectTemporalClient } from '../temporal/client';
 import { decideKyc } from '../resources/kyc/workflow-client';
 import { submitRefundRetry, submitReviewDecision } from '../resources/transfers/workflow-client';
-import { loadTransfer } from '../resources/transfers/repository';
+import { loadTransfer } from '../transfers/transfer';
 import { resolveRefundDestination } from '../resources/transfers/service';
 import { SOURCES } from '../sanctions/sources';
 import { syncLists } from '../sanctions/sync';

@@ -1,7 +1,12 @@
 import type { Kysely, SelectQueryBuilder, Selectable, Transaction } from 'kysely';
-import { notFound } from '../api/errors';
-import type { Tenant } from '../api/context';
-import type { Database } from './schema';
+import { notFound } from '../errors';
+import type { Database, Environment } from './schema';
+
+/** A developer account's environment: every query of a request, and every stored row, is scoped by it. */
+export interface Tenant {
+  developerId: string;
+  environment: Environment;
+}
 
 /** The tenant a stored row belongs to (activities, which act on rows rather than for an API key). */
 export const tenantOf = (row: { developer_id: string; environment: Tenant['environment'] }): Tenant =>

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Tenant } from '../api/context';
+import type { Tenant } from '../db/tenant-scope';
 import type { Database } from '../db/schema';
 import { newId } from '../ids';
 

@@ -128,3 +128,9 @@ export function refundPostings(m: TransferMoney): Posting[] {
 export function refundReversalPostings(m: TransferMoney): Posting[] {
   return refundPostings(m).map((p) => ({ account: p.account, amountMinor: -p.amountMinor }));
 }
+
+/** Where an operator sends a rejected refund instead of the source (checked by the API). */
+export interface RefundDestination {
+  toAddress: string | null;
+  externalAccountId: string | null;
+}

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Tenant } from '../api/context';
+import type { Tenant } from '../db/tenant-scope';
 import type { Database, LedgerPurpose } from '../db/schema';
 import { newId } from '../ids';
 

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { Tenant } from '../api/context';
+import type { Tenant } from '../db/tenant-scope';
 import type { Db } from '../db';
 import { newId } from '../ids';
 import { ASSET_SCALE, parseAmount } from '../domain/money';

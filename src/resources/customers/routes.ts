@@ -1,16 +1,15 @@
 import { tenantRows } from '../../db/tenant-scope';
 import { z } from 'zod';
-import { invalidState } from '../../api/errors';
+import { invalidState } from '../../errors';
 import { paginate } from '../../api/pagination';
 import { defineRoute, type HandlerContext } from '../../api/route';
 import { changedAttributes, recordEvent } from '../../domain/events';
 import { newId, secretBase62 } from '../../ids';
 import { sha256Hex } from '../../crypto';
 import { startKycWorkflow, closeKycWorkflow } from '../kyc/workflow-client';
-import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from './repository';
-import {
-  CustomerCreate, CustomerIdParams, CustomerListQuery, CustomerListSchema, CustomerPatch, CustomerSchema, IDENTITY_FIELDS,
-} from './schemas';
+import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from '../../customers/customer';
+import { CustomerCreate, CustomerIdParams, CustomerListQuery, CustomerListSchema, CustomerPatch, IDENTITY_FIELDS } from './schemas';
+import { CustomerSchema } from '../../customers/customer';
 
 const TAG = 'Customers';
 

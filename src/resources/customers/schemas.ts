@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { objectId } from '../../api/common-schemas';
 import { listParams, listSchema } from '../../api/pagination';
 import { countryCode, e164Phone, pastDate } from '../../domain/validation';
-import { ENDORSEMENTS, KYC_STATUSES } from '../../domain/kyc';
+import { KYC_STATUSES } from '../../domain/kyc';
+import { CustomerSchema } from '../../customers/customer';
 
 const personName = z.string().trim().min(1, 'must not be empty').max(100);
 
@@ -81,46 +81,5 @@ export const CustomerListQuery = z.strictObject({
   type: z.enum(['individual', 'business']).optional(),
   email: z.string().trim().toLowerCase().optional(),
 });
-
-const timestamp = z.iso.datetime();
-
-export const AddressSchema = z
-  .object({
-    line1: z.string(),
-    line2: z.string().optional(),
-    city: z.string(),
-    state: z.string().optional(),
-    postal_code: z.string().optional(),
-    country: z.string().length(2),
-  })
-  .meta({ id: 'Address' });
-
-export const CustomerSchema = z
-  .object({
-    id: objectId('cus'),
-    object: z.literal('customer'),
-    type: z.enum(['individual', 'business']),
-    email: z.string(),
-    first_name: z.string().nullable(),
-    last_name: z.string().nullable(),
-    business_name: z.string().nullable(),
-    phone: z.string().nullable(),
-    date_of_birth: z.string().nullable(),
-    tax_id_provided: z.boolean(),
-    address: AddressSchema.nullable(),
-    status: z.enum(['pending', 'active', 'suspended', 'deleted']),
-    kyc_status: z.enum(KYC_STATUSES),
-    risk_rating: z.enum(['low', 'medium', 'high']).nullable(),
-    endorsements: z.array(z.enum(ENDORSEMENTS)),
-    rejection_reasons: z.array(z.string()).optional().describe('Present when kyc_status is rejected'),
-    incomplete_reasons: z.array(z.string()).optional().describe('Present when kyc_status is incomplete'),
-    review_reasons: z.array(z.string()).optional().describe('Present when kyc_status is manual_review (e.g. sanctions_potential_match)'),
-    kyc_link: z.string().optional().describe('Returned when the customer is created: the hosted KYC page'),
-    kyc_link_expires_at: timestamp.optional(),
-    created_at: timestamp,
-    updated_at: timestamp,
-  })
-  .meta({ id: 'Customer' });
-export type Customer = z.infer<typeof CustomerSchema>;
 
 export const CustomerListSchema = listSchema(CustomerSchema, 'Customer');

@@ -1,6 +1,6 @@
 import { findTenantRow, tenantRows } from '../../db/tenant-scope';
 import { z } from 'zod';
-import { objectId } from '../../api/common-schemas';
+import { objectId } from '../../ids';
 import { listParams, listSchema, paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
 import type { EventRow } from '../../db/schema';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { objectId } from '../../api/common-schemas';
+import { EXTERNAL_ACCOUNT_STATUSES, ExternalAccountSchema } from '../../external-accounts/external-account';
 import { listParams, listSchema } from '../../api/pagination';
 import { CRYPTO_CHAINS, abaRoutingError, bicCheck, clabeError, cryptoAddressError, ibanCheck } from '../../domain/bank-validation';
 import { countryCode } from '../../domain/validation';
@@ -64,32 +64,6 @@ const CryptoAddress = z
 
 export const ExternalAccountCreate = z.discriminatedUnion('type', [UsBankAccount, InternationalBankAccount, MxBankAccount, CryptoAddress]);
 export type ExternalAccountCreateInput = z.output<typeof ExternalAccountCreate>;
-
-export const EXTERNAL_ACCOUNT_STATUSES = ['pending_verification', 'verified', 'verification_failed', 'active', 'deleted'] as const;
-
-export const ExternalAccountSchema = z
-  .object({
-    id: objectId('ext'),
-    object: z.literal('external_account'),
-    customer_id: z.string(),
-    type: z.enum(['us_bank_account', 'international_bank_account', 'mx_bank_account', 'crypto_address']),
-    status: z.enum(EXTERNAL_ACCOUNT_STATUSES),
-    account_name: z.string().nullable(),
-    last4: z.string().nullable().describe('Last four characters of the account number, IBAN or CLABE; never the full number'),
-    account_type: z.enum(['checking', 'savings']).optional(),
-    routing_number: z.string().optional(),
-    bank_name: z.string().nullable().optional(),
-    bank_country: z.string().optional(),
-    bic: z.string().optional(),
-    bank_code: z.string().optional().describe('CLABE: the three-digit bank code'),
-    chain: z.enum(CRYPTO_CHAINS).optional(),
-    address: z.string().optional().describe('Crypto addresses are public and shown in full'),
-    label: z.string().nullable().optional(),
-    failure_reason: z.string().nullable().optional(),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
-  })
-  .meta({ id: 'ExternalAccount' });
 
 export const ExternalAccountListQuery = z.strictObject({
   ...listParams,

@@ -1,4 +1,5 @@
-import type { AppDeps, Tenant } from '../../api/context';
+import type { AppDeps } from '../../api/context';
+import type { Tenant } from '../../db/tenant-scope';
 import { sendUpdate, type WorkflowDeps } from '../../api/workflow-answers';
 import { CustomerIdAttr, ExternalAccountStatusAttr } from '../../temporal/search-attributes';
 import { verifyMicroDeposits, type VerifyResult, type microDepositVerificationWorkflow } from '../../../workflows/micro-deposit-verification';

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { AppDeps, Tenant } from '../../api/context';
-import { ApiError } from '../../api/errors';
+import type { AppDeps } from '../../api/context';
+import type { Tenant } from '../../db/tenant-scope';
+import { ApiError } from '../../errors';
 import { parseRequestPart } from '../../api/route';
 import { sha256Hex } from '../../crypto';
 import { KycSubmissionInput, submitKyc } from './service';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../../api/route';
-import { CustomerIdParams, CustomerSchema } from '../customers/schemas';
-import { findCustomer, serializeCustomer } from '../customers/repository';
+import { CustomerIdParams } from '../customers/schemas';
+import { CustomerSchema } from '../../customers/customer';
+import { findCustomer, serializeCustomer } from '../../customers/customer';
 import { KycSubmissionInput, submitKyc } from './service';
 import { decideKyc } from './workflow-client';
 

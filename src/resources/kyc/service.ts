@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import type { AppDeps, Tenant } from '../../api/context';
-import { ApiError, invalidField, invalidState } from '../../api/errors';
+import type { AppDeps } from '../../api/context';
+import type { Tenant } from '../../db/tenant-scope';
+import { ApiError, invalidField, invalidState } from '../../errors';
 import { ACCEPTS_SUBMISSION } from '../../domain/kyc';
 import { pastDate } from '../../domain/validation';
 import { newId } from '../../ids';
 import { AddressInput } from '../customers/schemas';
-import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from '../customers/repository';
+import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from '../../customers/customer';
 import { decodeImageDataUri } from './documents';
 import { submitToKycWorkflow } from './workflow-client';
 

@@ -2,13 +2,14 @@ import { findTenantRow, tenantRows } from '../../db/tenant-scope';
 import { z } from 'zod';
 import { paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
-import { assertCustomerNotDeleted, findCustomer } from '../customers/repository';
-import { ApiError } from '../../api/errors';
+import { assertCustomerNotDeleted, findCustomer } from '../../customers/customer';
+import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import type { ScreeningBatchRow } from '../../db/schema';
-import { BatchInput, ScreenInput, ScreeningBatchSchema, ScreeningListQuery, ScreeningListSchema, ScreeningSchema } from './schemas';
+import { BatchInput, ScreenInput, ScreeningBatchSchema, ScreeningListQuery, ScreeningListSchema } from './schemas';
+import { ScreeningSchema } from '../../sanctions/screenings';
 import type { screeningBatchWorkflow } from '../../../workflows/screening-batch';
-import { screenOrUnavailable, serializeScreening, serializeScreenings, storeScreening } from './service';
+import { screenOrUnavailable, serializeScreening, serializeScreenings, storeScreening } from '../../sanctions/screenings';
 
 const TAG = 'Sanctions screening';
 

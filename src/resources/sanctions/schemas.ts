@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { objectId } from '../../api/common-schemas';
+import { objectId } from '../../ids';
+import { ScreeningSchema } from '../../sanctions/screenings';
 import { listParams, listSchema } from '../../api/pagination';
 import { countryCode, pastDate } from '../../domain/validation';
 
@@ -11,46 +12,6 @@ export const ScreenInput = z.strictObject({
   customer_id: z.string().optional().describe('Links the screening to a customer'),
 });
 export type ScreenInputType = z.output<typeof ScreenInput>;
-
-export const MatchSchema = z
-  .object({
-    score: z.number().min(0).max(1),
-    source: z.string(),
-    source_name: z.string(),
-    matched_name: z.string(),
-    match_type: z.enum(['name_exact', 'name_fuzzy', 'name_phonetic', 'alias', 'transliterated']),
-    entity_type: z.string(),
-    sanctions_programs: z.array(z.string()),
-    listed_on: z.iso.date().nullable(),
-    remarks: z.string().nullable(),
-    listing_id: z.string().describe('The listing in its source list'),
-    score_details: z.object({
-      name: z.number(),
-      date_of_birth: z.number().nullable().describe('How the birth date moved the score'),
-      country: z.number().nullable().describe('How the country moved the score'),
-    }),
-  })
-  .meta({ id: 'ScreeningMatch' });
-
-export const ListVersionSchema = z
-  .object({ source: z.string(), published_on: z.string().nullable(), sha256: z.string(), entity_count: z.number().int() })
-  .meta({ id: 'SanctionsListVersion' });
-
-export const ScreeningSchema = z
-  .object({
-    id: objectId('scr'),
-    object: z.literal('screening'),
-    status: z.enum(['clear', 'potential_match']),
-    match_count: z.number().int(),
-    matches: z.array(MatchSchema),
-    screened_at: z.iso.datetime(),
-    data_sources_checked: z.number().int(),
-    customer_id: z.string().nullable(),
-    batch_id: z.string().nullable(),
-    list_versions: z.array(ListVersionSchema).describe('The list versions this screening used'),
-    created_at: z.iso.datetime(),
-  })
-  .meta({ id: 'Screening' });
 
 export const ScreeningListQuery = z.strictObject({
   ...listParams,

@@ -1,14 +1,14 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import express, { type Router } from 'express';
 import type { AppDeps } from '../../api/context';
-import { ApiError } from '../../api/errors';
+import { ApiError } from '../../errors';
 import { formatAmount, ASSET_SCALE } from '../../domain/money';
 import type { PaymentsTable, TransferRow } from '../../db/schema';
 import { RailWebhookRejected, type RailEvent } from '../../providers/rails';
 import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../../workflows/rail-deposit-return';
-import { holdReturnedDepositReturn } from '../../../activities/stray-deposits';
+import { holdReturnedDepositReturn } from '../../transfers/stray-deposits';
 import { notifyReturn, offerDepositToTransfer } from './workflow-client';
-import type { Tenant } from '../../api/context';
+import type { Tenant } from '../../db/tenant-scope';
 import type { Db } from '../../db';
 import type { Database } from '../../db/schema';
 import { tenantOf } from '../../db/tenant-scope';

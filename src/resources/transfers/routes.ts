@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { invalidField, invalidState } from '../../api/errors';
+import { invalidField, invalidState } from '../../errors';
 import { paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
 import type { Db } from '../../db';
@@ -9,8 +9,9 @@ import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
 import { CANCELABLE } from '../../domain/transfers';
 import { RETURN_CODES, isChainRail, railBoundsMinor, type ChainRail, type FiatRail, type PaymentRail } from '../../domain/rails';
 import { handleRailEvent } from './rail-events';
-import { findTransfer, serializePayment, serializeTransfer } from './repository';
-import { PaymentListQuery, PaymentListSchema, PaymentSchema, TransferCreate, TransferListQuery, TransferListSchema, TransferSchema } from './schemas';
+import { findTransfer, serializePayment, serializeTransfer } from '../../transfers/transfer';
+import { PaymentListQuery, PaymentListSchema, TransferCreate, TransferListQuery, TransferListSchema } from './schemas';
+import { PaymentSchema, TransferSchema } from '../../transfers/transfer';
 import { checkTransferShape, createTransfer, prepareChainLegs, resolveRefundDestination } from './service';
 import {
   notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { AppDeps, Tenant } from '../../api/context';
-import { ApiError, invalidField, invalidStateField } from '../../api/errors';
+import type { AppDeps } from '../../api/context';
+import type { Tenant } from '../../db/tenant-scope';
+import { ApiError, invalidField, invalidStateField } from '../../errors';
 import type { Database, TransferRow } from '../../db/schema';
 import { cryptoAddressError, type CryptoChain } from '../../domain/bank-validation';
 import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
@@ -9,10 +10,10 @@ import { RAILS, isChainRail, railBoundsMinor, type FiatRailProfile, type Payment
 import { SEPA_COUNTRIES } from '../../domain/regions';
 import { recordEvent } from '../../domain/events';
 import { newId, randomBase62 } from '../../ids';
-import { findCustomer } from '../customers/repository';
-import { serializeTransfer, type StoredReceipt } from './repository';
+import { findCustomer } from '../../customers/customer';
+import { serializeTransfer, type StoredReceipt } from '../../transfers/transfer';
 import type { TransferCreateInput } from './schemas';
-import type { RefundDestination } from '../../../activities/transfers-database';
+import type { RefundDestination } from '../../domain/transfers';
 
 const body = (key: string, message: string) => invalidField('body', key, message);
 

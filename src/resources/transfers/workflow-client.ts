@@ -1,5 +1,6 @@
-import type { AppDeps, Tenant } from '../../api/context';
-import { invalidState } from '../../api/errors';
+import type { AppDeps } from '../../api/context';
+import type { Tenant } from '../../db/tenant-scope';
+import { invalidState } from '../../errors';
 import { awaitWorkflowAnswer, isWorkflowFinished, sendUpdate, type WorkflowDeps } from '../../api/workflow-answers';
 import type { TransferRow } from '../../db/schema';
 import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';

@@ -1,16 +1,19 @@
+// Screenings (spec 2.6): stored with the screened name encrypted, and what developers see of them.
 import type { Kysely, Transaction } from 'kysely';
-import type { AppDeps, Tenant } from '../../api/context';
-import { ApiError } from '../../api/errors';
-import type { Database, ScreeningRow } from '../../db/schema';
-import { recordEvent } from '../../domain/events';
-import { newId } from '../../ids';
-import { NoListsLoadedError, type ScreeningOutcome } from '../../sanctions/screener';
-import type { ScreeningQuery } from '../../sanctions/matcher';
+import { z } from 'zod';
+import type { DataCipher } from '../crypto';
+import type { Database, ScreeningRow } from '../db/schema';
+import type { Tenant } from '../db/tenant-scope';
+import { recordEvent } from '../domain/events';
+import { ApiError } from '../errors';
+import { newId, objectId } from '../ids';
+import type { ScreeningQuery } from './matcher';
+import { NoListsLoadedError, type SanctionsScreener, type ScreeningOutcome } from './screener';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
 /** Runs a screening in memory; 503 when this process has no lists to screen against. */
-export function screenOrUnavailable(deps: Pick<AppDeps, 'sanctions'>, query: ScreeningQuery): ScreeningOutcome {
+export function screenOrUnavailable(deps: { sanctions: SanctionsScreener }, query: ScreeningQuery): ScreeningOutcome {
   try {
     return deps.sanctions.screen(query);
   } catch (err) {
@@ -22,7 +25,7 @@ export function screenOrUnavailable(deps: Pick<AppDeps, 'sanctions'>, query: Scr
 /** Stores a screening (the screened name encrypted) and its `screening.completed` event. */
 export async function storeScreening(
   trx: Executor,
-  deps: Pick<AppDeps, 'cipher'>,
+  deps: { cipher: DataCipher },
   tenant: Tenant,
   query: ScreeningQuery,
   outcome: ScreeningOutcome,
@@ -89,3 +92,44 @@ export async function serializeScreening(db: Executor, row: ScreeningRow) {
     created_at: row.created_at.toISOString(),
   };
 }
+
+// A screening as developers see it: API answers and the data of its event.
+export const MatchSchema = z
+  .object({
+    score: z.number().min(0).max(1),
+    source: z.string(),
+    source_name: z.string(),
+    matched_name: z.string(),
+    match_type: z.enum(['name_exact', 'name_fuzzy', 'name_phonetic', 'alias', 'transliterated']),
+    entity_type: z.string(),
+    sanctions_programs: z.array(z.string()),
+    listed_on: z.iso.date().nullable(),
+    remarks: z.string().nullable(),
+    listing_id: z.string().describe('The listing in its source list'),
+    score_details: z.object({
+      name: z.number(),
+      date_of_birth: z.number().nullable().describe('How the birth date moved the score'),
+      country: z.number().nullable().describe('How the country moved the score'),
+    }),
+  })
+  .meta({ id: 'ScreeningMatch' });
+
+export const ListVersionSchema = z
+  .object({ source: z.string(), published_on: z.string().nullable(), sha256: z.string(), entity_count: z.number().int() })
+  .meta({ id: 'SanctionsListVersion' });
+
+export const ScreeningSchema = z
+  .object({
+    id: objectId('scr'),
+    object: z.literal('screening'),
+    status: z.enum(['clear', 'potential_match']),
+    match_count: z.number().int(),
+    matches: z.array(MatchSchema),
+    screened_at: z.iso.datetime(),
+    data_sources_checked: z.number().int(),
+    customer_id: z.string().nullable(),
+    batch_id: z.string().nullable(),
+    list_versions: z.array(ListVersionSchema).describe('The list versions this screening used'),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Screening' });

@@ -1,9 +1,12 @@
+// Transfers (spec 2.5): their records, the legs their payments move, and what developers see of them.
 import type { Kysely, Transaction } from 'kysely';
-import type { Tenant } from '../../api/context';
-import type { Database, PaymentKind, PaymentRow, TransferRow } from '../../db/schema';
-import { findTenantRow } from '../../db/tenant-scope';
-import { ASSET_SCALE, formatAmount } from '../../domain/money';
-import type { TransferMoney } from '../../domain/transfers';
+import { z } from 'zod';
+import type { Database, PaymentKind, PaymentRow, TransferRow } from '../db/schema';
+import { findTenantRow, type Tenant } from '../db/tenant-scope';
+import { ASSET_SCALE, formatAmount } from '../domain/money';
+import { PAYMENT_RAILS } from '../domain/rails';
+import { TRANSFER_STATES, type TransferMoney } from '../domain/transfers';
+import { objectId } from '../ids';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -136,3 +139,82 @@ export function serializePayment(row: PaymentRow) {
     updated_at: row.updated_at.toISOString(),
   };
 }
+
+// A transfer and its payments as developers see them: API answers and the data of their events.
+const amountOut = z.string().regex(/^-?\d+(\.\d+)?$/);
+
+export const ReceiptSchema = z
+  .object({
+    initial_amount: amountOut,
+    developer_fee: amountOut,
+    exchange_fee: amountOut,
+    subtotal_amount: amountOut,
+    gas_fee: amountOut,
+    final_amount: amountOut,
+    exchange_rate: amountOut,
+    source_tx_hash: z.string().nullable(),
+    destination_tx_hash: z.string().nullable(),
+  })
+  .meta({ id: 'TransferReceipt' });
+
+export const TransferSchema = z
+  .object({
+    id: objectId('tr'),
+    object: z.literal('transfer'),
+    state: z.enum(TRANSFER_STATES as [string, ...string[]]),
+    state_reason: z.string().nullable().describe('Why the transfer is where it is: a hold, a rejection, a return, a failing refund'),
+    on_behalf_of: z.string(),
+    client_reference_id: z.string().nullable(),
+    amount: amountOut,
+    developer_fee: amountOut,
+    currency: z.string(),
+    source: z.object({
+      payment_rail: z.enum(PAYMENT_RAILS),
+      currency: z.string(),
+      from_address: z.string().optional(),
+    }),
+    destination: z.object({
+      payment_rail: z.enum(PAYMENT_RAILS),
+      currency: z.string(),
+      external_account_id: z.string().optional(),
+      to_address: z.string().optional(),
+      swift_charges: z.string().optional(),
+    }),
+    source_deposit_instructions: z.record(z.string(), z.string()).describe('Where and how the customer sends the funds'),
+    receipt: ReceiptSchema,
+    review_reasons: z.array(z.string()).nullable(),
+    review_decision: z.object({
+      decision: z.enum(['approve', 'reject']),
+      note: z.string().nullable(),
+      decided_at: z.iso.datetime(),
+    }).nullable().describe("The operator's decision on a transfer held in review"),
+    return_code: z.string().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Transfer' });
+
+export const PaymentSchema = z
+  .object({
+    id: objectId('pay'),
+    object: z.literal('payment'),
+    transfer_id: z.string(),
+    kind: z.enum(['deposit', 'payout', 'return', 'refund', 'deposit_return']),
+    payment_rail: z.enum(PAYMENT_RAILS),
+    currency: z.string(),
+    amount: amountOut,
+    status: z.enum(['pending', 'submitted', 'settled', 'failed', 'returned', 'held']),
+    external_account_id: z.string().nullable(),
+    from_address: z.string().nullable(),
+    to_address: z.string().nullable(),
+    tx_hash: z.string().nullable(),
+    replaced_tx_hashes: z.array(z.string())
+      .describe('Chain payouts: earlier transactions with the same nonce that this one replaced at a higher fee (never mined)'),
+    network_fee: z.string().nullable().describe('Chain payouts: the fee paid, in the native asset'),
+    return_code: z.string().nullable(),
+    failure_reason: z.string().nullable(),
+    attempts: z.number().int(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Payment' });

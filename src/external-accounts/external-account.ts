@@ -1,9 +1,41 @@
+// External accounts (spec 2.3): bank accounts and crypto addresses of customers, their records and
+// what developers see of them.
 import type { Kysely, Transaction } from 'kysely';
-import type { Tenant } from '../../api/context';
-import type { Database, ExternalAccountRow } from '../../db/schema';
-import { findTenantRow } from '../../db/tenant-scope';
+import { z } from 'zod';
+import type { Database, ExternalAccountRow } from '../db/schema';
+import { findTenantRow, type Tenant } from '../db/tenant-scope';
+import { CRYPTO_CHAINS } from '../domain/bank-validation';
+import { objectId } from '../ids';
 
 type Executor = Kysely<Database> | Transaction<Database>;
+
+// An external account as developers see it: API answers and the data of its events.
+export const EXTERNAL_ACCOUNT_STATUSES = ['pending_verification', 'verified', 'verification_failed', 'active', 'deleted'] as const;
+
+export const ExternalAccountSchema = z
+  .object({
+    id: objectId('ext'),
+    object: z.literal('external_account'),
+    customer_id: z.string(),
+    type: z.enum(['us_bank_account', 'international_bank_account', 'mx_bank_account', 'crypto_address']),
+    status: z.enum(EXTERNAL_ACCOUNT_STATUSES),
+    account_name: z.string().nullable(),
+    last4: z.string().nullable().describe('Last four characters of the account number, IBAN or CLABE; never the full number'),
+    account_type: z.enum(['checking', 'savings']).optional(),
+    routing_number: z.string().optional(),
+    bank_name: z.string().nullable().optional(),
+    bank_country: z.string().optional(),
+    bic: z.string().optional(),
+    bank_code: z.string().optional().describe('CLABE: the three-digit bank code'),
+    chain: z.enum(CRYPTO_CHAINS).optional(),
+    address: z.string().optional().describe('Crypto addresses are public and shown in full'),
+    label: z.string().nullable().optional(),
+    failure_reason: z.string().nullable().optional(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'ExternalAccount' });
+
 
 export function findExternalAccount(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
   return findTenantRow(db, 'external_accounts', tenant, id, { what: 'external account', ...opts });

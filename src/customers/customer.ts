@@ -1,0 +1,89 @@
+// Customers (spec 2.2): their records, and what developers see of them.
+import type { Kysely, Transaction } from 'kysely';
+import { findTenantRow, type Tenant } from '../db/tenant-scope';
+import { invalidState } from '../errors';
+import type { CustomerRow, Database } from '../db/schema';
+import { z } from 'zod';
+import { ENDORSEMENTS, KYC_STATUSES } from '../domain/kyc';
+import { objectId } from '../ids';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+// A customer as developers see it: API answers and the data of its events.
+const timestamp = z.iso.datetime();
+
+export const AddressSchema = z
+  .object({
+    line1: z.string(),
+    line2: z.string().optional(),
+    city: z.string(),
+    state: z.string().optional(),
+    postal_code: z.string().optional(),
+    country: z.string().length(2),
+  })
+  .meta({ id: 'Address' });
+
+export const CustomerSchema = z
+  .object({
+    id: objectId('cus'),
+    object: z.literal('customer'),
+    type: z.enum(['individual', 'business']),
+    email: z.string(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    business_name: z.string().nullable(),
+    phone: z.string().nullable(),
+    date_of_birth: z.string().nullable(),
+    tax_id_provided: z.boolean(),
+    address: AddressSchema.nullable(),
+    status: z.enum(['pending', 'active', 'suspended', 'deleted']),
+    kyc_status: z.enum(KYC_STATUSES),
+    risk_rating: z.enum(['low', 'medium', 'high']).nullable(),
+    endorsements: z.array(z.enum(ENDORSEMENTS)),
+    rejection_reasons: z.array(z.string()).optional().describe('Present when kyc_status is rejected'),
+    incomplete_reasons: z.array(z.string()).optional().describe('Present when kyc_status is incomplete'),
+    review_reasons: z.array(z.string()).optional().describe('Present when kyc_status is manual_review (e.g. sanctions_potential_match)'),
+    kyc_link: z.string().optional().describe('Returned when the customer is created: the hosted KYC page'),
+    kyc_link_expires_at: timestamp.optional(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Customer' });
+export type Customer = z.infer<typeof CustomerSchema>;
+
+
+
+export function findCustomer(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
+  return findTenantRow(db, 'customers', tenant, id, { what: 'customer', ...opts });
+}
+
+/** A deleted customer stays readable but takes part in nothing new. */
+export function assertCustomerNotDeleted(row: CustomerRow) {
+  if (row.status === 'deleted') throw invalidState(`Customer ${row.id} is deleted and can no longer change`);
+}
+
+export function serializeCustomer(row: CustomerRow, extra: Partial<Customer> = {}): Customer {
+  return {
+    id: row.id,
+    object: 'customer',
+    type: row.type,
+    email: row.email,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    business_name: row.business_name,
+    phone: row.phone,
+    date_of_birth: row.date_of_birth,
+    tax_id_provided: row.tax_id_encrypted !== null,
+    address: row.address,
+    status: row.status,
+    kyc_status: row.kyc_status as Customer['kyc_status'],
+    risk_rating: row.risk_rating,
+    endorsements: row.endorsements as Customer['endorsements'],
+    ...(row.kyc_status === 'rejected' ? { rejection_reasons: row.rejection_reasons ?? [] } : {}),
+    ...(row.kyc_status === 'incomplete' ? { incomplete_reasons: row.incomplete_reasons ?? [] } : {}),
+    ...(row.kyc_status === 'manual_review' ? { review_reasons: row.review_reasons ?? [] } : {}),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    ...extra,
+  };
+}
