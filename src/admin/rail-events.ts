@@ -7,7 +7,7 @@ import type { FiatRail } from '../domain/rails';
 import {
   DEPOSIT_TRANSFER_COLUMNS, depositForTransfer, HANDLED_RAIL_EVENT_OUTCOMES, lateReturn, releaseUnclaimedMoney, unmatchedDeposit,
   type RailEventOutcome, type ReceivedPayment, type UnclaimedMoney,
-} from '../resources/transfers/rail-events';
+} from '../transfers/rail-events';
 
 /**
  * The provider's events that need an operator (docs/TRANSFERS.md, *The provider's webhook*): money

@@ -8,7 +8,7 @@ import { routeHandler, type RouteDef } from './route';
 import { newId } from '../ids';
 import { allRoutes } from '../resources';
 import { hostedKycRouter } from '../resources/kyc/hosted-page';
-import { railWebhookRouter } from '../resources/transfers/rail-events';
+import { railWebhookRouter } from '../resources/transfers/rail-webhook';
 import { isDependencyDown } from './dependency-errors';
 
 const LARGE_BODY_PATHS = [/^\/v0\/customers\/[^/]+\/kyc$/, /^\/kyc\/[^/]+\/submit$/];

@@ -1,22 +1,10 @@
-import type { Client } from '@temporalio/client';
-import type { Config } from '../config';
-import type { DataCipher } from '../crypto';
-import type { Db } from '../db';
 import type { Environment } from '../db/schema';
-import type { Logger } from '../logger';
+import type { PlatformDeps } from '../deps';
 import type { RateLimiter } from './rate-limit';
-import type { SanctionsScreener } from '../sanctions/screener';
-import type { MoneyProviders } from '../providers';
 
 /** Everything a request handler may touch, built once per process. */
-export interface AppDeps extends MoneyProviders {
-  config: Config;
-  db: Db;
-  temporal: Client;
-  cipher: DataCipher;
-  log: Logger;
+export interface AppDeps extends PlatformDeps {
   rateLimiter: RateLimiter;
-  sanctions: SanctionsScreener;
 }
 
 export const PERMISSIONS = [

@@ -5,9 +5,20 @@ import { invalidState } from '../errors';
 import type { CustomerRow, Database } from '../db/schema';
 import { z } from 'zod';
 import { ENDORSEMENTS, KYC_STATUSES } from '../domain/kyc';
+import { countryCode } from '../domain/validation';
 import { objectId } from '../ids';
 
 type Executor = Kysely<Database> | Transaction<Database>;
+
+/** A postal address as a request gives it (customers, beneficial owners). */
+export const AddressInput = z.strictObject({
+  line1: z.string().trim().min(1, 'must not be empty').max(200),
+  line2: z.string().trim().max(200).optional(),
+  city: z.string().trim().min(1, 'must not be empty').max(100),
+  state: z.string().trim().max(100).optional(),
+  postal_code: z.string().trim().max(20).optional(),
+  country: countryCode,
+});
 
 // A customer as developers see it: API answers and the data of its events.
 const timestamp = z.iso.datetime();

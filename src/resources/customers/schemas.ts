@@ -1,19 +1,10 @@
 import { z } from 'zod';
 import { listParams, listSchema } from '../../api/pagination';
-import { countryCode, e164Phone, pastDate } from '../../domain/validation';
+import { e164Phone, pastDate } from '../../domain/validation';
 import { KYC_STATUSES } from '../../domain/kyc';
-import { CustomerSchema } from '../../customers/customer';
+import { AddressInput, CustomerSchema } from '../../customers/customer';
 
 const personName = z.string().trim().min(1, 'must not be empty').max(100);
-
-export const AddressInput = z.strictObject({
-  line1: z.string().trim().min(1, 'must not be empty').max(200),
-  line2: z.string().trim().max(200).optional(),
-  city: z.string().trim().min(1, 'must not be empty').max(100),
-  state: z.string().trim().max(100).optional(),
-  postal_code: z.string().trim().max(20).optional(),
-  country: countryCode,
-});
 
 const taxId = z
   .string()

@@ -9,7 +9,7 @@ import { newId } from '../../ids';
 import { assertCustomerNotDeleted, findCustomer } from '../../customers/customer';
 import { CustomerIdParams } from '../customers/schemas';
 import { accountIdentity, findExternalAccount, serializeExternalAccount } from '../../external-accounts/external-account';
-import { startMicroDepositVerification, submitVerificationAmounts } from './verification-client';
+import { startMicroDepositVerification, submitVerificationAmounts } from '../../external-accounts/verification-client';
 import { formatAmount, parseAmount } from '../../domain/money';
 import { ExternalAccountCreate, ExternalAccountListQuery, ExternalAccountListSchema, type ExternalAccountCreateInput } from './schemas';
 import { ExternalAccountSchema } from '../../external-accounts/external-account';

@@ -6,7 +6,7 @@ import type { Tenant } from '../../db/tenant-scope';
 import { ApiError } from '../../errors';
 import { parseRequestPart } from '../../api/route';
 import { sha256Hex } from '../../crypto';
-import { KycSubmissionInput, submitKyc } from './service';
+import { KycSubmissionInput, submitKyc } from '../../kyc/submissions';
 
 /**
  * The hosted KYC page behind `kyc_link`. It needs no API key: the unguessable, expiring token in the

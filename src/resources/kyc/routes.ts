@@ -3,8 +3,8 @@ import { defineRoute } from '../../api/route';
 import { CustomerIdParams } from '../customers/schemas';
 import { CustomerSchema } from '../../customers/customer';
 import { findCustomer, serializeCustomer } from '../../customers/customer';
-import { KycSubmissionInput, submitKyc } from './service';
-import { decideKyc } from './workflow-client';
+import { KycSubmissionInput, submitKyc } from '../../kyc/submissions';
+import { decideKyc } from '../../kyc/workflow-client';
 
 export const submitKycRoute = defineRoute({
   method: 'post',

@@ -8,14 +8,15 @@ import { findTenantRow, tenantRows } from '../../db/tenant-scope';
 import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
 import { CANCELABLE } from '../../domain/transfers';
 import { RETURN_CODES, isChainRail, railBoundsMinor, type ChainRail, type FiatRail, type PaymentRail } from '../../domain/rails';
-import { handleRailEvent } from './rail-events';
+import { handleRailEvent } from '../../transfers/rail-events';
 import { findTransfer, serializePayment, serializeTransfer } from '../../transfers/transfer';
-import { PaymentListQuery, PaymentListSchema, TransferCreate, TransferListQuery, TransferListSchema } from './schemas';
+import { PaymentListQuery, PaymentListSchema, TransferListQuery, TransferListSchema } from './schemas';
+import { TransferCreate } from '../../transfers/service';
 import { PaymentSchema, TransferSchema } from '../../transfers/transfer';
-import { checkTransferShape, createTransfer, prepareChainLegs, resolveRefundDestination } from './service';
+import { checkTransferShape, createTransfer, prepareChainLegs, resolveRefundDestination } from '../../transfers/service';
 import {
   notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,
-} from './workflow-client';
+} from '../../transfers/workflow-client';
 
 const TAG = 'Transfers';
 const TransferIdParams = z.strictObject({ transfer_id: z.string() });

@@ -1,6 +1,6 @@
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
-import type { AppDeps } from './context';
-import { invalidDataReason } from '../temporal/failures';
+import type { PlatformDeps } from '../deps';
+import { invalidDataReason } from './failures';
 import { ApiError, invalidState } from '../errors';
 
 /**
@@ -26,7 +26,7 @@ export async function awaitWorkflowAnswer<T>(deps: WorkflowDeps, afterwards: str
   }
 }
 
-export type WorkflowDeps = Pick<AppDeps, 'temporal' | 'config'>;
+export type WorkflowDeps = Pick<PlatformDeps, 'temporal' | 'config'>;
 
 /** The workflow is no longer running (or never was). */
 export function isWorkflowFinished(err: unknown): boolean {

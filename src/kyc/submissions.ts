@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../api/context';
-import type { Tenant } from '../../db/tenant-scope';
-import { ApiError, invalidField, invalidState } from '../../errors';
-import { ACCEPTS_SUBMISSION } from '../../domain/kyc';
-import { pastDate } from '../../domain/validation';
-import { newId } from '../../ids';
-import { AddressInput } from '../customers/schemas';
-import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from '../../customers/customer';
+import type { PlatformDeps } from '../deps';
+import type { Tenant } from '../db/tenant-scope';
+import { ApiError, invalidField, invalidState } from '../errors';
+import { ACCEPTS_SUBMISSION } from '../domain/kyc';
+import { pastDate } from '../domain/validation';
+import { newId } from '../ids';
+import { AddressInput } from '../customers/customer';
+import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from '../customers/customer';
 import { decodeImageDataUri } from './documents';
 import { submitToKycWorkflow } from './workflow-client';
 
@@ -46,7 +46,7 @@ export type KycSubmissionInputType = z.output<typeof KycSubmissionInput>;
  * which moves kyc_status to under_review before this returns. Shared by the API and the hosted page.
  */
 export async function submitKyc(
-  deps: AppDeps,
+  deps: PlatformDeps,
   tenant: Tenant,
   customerId: string,
   input: KycSubmissionInputType,

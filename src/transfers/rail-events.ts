@@ -1,19 +1,18 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
-import express, { type Router } from 'express';
-import type { AppDeps } from '../../api/context';
-import { ApiError } from '../../errors';
-import { formatAmount, ASSET_SCALE } from '../../domain/money';
-import type { PaymentsTable, TransferRow } from '../../db/schema';
-import { RailWebhookRejected, type RailEvent } from '../../providers/rails';
-import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../../workflows/rail-deposit-return';
-import { holdReturnedDepositReturn } from '../../transfers/stray-deposits';
+import type { PlatformDeps } from '../deps';
+import { ApiError } from '../errors';
+import { formatAmount, ASSET_SCALE } from '../domain/money';
+import type { PaymentsTable, TransferRow } from '../db/schema';
+import type { RailEvent } from '../providers/rails';
+import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../workflows/rail-deposit-return';
+import { holdReturnedDepositReturn } from './stray-deposits';
 import { notifyReturn, offerDepositToTransfer } from './workflow-client';
-import type { Tenant } from '../../db/tenant-scope';
-import type { Db } from '../../db';
-import type { Database } from '../../db/schema';
-import { tenantOf } from '../../db/tenant-scope';
-import { PLATFORM_TENANT, postTransaction } from '../../ledger/ledger';
-import { strayDepositPostings, strayReturnPostings } from '../../domain/transfers';
+import type { Tenant } from '../db/tenant-scope';
+import type { Db } from '../db';
+import type { Database } from '../db/schema';
+import { tenantOf } from '../db/tenant-scope';
+import { PLATFORM_TENANT, postTransaction } from '../ledger/ledger';
+import { strayDepositPostings, strayReturnPostings } from '../domain/transfers';
 import type { Selectable, Transaction } from 'kysely';
 
 /** What came of a rail event, kept on its row for operators. */
@@ -38,37 +37,11 @@ export const HANDLED_RAIL_EVENT_OUTCOMES: readonly RailEventOutcome[] = [
 ];
 
 /**
- * `POST /provider-webhooks/rails`: the fiat-rail provider's events, the production path of what the
- * sandbox routes simulate (a deposit arrives, a payment comes back). Outside /v0: the provider is
- * not a developer and signs its calls instead of holding an API key (RailAdapter.parseWebhook).
- * Answers 200 once every event is handled (a repeat is a no-op), 401 for a bad signature, 400 for a
- * body it cannot read, 503 while Temporal or the database is down (the provider delivers again).
- */
-export function railWebhookRouter(deps: AppDeps): Router {
-  const router = express.Router();
-  router.post('/', express.raw({ type: () => true, limit: '1mb' }), (req, res, next) => {
-    let events: RailEvent[];
-    try {
-      events = deps.rails.parseWebhook({ headers: req.headers, rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) });
-    } catch (err) {
-      if (!(err instanceof RailWebhookRejected)) return next(err);
-      return next(err.reason === 'signature'
-        ? new ApiError('unauthorized', err.message, { location: 'header', key: 'Rail-Signature' })
-        : new ApiError('invalid_request', err.message));
-    }
-    Promise.all(events.map((event) => handleRailEvent(deps, event)))
-      .then((outcomes) => res.status(200).json({ received: outcomes }))
-      .catch(next);
-  });
-  return router;
-}
-
-/**
  * Handles one event once: recorded first, its outcome written when handled. A delivery that failed
  * half-way (no outcome yet) is handled again: what it sends the workflows (an Update keyed by the
  * payment, a signal, a workflow start keyed by the payment) changes nothing the second time.
  */
-export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'log' | 'config' | 'cipher'>, event: RailEvent): Promise<{ id: string; outcome: RailEventOutcome }> {
+export async function handleRailEvent(deps: Pick<PlatformDeps, 'db' | 'temporal' | 'log' | 'config' | 'cipher'>, event: RailEvent): Promise<{ id: string; outcome: RailEventOutcome }> {
   const { id, type, providerPaymentId } = event;
   const payload = event.type === 'payment.received'
     ? { rail: event.rail, currency: event.currency, amount: formatAmount(event.amountMinor, ASSET_SCALE[event.currency] ?? 2), reference: event.reference }
@@ -94,7 +67,7 @@ export async function handleRailEvent(deps: Pick<AppDeps, 'db' | 'temporal' | 'l
  * offered to its workflow, which takes it unless it already has its deposit or has stopped waiting.
  * Money that names the transfer but is not taken goes back to its sender (workflows/rail-deposit-return.ts).
  */
-async function receiveDeposit(deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>, event: ReceivedPayment): Promise<{ outcome: RailEventOutcome; transferId?: string }> {
+async function receiveDeposit(deps: Pick<PlatformDeps, 'db' | 'temporal' | 'config'>, event: ReceivedPayment): Promise<{ outcome: RailEventOutcome; transferId?: string }> {
   const row = await deps.db.selectFrom('transfers').select(DEPOSIT_TRANSFER_COLUMNS)
     .where('deposit_reference', '=', event.reference).executeTakeFirst();
   if (!row) {
@@ -115,7 +88,7 @@ export const DEPOSIT_TRANSFER_COLUMNS = ['id', 'source_rail', 'source_currency',
  * exactly what it quoted and it still waits; otherwise the money goes back to its sender.
  */
 export async function depositForTransfer(
-  deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>,
+  deps: Pick<PlatformDeps, 'db' | 'temporal' | 'config'>,
   row: Pick<TransferRow, (typeof DEPOSIT_TRANSFER_COLUMNS)[number]>,
   event: ReceivedPayment,
 ): Promise<{ outcome: RailEventOutcome; transferId: string }> {
@@ -136,7 +109,7 @@ export async function depositForTransfer(
 
 /** Starts the return of a payment the transfer did not take; once per payment (a redelivery finds it started). */
 async function startDepositReturn(
-  deps: Pick<AppDeps, 'temporal' | 'config'>, transferId: string, event: ReceivedPayment, stillWaiting: boolean,
+  deps: Pick<PlatformDeps, 'temporal' | 'config'>, transferId: string, event: ReceivedPayment, stillWaiting: boolean,
 ) {
   const amount = formatAmount(event.amountMinor, ASSET_SCALE[event.currency] ?? 2);
   try {
@@ -156,7 +129,7 @@ async function startDepositReturn(
  * A payout or refund the platform sent came back: its transfer's workflow hears of it while its
  * return window is open. A stray deposit's return that came back is held for operators.
  */
-async function receiveReturn(deps: Pick<AppDeps, 'db' | 'temporal'>, event: Extract<RailEvent, { type: 'payment.returned' }>) {
+async function receiveReturn(deps: Pick<PlatformDeps, 'db' | 'temporal'>, event: Extract<RailEvent, { type: 'payment.returned' }>) {
   const depositReturn = await holdReturnedDepositReturn(deps.db, { providerPaymentId: event.providerPaymentId, code: event.code });
   if (depositReturn) return { outcome: 'deposit_return_returned' as const, transferId: depositReturn.transferId };
   const payment = await deps.db.selectFrom('payments').select(['transfer_id', 'kind', 'status'])

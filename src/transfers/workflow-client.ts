@@ -1,14 +1,14 @@
-import type { AppDeps } from '../../api/context';
-import type { Tenant } from '../../db/tenant-scope';
-import { invalidState } from '../../errors';
-import { awaitWorkflowAnswer, isWorkflowFinished, sendUpdate, type WorkflowDeps } from '../../api/workflow-answers';
-import type { TransferRow } from '../../db/schema';
-import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
-import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../../temporal/search-attributes';
+import type { PlatformDeps } from '../deps';
+import type { Tenant } from '../db/tenant-scope';
+import { invalidState } from '../errors';
+import { awaitWorkflowAnswer, isWorkflowFinished, sendUpdate, type WorkflowDeps } from '../temporal/workflow-answers';
+import type { TransferRow } from '../db/schema';
+import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../domain/rails';
+import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../temporal/search-attributes';
 import {
   cancelTransfer, decideReview, offerDeposit, paymentReturned, refundReturned, retryRefund, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus,
   type transferWorkflow,
-} from '../../../workflows/transfer';
+} from '../../workflows/transfer';
 
 export const transferWorkflowId = (transferId: string) => `transfer:${transferId}`;
 
@@ -20,7 +20,7 @@ export const transferWorkflowId = (transferId: string) => `transfer:${transferId
 const CHAIN_WATCH_MS = 30 * 60_000;
 
 /** Starts `transfer:{id}`; the return windows (of the payout and of a refund) run on the sandbox clock in the sandbox. */
-export async function startTransferWorkflow(deps: Pick<AppDeps, 'config' | 'temporal'>, tenant: Tenant, row: TransferRow) {
+export async function startTransferWorkflow(deps: Pick<PlatformDeps, 'config' | 'temporal'>, tenant: Tenant, row: TransferRow) {
   const scale = tenant.environment === 'sandbox' ? deps.config.SANDBOX_TIME_SCALE : 1;
   const destination = RAILS[row.destination_rail as PaymentRail];
   const source = RAILS[row.source_rail as PaymentRail];
@@ -50,7 +50,7 @@ export async function startTransferWorkflow(deps: Pick<AppDeps, 'config' | 'temp
   });
 }
 
-function handle(deps: Pick<AppDeps, 'temporal'>, transferId: string) {
+function handle(deps: Pick<PlatformDeps, 'temporal'>, transferId: string) {
   return deps.temporal.workflow.getHandle(transferWorkflowId(transferId));
 }
 
@@ -95,7 +95,7 @@ export async function offerDepositToTransfer(deps: WorkflowDeps, transferId: str
 }
 
 /** The receiving bank returned the payout, or the source bank a settled refund (`railPaymentId`: the provider's id of which). */
-export async function notifyReturn(deps: Pick<AppDeps, 'temporal'>, transferId: string, code: string, kind: 'payout' | 'refund', railPaymentId: string) {
+export async function notifyReturn(deps: Pick<PlatformDeps, 'temporal'>, transferId: string, code: string, kind: 'payout' | 'refund', railPaymentId: string) {
   try {
     await handle(deps, transferId).signal(kind === 'refund' ? refundReturned : paymentReturned, { code, railPaymentId });
   } catch (err) {

@@ -1,4 +1,4 @@
-import { invalidField } from '../../errors';
+import { invalidField } from '../errors';
 
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 const MIN_IMAGE_BYTES = 64;

@@ -1,19 +1,46 @@
+import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { AppDeps } from '../../api/context';
-import type { Tenant } from '../../db/tenant-scope';
-import { ApiError, invalidField, invalidStateField } from '../../errors';
-import type { Database, TransferRow } from '../../db/schema';
-import { cryptoAddressError, type CryptoChain } from '../../domain/bank-validation';
-import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
-import { QuoteError, convertMinor, quoteReceipt } from '../../domain/quote';
-import { RAILS, isChainRail, railBoundsMinor, type FiatRailProfile, type PaymentRail } from '../../domain/rails';
-import { SEPA_COUNTRIES } from '../../domain/regions';
-import { recordEvent } from '../../domain/events';
-import { newId, randomBase62 } from '../../ids';
-import { findCustomer } from '../../customers/customer';
-import { serializeTransfer, type StoredReceipt } from '../../transfers/transfer';
-import type { TransferCreateInput } from './schemas';
-import type { RefundDestination } from '../../domain/transfers';
+import type { PlatformDeps } from '../deps';
+import type { Tenant } from '../db/tenant-scope';
+import { ApiError, invalidField, invalidStateField } from '../errors';
+import type { Database, TransferRow } from '../db/schema';
+import { cryptoAddressError, type CryptoChain } from '../domain/bank-validation';
+import { ASSET_SCALE, formatAmount, parseAmount } from '../domain/money';
+import { QuoteError, convertMinor, quoteReceipt } from '../domain/quote';
+import { PAYMENT_RAILS, RAILS, isChainRail, railBoundsMinor, type FiatRailProfile, type PaymentRail } from '../domain/rails';
+import { SEPA_COUNTRIES } from '../domain/regions';
+import { recordEvent } from '../domain/events';
+import { newId, randomBase62 } from '../ids';
+import { findCustomer } from '../customers/customer';
+import { serializeTransfer, type StoredReceipt } from './transfer';
+import type { RefundDestination } from '../domain/transfers';
+
+// What a transfer is created from (POST /v0/transfers validates its body against this).
+const decimal = z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal string such as "100.00"');
+/** Currency codes are lower case; the spec shows one upper-case example, which is accepted. */
+export const currencyCode = z.string().trim().regex(/^[A-Za-z]{3,5}$/, 'must be a currency or asset code such as usd or usdc').transform((v) => v.toLowerCase());
+
+export const TransferCreate = z.strictObject({
+  amount: decimal,
+  on_behalf_of: z.string().min(1),
+  developer_fee: decimal.optional(),
+  client_reference_id: z.string().trim().min(1).max(128).optional(),
+  source: z.strictObject({
+    payment_rail: z.enum(PAYMENT_RAILS),
+    currency: currencyCode,
+    from_address: z.string().trim().min(1).optional(),
+    account_id: z.string().min(1).optional(),
+  }),
+  destination: z.strictObject({
+    payment_rail: z.enum(PAYMENT_RAILS),
+    currency: currencyCode,
+    external_account_id: z.string().min(1).optional(),
+    to_address: z.string().trim().min(1).optional(),
+    account_id: z.string().min(1).optional(),
+    swift_charges: z.enum(['sha', 'our', 'ben']).optional(),
+  }),
+});
+export type TransferCreateInput = z.output<typeof TransferCreate>;
 
 const body = (key: string, message: string) => invalidField('body', key, message);
 
@@ -136,7 +163,7 @@ export async function resolveRefundDestination(
 }
 
 /** What the chains tell us before the database transaction opens: network fee and start block. */
-export async function prepareChainLegs(deps: AppDeps, input: TransferCreateInput) {
+export async function prepareChainLegs(deps: PlatformDeps, input: TransferCreateInput) {
   const { source, destination } = input;
   let sourcePosition: string | null = null;
   if (isChainRail(source.payment_rail)) {
@@ -158,7 +185,7 @@ export async function prepareChainLegs(deps: AppDeps, input: TransferCreateInput
 }
 
 export async function createTransfer(
-  trx: Transaction<Database>, deps: AppDeps, tenant: Tenant, input: TransferCreateInput,
+  trx: Transaction<Database>, deps: PlatformDeps, tenant: Tenant, input: TransferCreateInput,
   prepared: { amountMinor: bigint; developerFeeMinor: bigint; sourcePosition: string | null; gasFeeMinor: bigint },
 ): Promise<TransferRow> {
   const customer = await findCustomer(trx, tenant, input.on_behalf_of).catch((err) => {

@@ -1,15 +1,15 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
-import type { AppDeps } from '../../api/context';
-import { sendUpdate, type WorkflowDeps } from '../../api/workflow-answers';
-import { CustomerIdAttr, KycStatusAttr } from '../../temporal/search-attributes';
+import type { PlatformDeps } from '../deps';
+import { sendUpdate, type WorkflowDeps } from '../temporal/workflow-answers';
+import { CustomerIdAttr, KycStatusAttr } from '../temporal/search-attributes';
 import {
   closeKyc, decideManualReview, submitKycDocuments, type KycState, type KycSubmission, type KycWorkflowInput,
   type OperatorDecision, type kycWorkflow,
-} from '../../../workflows/kyc';
+} from '../../workflows/kyc';
 
 export const kycWorkflowId = (customerId: string) => `kyc:${customerId}`;
 
-function startOptions(deps: Pick<AppDeps, 'config'>, input: KycWorkflowInput) {
+function startOptions(deps: Pick<PlatformDeps, 'config'>, input: KycWorkflowInput) {
   return {
     workflowId: kycWorkflowId(input.customerId),
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -23,14 +23,14 @@ function startOptions(deps: Pick<AppDeps, 'config'>, input: KycWorkflowInput) {
 }
 
 /** Idempotent: a second start for the same customer attaches to the running workflow. */
-export async function startKycWorkflow(deps: Pick<AppDeps, 'config' | 'temporal'>, input: KycWorkflowInput) {
+export async function startKycWorkflow(deps: Pick<PlatformDeps, 'config' | 'temporal'>, input: KycWorkflowInput) {
   await deps.temporal.workflow.start<typeof kycWorkflow>('kycWorkflow', {
     ...startOptions(deps, input),
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }
 
-export async function closeKycWorkflow(deps: Pick<AppDeps, 'temporal'>, customerId: string) {
+export async function closeKycWorkflow(deps: Pick<PlatformDeps, 'temporal'>, customerId: string) {
   try {
     await deps.temporal.workflow.getHandle(kycWorkflowId(customerId)).signal(closeKyc);
   } catch (err) {
@@ -43,7 +43,7 @@ export async function closeKycWorkflow(deps: Pick<AppDeps, 'temporal'>, customer
  * workflow never started; the update id makes a retried call a no-op.
  */
 export async function submitToKycWorkflow(
-  deps: Pick<AppDeps, 'config' | 'temporal'>,
+  deps: Pick<PlatformDeps, 'config' | 'temporal'>,
   input: KycWorkflowInput,
   submission: KycSubmission,
 ): Promise<KycState> {

@@ -1,15 +1,15 @@
-import type { AppDeps } from '../../api/context';
-import type { Tenant } from '../../db/tenant-scope';
-import { sendUpdate, type WorkflowDeps } from '../../api/workflow-answers';
-import { CustomerIdAttr, ExternalAccountStatusAttr } from '../../temporal/search-attributes';
-import { verifyMicroDeposits, type VerifyResult, type microDepositVerificationWorkflow } from '../../../workflows/micro-deposit-verification';
+import type { PlatformDeps } from '../deps';
+import type { Tenant } from '../db/tenant-scope';
+import { sendUpdate, type WorkflowDeps } from '../temporal/workflow-answers';
+import { CustomerIdAttr, ExternalAccountStatusAttr } from '../temporal/search-attributes';
+import { verifyMicroDeposits, type VerifyResult, type microDepositVerificationWorkflow } from '../../workflows/micro-deposit-verification';
 
 export const verificationWorkflowId = (externalAccountId: string) => `external-account-verification:${externalAccountId}`;
 
 export const MAX_VERIFICATION_ATTEMPTS = 3;
 
 /** Starts micro-deposit verification; in the sandbox its expiry runs on the sandbox clock. */
-export async function startMicroDepositVerification(deps: Pick<AppDeps, 'config' | 'temporal'>, tenant: Tenant, account: { id: string; customerId: string }) {
+export async function startMicroDepositVerification(deps: Pick<PlatformDeps, 'config' | 'temporal'>, tenant: Tenant, account: { id: string; customerId: string }) {
   const expiryMs = deps.config.MICRO_DEPOSIT_EXPIRY_HOURS * 3600_000 / (tenant.environment === 'sandbox' ? deps.config.SANDBOX_TIME_SCALE : 1);
   await deps.temporal.workflow.start<typeof microDepositVerificationWorkflow>('microDepositVerificationWorkflow', {
     workflowId: verificationWorkflowId(account.id),
