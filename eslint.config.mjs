@@ -1,5 +1,7 @@
-// Workflow code runs in Temporal's deterministic sandbox: it must not reach Node, the database or the
-// network. Those belong in activities. Type-only imports (activity signatures) stay allowed.
+// Two import rules keep the house in order (docs/ARCHITECTURE.md):
+// - workflow code runs in Temporal's deterministic sandbox: it must not reach Node, the database or the
+//   network; those belong in activities. Type-only imports (activity signatures) stay allowed.
+// - imports run one way, down the layers: entry points → HTTP and activities → core → db → shared.
 import tseslint from 'typescript-eslint';
 
 const forbiddenInWorkflows = [
@@ -8,6 +10,27 @@ const forbiddenInWorkflows = [
   'viem', 'viem/*', 'express', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity',
   '@electric-sql/*', '../src/db', '../src/db/*', '../activities', '../activities/*',
 ];
+
+// The layers as import specifiers see them, whatever the depth of the importing file.
+const ENTRY = ['**/main/*', '**/cli/*', '**/admin/*', '**/workers/*', '**/bench/*', '**/scripts/*'];
+const HTTP = ['**/api/*', '**/resources/**'];
+const ACTIVITIES = ['**/activities', '**/activities/*'];
+const WORKFLOWS = ['**/workflows', '**/workflows/*'];
+const CORE = [
+  '**/customers/*', '**/external-accounts/*', '**/kyc/*', '**/transfers/*', '**/ledger/*', '**/chains', '**/chains/*',
+  '**/providers', '**/providers/*', '**/sanctions/*', '**/domain/*', '**/temporal/*', '**/embedded/*', '**/config', '**/deps',
+];
+
+/** One layer's rule: the layers above it, named in the message so a reader knows which rule and why. */
+const importsDownOnly = (layer, above, { allowTypeImports = false } = {}) => ({
+  '@typescript-eslint/no-restricted-imports': ['error', {
+    patterns: [{
+      group: above,
+      allowTypeImports,
+      message: `Layering (docs/ARCHITECTURE.md): ${layer} imports only the layers below it.`,
+    }],
+  }],
+});
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**', 'coverage/**', 'test-logs/**', 'scratch/**'] },
@@ -18,6 +41,34 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-require-imports': 'off',
     },
+  },
+  {
+    // HTTP: routes, schemas and the two routers outside /v0. Workflow types (not code) for typed starts.
+    files: ['src/api/**/*.ts', 'src/resources/**/*.ts'],
+    rules: importsDownOnly('the HTTP layer (src/api, src/resources)', [...ENTRY, ...ACTIVITIES]),
+  },
+  {
+    // Activities: thin adapters over the core modules, called by the worker.
+    files: ['activities/**/*.ts'],
+    rules: importsDownOnly('an activity', [...ENTRY, ...HTTP, ...WORKFLOWS]),
+  },
+  {
+    // Core modules: use-cases, money, rails and chains, sanctions; they start workflows by their messages.
+    files: [
+      'src/customers/**/*.ts', 'src/external-accounts/**/*.ts', 'src/kyc/**/*.ts', 'src/transfers/**/*.ts', 'src/ledger/**/*.ts',
+      'src/chains/**/*.ts', 'src/providers/**/*.ts', 'src/sanctions/**/*.ts', 'src/domain/**/*.ts', 'src/temporal/**/*.ts',
+      'src/embedded/**/*.ts', 'src/config.ts', 'src/deps.ts',
+    ],
+    rules: importsDownOnly('a core module', [...ENTRY, ...HTTP, ...ACTIVITIES]),
+  },
+  {
+    files: ['src/db/**/*.ts'],
+    rules: importsDownOnly('the database layer (src/db)', [...ENTRY, ...HTTP, ...ACTIVITIES, ...WORKFLOWS, ...CORE]),
+  },
+  {
+    // Shared by every layer: the one error type, ids, logging, encryption.
+    files: ['src/errors.ts', 'src/ids.ts', 'src/logger.ts', 'src/crypto.ts'],
+    rules: importsDownOnly('a shared module', [...ENTRY, ...HTTP, ...ACTIVITIES, ...WORKFLOWS, ...CORE, '**/db', '**/db/*']),
   },
   {
     files: ['workflows/**/*.ts'],

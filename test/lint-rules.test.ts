@@ -1,14 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { stack } from './harness';
 
-// The lint rule that keeps workflow code deterministic: no Node, database or network imports in workflows/.
+// The lint rules: workflow code stays deterministic (no Node, database or network imports in workflows/),
+// and imports run one way, down the layers of docs/ARCHITECTURE.md.
 
 const root = path.join(__dirname, '..');
 
 // ESLint's flat config is an ES module, which jest's sandbox cannot load: run the real CLI instead.
-async function lint(code: string, file: string): Promise<{ ruleId: string }[]> {
+async function lint(code: string, file: string): Promise<{ ruleId: string; message: string }[]> {
   const result = spawnSync(process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '--stdin', '--stdin-filename', file, '--format', 'json'], {
     cwd: root,
     input: code,
@@ -38,6 +40,43 @@ test('type-only imports of activities and the workflow SDK are allowed in workfl
 
 test('activities may use Node and the database', async () => {
   expect(await lint("import pg from 'pg';\nexport const x = pg;\n", 'activities/example.ts')).toHaveLength(0);
+});
+
+test.each([
+  ['activities/example.ts', '../src/resources/transfers/routes', 'an activity'],
+  ['activities/example.ts', '../src/api/context', 'an activity'],
+  ['src/transfers/example.ts', '../api/route', 'a core module'],
+  ['src/ledger/example.ts', '../../activities/chains', 'a core module'],
+  ['src/db/example.ts', '../ledger/ledger', 'the database layer (src/db)'],
+  ['src/resources/transfers/example.ts', '../../main/run', 'the HTTP layer (src/api, src/resources)'],
+  ['src/errors.ts', './db/schema', 'a shared module'],
+])('layering: %s may not import %s', async (file, from, layer) => {
+  const found = await lint(`import { x } from '${from}';\nexport const y = x;\n`, file);
+  expect(found).toHaveLength(1);
+  expect(found[0].message).toContain(`Layering (docs/ARCHITECTURE.md): ${layer} imports only the layers below it`);
+});
+
+test.each([
+  ['activities/example.ts', '../src/transfers/transfer'],
+  ['src/transfers/example.ts', '../db/schema'],
+  ['src/kyc/example.ts', '../../workflows/kyc'],
+  ['src/resources/transfers/example.ts', '../../transfers/service'],
+  ['src/cli/example.ts', '../resources/transfers/routes'],
+])('layering: %s may import %s (a layer below, or workflow messages)', async (file, from) => {
+  expect(await lint(`import { x } from '${from}';\nexport const y = x;\n`, file)).toHaveLength(0);
+});
+
+test('the import cycle check (npm run check:cycles, part of npm run lint) fails on a planted cycle and passes on the tree', () => {
+  const dpdm = (cwd: string, ...globs: string[]) => spawnSync(process.execPath,
+    [path.join(root, 'node_modules/dpdm/lib/bin/dpdm.js'), '--no-tree', '--no-warning', '--circular', '--exit-code', 'circular:1', ...globs],
+    { cwd, encoding: 'utf8' });
+  const planted = mkdtempSync(path.join(os.tmpdir(), 'cycle-'));
+  writeFileSync(path.join(planted, 'a.ts'), "import type { B } from './b';\nexport type A = { b?: B };\n");
+  writeFileSync(path.join(planted, 'b.ts'), "import type { A } from './a';\nexport type B = { a?: A };\n");
+  const found = dpdm(planted, '*.ts');
+  expect(found.status).toBe(1);
+  expect(found.stdout).toMatch(/1\) (a\.ts -> b\.ts|b\.ts -> a\.ts)/);
+  expect(dpdm(root, 'src/**/*.ts', 'workflows/**/*.ts', 'activities/**/*.ts', 'workers/**/*.ts').status).toBe(0);
 });
 
 // Every workflow run evaluates the bundle's modules afresh, so a library pulled in by an innocent
