@@ -6,6 +6,7 @@ import type { ChainRail } from '../src/domain/rails';
 import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
 import { straysToReturn } from './stray-deposits';
 import { paymentDestination, paymentKey, type TransferDatabaseActivities } from './transfers-database';
+import { FAILURE } from '../src/temporal/failures';
 
 /** Activities that watch and move a transfer's money on chains (EVM over JSON-RPC, or the simulators). */
 export function createChainActivities(deps: {
@@ -58,7 +59,7 @@ export function createChainActivities(deps: {
         await deps.records.recordPaymentSent({ transferId: row.id, kind: input.kind, attempt: input.attempt, txHash });
         return { txHash };
       } catch (err) {
-        if (err instanceof PayoutRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'PayoutRejected');
+        if (err instanceof PayoutRejectedError) throw ApplicationFailure.nonRetryable(err.message, FAILURE.PayoutRejected);
         await deps.records.recordPaymentFailure({ transferId: row.id, kind: input.kind, attempt: input.attempt, reason: String((err as Error).message).slice(0, 300) });
         throw err;
       }
@@ -163,7 +164,7 @@ export function createChainActivities(deps: {
           .where('idempotency_key', '=', input.returnKey).where('status', '=', 'pending').execute();
         return { txHash };
       } catch (err) {
-        if (err instanceof PayoutRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'PayoutRejected');
+        if (err instanceof PayoutRejectedError) throw ApplicationFailure.nonRetryable(err.message, FAILURE.PayoutRejected);
         throw err;
       }
     },

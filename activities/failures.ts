@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { DatabaseError } from 'pg';
 import { ZodError } from 'zod';
-import { INVALID_DATA } from '../src/temporal/failures';
+import { FAILURE } from '../src/temporal/failures';
 
 /**
  * PostgreSQL error classes that no retry can mend: 22 (data exception: a NUL byte, a lone surrogate
@@ -23,14 +23,14 @@ export function classifyActivityFailure(err: unknown): unknown {
   if (isPermanentDatabaseError(err)) {
     const where = [err.table && `table ${err.table}`, err.column && `column ${err.column}`, err.constraint && `constraint ${err.constraint}`].filter(Boolean);
     return ApplicationFailure.create({
-      type: INVALID_DATA,
+      type: FAILURE.InvalidData,
       message: `PostgreSQL refused the data (SQLSTATE ${err.code}${where.length ? `, ${where.join(', ')}` : ''})`,
       nonRetryable: true,
     });
   }
   if (err instanceof ZodError) {
     const issue = err.issues[0];
-    return ApplicationFailure.create({ type: INVALID_DATA, message: `invalid input at '${issue?.path.join('.')}': ${issue?.message}`, nonRetryable: true });
+    return ApplicationFailure.create({ type: FAILURE.InvalidData, message: `invalid input at '${issue?.path.join('.')}': ${issue?.message}`, nonRetryable: true });
   }
   return err;
 }

@@ -4,6 +4,7 @@ import type { FiatRail } from '../src/domain/rails';
 import { RailUnavailableError, type RailAdapter } from '../src/providers/rails';
 import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
 import { paymentDestination, paymentKey, strayDepositKeyOf, type TransferDatabaseActivities } from './transfers-database';
+import { FAILURE } from '../src/temporal/failures';
 
 /**
  * Activities that move a transfer's money on fiat rails (the sandbox simulators or a provider).
@@ -37,7 +38,7 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
     } catch (err) {
       if (err instanceof RailUnavailableError) {
         await deps.records.recordPaymentFailure({ transferId, kind, attempt, reason: err.message });
-        throw ApplicationFailure.retryable(err.message, 'RailUnavailable');
+        throw ApplicationFailure.retryable(err.message, FAILURE.RailUnavailable);
       }
       throw err;
     }
@@ -81,7 +82,7 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
       } catch (err) {
         if (err instanceof RailUnavailableError) {
           await deps.db.updateTable('payments').set({ failure_reason: err.message, updated_at: new Date() }).where('id', '=', payment.id).execute();
-          throw ApplicationFailure.retryable(err.message, 'RailUnavailable');
+          throw ApplicationFailure.retryable(err.message, FAILURE.RailUnavailable);
         }
         throw err;
       }

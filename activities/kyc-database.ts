@@ -4,6 +4,7 @@ import type { Tenant } from '../src/db/tenant-scope';
 import { endorsementsFor, type KycStatus } from '../src/domain/kyc';
 import { recordEvent } from '../src/domain/events';
 import { serializeCustomer } from '../src/customers/customer';
+import { FAILURE } from '../src/temporal/failures';
 
 export interface RecordKycStatusInput {
   customerId: string;
@@ -37,9 +38,9 @@ export function createKycDatabaseActivities(db: Db) {
         if (!row) {
           const attempt = Context.current().info.attempt;
           if (attempt >= CUSTOMER_VISIBILITY_ATTEMPTS) {
-            throw ApplicationFailure.nonRetryable(`customer ${input.customerId} does not exist`, 'CustomerNotFound');
+            throw ApplicationFailure.nonRetryable(`customer ${input.customerId} does not exist`, FAILURE.CustomerNotFound);
           }
-          throw ApplicationFailure.retryable(`customer ${input.customerId} not visible yet`, 'CustomerNotVisible');
+          throw ApplicationFailure.retryable(`customer ${input.customerId} not visible yet`, FAILURE.CustomerNotVisible);
         }
         if (row.status === 'deleted') return { changed: false, customerDeleted: true };
         if (row.kyc_status === input.kycStatus) return { changed: false, customerDeleted: false };

@@ -12,6 +12,7 @@ import { ASSET_SCALE, formatAmount, parseAmount } from '../src/domain/money';
 import { newId } from '../src/ids';
 import { postTransaction, type Posting } from '../src/ledger/ledger';
 import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from '../src/transfers/transfer';
+import { FAILURE } from '../src/temporal/failures';
 
 /** A fiat payment naming a transfer's deposit reference that the transfer did not take (src/resources/transfers/rail-events.ts). */
 export interface RailStrayDeposit {
@@ -360,7 +361,7 @@ export function createTransferDatabaseActivities(db: Db) {
     async recordRailStrayDeposit(input: RailStrayDeposit): Promise<{ depositKey: string }> {
       const key = strayDepositKey(input.transferId, input.providerPaymentId);
       const amountMinor = parseAmount(input.amount, ASSET_SCALE[input.currency] ?? 2);
-      if (amountMinor === null) throw ApplicationFailure.nonRetryable(`${input.amount} is not an amount of ${input.currency}`, 'BadAmount');
+      if (amountMinor === null) throw ApplicationFailure.nonRetryable(`${input.amount} is not an amount of ${input.currency}`, FAILURE.BadAmount);
       await recordStrayDeposits(input.transferId, [{
         key, amountMinor, provider_payment_id: input.providerPaymentId, rail: input.rail, currency: input.currency,
       }], input.stillWaiting);

@@ -3,21 +3,37 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 // Failure types shared by activities, workflows and the API (workflow-safe: no Node imports).
 
 /**
- * The data an activity was given can never be stored or used (PostgreSQL refused it: a data
- * exception or a broken constraint; or it failed validation). Retrying cannot help, so the activity
- * fails at once; a workflow that got the data from an Update refuses that Update and waits for a
- * valid one.
+ * The types of the failures activities throw, named once: activities throw them, retry policies list
+ * the non-retryable ones, workflows and the API read them.
  */
-export const INVALID_DATA = 'InvalidData';
+export const FAILURE = {
+  /**
+   * The data an activity was given can never be stored or used (PostgreSQL refused it: a data
+   * exception or a broken constraint; or it failed validation). Retrying cannot help, so the activity
+   * fails at once; a workflow that got the data from an Update refuses that Update and waits for a
+   * valid one.
+   */
+  InvalidData: 'InvalidData',
+  /** The chain refused a payment (a revert, a blocked receiver): an answer, not an outage. */
+  PayoutRejected: 'PayoutRejected',
+  /** The rail provider did not take a call; retried. */
+  RailUnavailable: 'RailUnavailable',
+  /** The customer row of a KYC workflow never became visible (its creating transaction rolled back). */
+  CustomerNotFound: 'CustomerNotFound',
+  /** The customer row is not visible yet (the creating transaction may still commit); retried. */
+  CustomerNotVisible: 'CustomerNotVisible',
+  /** A provider reported an amount that is not one of its currency. */
+  BadAmount: 'BadAmount',
+} as const;
 
 /** The reason an activity, or an Update, failed on invalid data; undefined for any other failure. */
 export function invalidDataReason(err: unknown): string | undefined {
   const failure = err instanceof ActivityFailure ? err.cause : err;
-  if (failure instanceof ApplicationFailure && failure.type === INVALID_DATA) return failure.message;
+  if (failure instanceof ApplicationFailure && failure.type === FAILURE.InvalidData) return failure.message;
   return undefined;
 }
 
 /** Refuses an Update whose data an activity could not store (the caller answers 400). */
 export function refuseInvalidData(reason: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: INVALID_DATA, message: reason, nonRetryable: true });
+  return ApplicationFailure.create({ type: FAILURE.InvalidData, message: reason, nonRetryable: true });
 }
