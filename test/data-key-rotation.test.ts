@@ -1,12 +1,12 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { createApiKey, createDeveloper } from '../src/admin/accounts';
 import { ENCRYPTED_COLUMNS } from '../src/admin/data-key-rotation';
 import { DataCipher } from '../src/crypto';
 import { createDb, migrateToLatest, type Db } from '../src/db';
-import { apiClient, individual, stack, temporalClient, testDb, type ApiClient } from './harness';
+import { apiClient, individual, runCli, stack, temporalClient, testDb, type ApiClient } from './harness';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
 
 // Rotating the data-at-rest key: the API runs on a database of its own (the rest of the suite keeps
@@ -54,10 +54,7 @@ async function startApi(env: Record<string, string>): Promise<ApiClient> {
 }
 
 function rotate() {
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'data', 'rotate-key'], {
-    env: { ...stack().processEnv, DATABASE_URL: databaseUrl, DATA_ENCRYPTION_KEY: b64(newKey), DATA_ENCRYPTION_PREVIOUS_KEYS: b64(oldKey) },
-    encoding: 'utf8',
-  });
+  return runCli(['data', 'rotate-key'], { DATABASE_URL: databaseUrl, DATA_ENCRYPTION_KEY: b64(newKey), DATA_ENCRYPTION_PREVIOUS_KEYS: b64(oldKey) });
 }
 
 const iban = { type: 'international_bank_account', account_name: 'Erika Mustermann', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', bank_name: 'Commerzbank', bank_country: 'DE' };

@@ -11,7 +11,7 @@ import { ChainKeys, STABLECOIN_ABI, sandboxTokenAddress } from '../src/chains/ev
 import { EVM_CHAINS } from '../src/domain/rails';
 import { apiClient, individual, waitFor, waitForKycStatus } from './harness';
 import { freePort, freePortRange } from './harness/stack';
-import { approvedCustomer, waitForTransferState } from './harness/transfers';
+import { approvedCustomer, sandboxDeposit, waitForTransferState } from './harness/transfers';
 
 // `npm start` as README.md tells a user to run it: the embedded stack (PGlite, the Temporal CLI dev
 // server, anvil nodes, worker and API in one process), started in its own process group as a
@@ -168,7 +168,7 @@ test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEP
   });
   expect(created.status).toBe(201);
   expect(created.body.state).toBe('awaiting_funds');
-  expect((await api.post(`/v0/sandbox/transfers/${created.body.id}/deposit`)).status).toBe(200);
+  await sandboxDeposit(api, created.body.id);
   const done = await waitForTransferState(api, created.body.id, 'payment_processed', 120_000);
   expect(done.receipt.destination_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
 
@@ -184,7 +184,7 @@ test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEP
     destination: { payment_rail: 'polygon', currency: 'usdc', to_address: receiver },
   });
   expect(onChain.status).toBe(201);
-  expect((await api.post(`/v0/sandbox/transfers/${onChain.body.id}/deposit`)).status).toBe(200);
+  await sandboxDeposit(api, onChain.body.id);
   const bridged = await waitForTransferState(api, onChain.body.id, 'payment_processed', 120_000);
   expect(bridged.receipt.source_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
 

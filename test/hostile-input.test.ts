@@ -7,7 +7,7 @@ import { decideManualReview } from '../workflows/kyc';
 import { decideReview } from '../workflows/transfer';
 import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient, type Tenant } from './harness';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
-import { approvedCustomer, expectLedgerBalanced, verifiedUsAccount, waitForTransferState } from './harness/transfers';
+import { approvedCustomer, expectLedgerBalanced, verifiedUsAccount, sandboxDeposit, waitForTransferState } from './harness/transfers';
 
 // Data no workflow can store never wedges one: refused at the edge with a 400, refused by the
 // workflow if it gets there anyway, and an activity that keeps failing raises an alarm operators see.
@@ -72,7 +72,7 @@ describe('a transfer held in review', () => {
       source: { payment_rail: 'ach', currency: 'usd' },
       destination: { payment_rail: 'wire', currency: 'usd', external_account_id: account.id },
     })).body;
-    expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
+    await sandboxDeposit(t.api, tr.id);
     await waitFor(async () => (await t.api.get(`/v0/transfers/${tr.id}`)).body.review_reasons, { what: 'hold' });
   }, 120_000);
   afterAll(expectLedgerBalanced);
@@ -107,7 +107,7 @@ test('an activity that keeps failing raises StuckActivity, is listed by `workflo
     const handle = (await temporalClient()).workflow.getHandle(`kyc:${c.id}`);
     await waitFor(async () => (await handle.describe()).typedSearchAttributes.get(StuckActivityAttr) === 'recordKycStatus',
       { what: 'the StuckActivity alarm', timeoutMs: 60_000, intervalMs: 500 });
-    const listed = runCli('workflows', 'stuck');
+    const listed = runCli(['workflows', 'stuck']);
     expect(listed.status).toBe(0);
     expect(listed.stdout).toMatch(new RegExp(`kyc:${c.id}  kycWorkflow  started \\S+  retrying: recordKycStatus`));
     expect((await t.api.get(`/v0/customers/${c.id}`)).body.kyc_status).toBe('manual_review');
@@ -118,7 +118,7 @@ test('an activity that keeps failing raises StuckActivity, is listed by `workflo
   const handle = (await temporalClient()).workflow.getHandle(`kyc:${c.id}`);
   expect(await handle.result()).toBe('approved');
   expect((await handle.describe()).typedSearchAttributes.get(StuckActivityAttr)).toBeUndefined();
-  expect(runCli('workflows', 'stuck').stdout).not.toContain(c.id);
+  expect(runCli(['workflows', 'stuck']).stdout).not.toContain(c.id);
 });
 
 test('a worker stopped while a local activity retries stops at once; a new worker finishes the work', async () => {

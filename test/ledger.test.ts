@@ -1,9 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { sql } from 'kysely';
 import type { Tenant } from '../src/db/tenant-scope';
 import { LedgerError, balanceOf, postTransaction, verifyLedger, type LedgerAccountRef } from '../src/ledger/ledger';
-import { createTenant, stack, testDb } from './harness';
+import { createTenant, runCli, testDb } from './harness';
 
 // The double-entry ledger against the real PostgreSQL.
 
@@ -91,7 +89,7 @@ test('verification passes, catches a drifted cached balance, and runs from the C
   } finally {
     await testDb().updateTable('ledger_accounts').set({ balance_minor: account.balance_minor }).where('id', '=', account.id).execute();
   }
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'ledger', 'verify'], { env: stack().processEnv, encoding: 'utf8' });
+  const cli = runCli(['ledger', 'verify']);
   expect(cli.status).toBe(0);
   expect(cli.stdout).toContain('ledger verified');
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { apiClient, createTenant, documents, individual, stack, testDb, waitFor, waitForKycStatus } from './harness';
+import { apiClient, createTenant, documents, individual, runCli, stack, testDb, waitFor, waitForKycStatus } from './harness';
 import { TcpProxy } from './harness/tcp-proxy';
 import { approvedCustomer, chainUrl } from './harness/transfers';
 import { freePort, startProcess, waitUntilReady } from './harness/stack';
@@ -28,20 +28,14 @@ function spawnTsx(entry: string, args: string[], env: NodeJS.ProcessEnv) {
   return proc;
 }
 
-async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cli = spawnTsx(path.join(root, 'src/cli/index.ts'), args, stack().processEnv);
-  const code = await cli.exited;
-  return { code: code ?? 1, stdout: cli.stdout, stderr: cli.stderr };
-}
-
 describe('admin CLI', () => {
   test('creates a developer and a key that works; revokes it', async () => {
-    const dev = await runCli(['developers', 'create', '--name', 'CLI test']);
-    expect(dev.code).toBe(0);
+    const dev = runCli(['developers', 'create', '--name', 'CLI test']);
+    expect(dev.status).toBe(0);
     const developerId = dev.stdout.trim();
     expect(developerId).toMatch(/^dev_/);
-    const created = await runCli(['keys', 'create', '--developer', developerId, '--environment', 'sandbox', '--kind', 'secret', '--permissions', 'customers:read']);
-    expect(created.code).toBe(0);
+    const created = runCli(['keys', 'create', '--developer', developerId, '--environment', 'sandbox', '--kind', 'secret', '--permissions', 'customers:read']);
+    expect(created.status).toBe(0);
     const lines = created.stdout.trim().split('\n');
     const key = lines[lines.length - 1];
     expect(key).toMatch(/^sk_test_[0-9A-Za-z]{40}$/);
@@ -49,15 +43,15 @@ describe('admin CLI', () => {
     const api = apiClient(key);
     expect((await api.get('/v0/customers')).status).toBe(200);
     expect((await api.post('/v0/customers', individual())).status).toBe(403);
-    expect((await runCli(['keys', 'revoke', keyId])).code).toBe(0);
+    expect(runCli(['keys', 'revoke', keyId]).status).toBe(0);
     await waitFor(async () => (await api.get('/v0/customers')).status === 401, { timeoutMs: 10_000, what: 'revocation' });
   });
 
   test('refuses bad arguments with a clear message', async () => {
-    const bad = await runCli(['keys', 'create', '--developer', 'dev_x', '--environment', 'staging', '--kind', 'secret']);
-    expect(bad.code).toBe(1);
+    const bad = runCli(['keys', 'create', '--developer', 'dev_x', '--environment', 'staging', '--kind', 'secret']);
+    expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('--environment must be sandbox or production');
-    const perm = await runCli(['keys', 'create', '--developer', 'dev_x', '--environment', 'sandbox', '--kind', 'secret', '--permissions', 'everything']);
+    const perm = runCli(['keys', 'create', '--developer', 'dev_x', '--environment', 'sandbox', '--kind', 'secret', '--permissions', 'everything']);
     expect(perm.stderr).toMatch(/unknown developer|unknown permission/);
   });
 
@@ -67,7 +61,7 @@ describe('admin CLI', () => {
     await waitForKycStatus(t.api, c.id, 'pending');
     await t.api.post(`/v0/customers/${c.id}/kyc`, documents());
     await waitForKycStatus(t.api, c.id, 'manual_review');
-    const decided = await runCli(['kyc', 'decide', c.id, '--decision', 'approve', '--operator', 'alice']);
+    const decided = runCli(['kyc', 'decide', c.id, '--decision', 'approve', '--operator', 'alice']);
     expect(decided.stderr).toBe('');
     expect(decided.stdout).toContain(`${c.id}: kyc_status approved`);
     const approved = await waitForKycStatus(t.api, c.id, 'approved');
@@ -132,7 +126,7 @@ describe('dependencies down', () => {
     const body = individual();
     const res = await post(t.secret, body);
     expect(res.status).toBe(503);
-    expect((await res.json()).error.code).toBe('service_unavailable');
+    expect((await res.json()).error.status).toBe('service_unavailable');
     expect(await testDb().selectFrom('customers').select('id').where('email', '=', body.email).execute()).toEqual([]);
     await temporalProxy.restore();
     await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, { timeoutMs: 30_000, what: 'Temporal back' });
@@ -151,7 +145,7 @@ describe('dependencies down', () => {
     await chainProxy.cut();
     const res = await send(toBase);
     expect(res.status).toBe(503);
-    expect((await res.json()).error.code).toBe('service_unavailable');
+    expect((await res.json()).error.status).toBe('service_unavailable');
     expect(await testDb().selectFrom('transfers').select('id').where('customer_id', '=', customer.id).execute()).toHaveLength(1);
     const intl = (await t.api.post('/v0/external-accounts', {
       customer_id: customer.id, type: 'international_bank_account', account_name: 'Erika Mustermann', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', bank_name: 'Bank', bank_country: 'DE',
@@ -169,7 +163,7 @@ describe('dependencies down', () => {
     expect((await ready.json()).status.database).toBe('unavailable');
     const res = await fetch(`${url}/v0/customers`, { headers: { 'Api-Key': t.secret } });
     expect(res.status).toBe(503);
-    expect((await res.json()).error.code).toBe('service_unavailable');
+    expect((await res.json()).error.status).toBe('service_unavailable');
     await pgProxy.restore();
     await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, { timeoutMs: 30_000, what: 'PostgreSQL back' });
   });

@@ -2,7 +2,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 import { business, createTenant, documents, individual, temporalClient, testDb, waitFor, waitForKycStatus, workflowBundle, wrongMicroDepositAmounts, type Tenant } from './harness';
-import { approvedCustomer, verifiedUsAccount, waitForChainWatch, waitForTransferState } from './harness/transfers';
+import { approvedCustomer, verifiedUsAccount, waitForChainWatch, sandboxDeposit, waitForTransferState } from './harness/transfers';
 
 // Determinism: histories recorded by the running worker must replay against the current workflow code.
 // (Histories of earlier releases: replay-releases.test.ts.)
@@ -139,7 +139,7 @@ test('transfer histories of every branch replay without non-determinism', async 
   // Deposits that are not what a transfer quoted go back to the sender: one settles, the sender's bank
   // rejects the other (.19), which is held.
   const strays = await create('19.00', toBank);
-  for (const amount of ['18.99', '19.19']) expect((await t.api.post(`/v0/sandbox/transfers/${strays}/deposit`, { amount })).status).toBe(200);
+  for (const amount of ['18.99', '19.19']) await sandboxDeposit(t.api, strays, { amount });
   const inbound = await testDb().selectFrom('rail_events').select('provider_payment_id').where('transfer_id', '=', strays).execute();
   const returns = inbound.map((e) => `rail-deposit-return:${strays}:${e.provider_payment_id}`);
   expect((await Promise.all(returns.map((id) => client.workflow.getHandle(id).result()))).map((r: any) => r.returned).sort()).toEqual([false, true]);

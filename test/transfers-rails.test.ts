@@ -10,7 +10,7 @@ import { apiClient, createTenant, stack, temporalClient, testDb, waitFor, type A
 import { signSandboxWebhook } from '../src/providers/rails';
 import { freePort, startProcess, stopProcess, TEST_MNEMONIC, waitForPoller, waitUntilReady } from './harness/stack';
 import {
-  approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForTransferState,
+  approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, internationalAccount, tokenBalance, verifiedUsAccount, sandboxDeposit, waitForTransferState,
 } from './harness/transfers';
 
 // Regional rails, FX, the simulated chains, and a worker killed right after a payout or a return went out,
@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterEach(expectLedgerBalanced);
 
 async function depositAndSettle(id: string) {
-  expect((await t.api.post(`/v0/sandbox/transfers/${id}/deposit`)).status).toBe(200);
+  await sandboxDeposit(t.api, id);
   return waitForTransferState(t.api, id, 'payment_processed');
 }
 
@@ -186,7 +186,7 @@ test('an EVM payout whose fee cap falls under the base fee is replaced (same non
       amount: '20.00', on_behalf_of: customer.id, source: { payment_rail: 'ach', currency: 'usd' },
       destination: { payment_rail: chain, currency: 'usdc', to_address: receiver },
     })).body.id;
-    expect((await t.api.post(`/v0/sandbox/transfers/${transferId}/deposit`)).status).toBe(200);
+    await sandboxDeposit(t.api, transferId);
     const sent = await waitFor(async () => (await payoutRow(transferId))?.signed_transaction ?? undefined, { what: 'the payout signed and sent' });
     first = (await payoutRow(transferId))!.tx_hash as Hex;
     firstNonce = parseTransaction(sent as Hex).nonce;
@@ -276,7 +276,7 @@ test('a deposit is swept into the treasury once, however many sweeps run at the 
     destination: { payment_rail: 'ach', currency: 'usd', external_account_id: account.id },
   })).body;
   const depositAddress = getAddress(tr.source_deposit_instructions.to_address);
-  expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
+  await sandboxDeposit(t.api, tr.id);
   // Four more sweepers beside the workflow's own, each going until it is done, as retried or
   // duplicated activities would.
   const row = await testDb().selectFrom('transfers').select('deposit_index').where('id', '=', tr.id).executeTakeFirstOrThrow();
@@ -371,7 +371,7 @@ describe('a worker killed right after a payout or a return went out, or down whe
       destination: { payment_rail: 'arbitrum', currency: 'usdc', to_address: receiver },
     })).body;
     const fromBlock = await createPublicClient({ transport: http(chainUrl('arbitrum')) }).getBlockNumber();
-    expect((await crashApi.post(`/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
+    await sandboxDeposit(crashApi, tr.id);
     await killRightAfter(async () => Boolean((await testDb().selectFrom('payments').select('tx_hash').where('transfer_id', '=', tr.id).where('kind', '=', 'payout').executeTakeFirst())?.tx_hash));
     const done = await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
     const logs = await createPublicClient({ transport: http(chainUrl('arbitrum')) }).getLogs({
@@ -384,7 +384,7 @@ describe('a worker killed right after a payout or a return went out, or down whe
 
   test('fiat payout: exactly one payment on the rail after the restart', async () => {
     const tr = await achToAchThroughCrashApi('43.00');
-    expect((await crashApi.post(`/v0/sandbox/transfers/${tr.id}/deposit`)).status).toBe(200);
+    await sandboxDeposit(crashApi, tr.id);
     const railPayouts = () => testDb().selectFrom('rail_payments').select('id').where('reference', '=', tr.id).where('purpose', '=', 'payout').execute();
     await killRightAfter(async () => (await railPayouts()).length > 0);
     await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
@@ -449,7 +449,7 @@ describe('a worker killed right after a payout or a return went out, or down whe
 
   test('stray fiat deposit: exactly one return with the provider after the restart, settled once', async () => {
     const tr = await achToAchThroughCrashApi('44.00');
-    expect((await crashApi.post(`/v0/sandbox/transfers/${tr.id}/deposit`, { amount: '44.50' })).status).toBe(200);
+    await sandboxDeposit(crashApi, tr.id, { amount: '44.50' });
     const inbound = await testDb().selectFrom('rail_payments').select('id').where('purpose', '=', 'inbound_deposit')
       .where('reference', '=', tr.source_deposit_instructions.deposit_reference).executeTakeFirstOrThrow();
     const railReturns = () => testDb().selectFrom('rail_payments').select('id').where('reference', '=', inbound.id).where('purpose', '=', 'deposit_return').execute();

@@ -1,9 +1,9 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { apiClient, createTenant, stack, individual, temporalClient, testDb, waitFor, workflowBundle, type ApiClient, type Tenant } from './harness';
+import { apiClient, createTenant, stack, individual, runCli, temporalClient, testDb, waitFor, workflowBundle, type ApiClient, type Tenant } from './harness';
 import {
-  approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, impersonatedWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForChainWatch, waitForTransferState,
+  approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, impersonatedWallet, internationalAccount, tokenBalance, verifiedUsAccount, waitForChainWatch, sandboxDeposit, waitForTransferState,
 } from './harness/transfers';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
 import { sql } from 'kysely';
@@ -42,10 +42,7 @@ const usdcToWire = (amount: string, fromAddress: string) => ({
   destination: { payment_rail: 'wire', currency: 'usd', external_account_id: usAccount.id },
 });
 
-async function deposit(id: string) {
-  const res = await t.api.post(`/v0/sandbox/transfers/${id}/deposit`);
-  expect(res.status).toBe(200);
-}
+const deposit = (id: string) => sandboxDeposit(t.api, id);
 
 test('fiat to fiat: awaiting_funds with deposit instructions and receipt, then every state to payment_processed', async () => {
   const created = await t.api.post('/v0/transfers', achToWire('250.00', { developer_fee: '2.50', client_reference_id: 'invoice-42' }));
@@ -272,9 +269,7 @@ test('stray deposits go back to their senders: one after the transfer was cancel
   // Compliance clears it for another address: an operator releases the held return (CLI), it is
   // screened at the new address and sent there; the override is kept on the payment.
   const heldReturn = returns.find((p: any) => p.status === 'held');
-  const release = (...args: string[]) => spawnSync(process.execPath,
-    ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'payments', 'release', heldReturn.id, '--operator', 'compliance.bob', ...args],
-    { env: stack().processEnv, encoding: 'utf8' });
+  const release = (...args: string[]) => runCli(['payments', 'release', heldReturn.id, '--operator', 'compliance.bob', ...args]);
   const otherListed = '0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b';
   expect(release('--to-address', otherListed).status).toBe(0);
   expect(await client.workflow.getHandle(`stray-deposits:${tr.id}`).result()).toEqual({ returned: 0, held: 1 });
@@ -356,8 +351,7 @@ test('a stray return that reverts on chain is held; released to another address,
 
   // Compliance has it sent to another address of the sender's: a new transaction, with a new nonce.
   const elsewhere = privateKeyToAccount(generatePrivateKey()).address;
-  const released = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'),
-    'payments', 'release', signed.id, '--operator', 'compliance.ann', '--to-address', elsewhere], { env: stack().processEnv, encoding: 'utf8' });
+  const released = runCli(['payments', 'release', signed.id, '--operator', 'compliance.ann', '--to-address', elsewhere]);
   expect(released.stderr).toBe('');
   expect(released.status).toBe(0);
   expect(await client.workflow.getHandle(`stray-deposits:${tr.id}`).result()).toEqual({ returned: 1, held: 0 });
@@ -508,8 +502,7 @@ test('review hold approved pays out; cancel in review refunds; no cancel once th
   await deposit(toCancel.id);
   for (const id of [approved.id, toCancel.id]) await waitFor(async () => (await t.api.get(`/v0/transfers/${id}`)).body.review_reasons, { what: 'hold' });
   // The production operator path: the admin CLI.
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'transfers', 'review', approved.id, '--decision', 'approve', '--note', 'known customer', '--operator', 'ops.alice'],
-    { env: stack().processEnv, encoding: 'utf8' });
+  const cli = runCli(['transfers', 'review', approved.id, '--decision', 'approve', '--note', 'known customer', '--operator', 'ops.alice']);
   expect(cli.status).toBe(0);
   expect(cli.stdout).toMatch(new RegExp(`${approved.id}: (in_review|payment_submitted|payment_processed)`));
   const paid = await waitForTransferState(t.api, approved.id, 'payment_processed');
@@ -624,11 +617,11 @@ test('a refund the source bank rejects (.17): the money is back in customer fund
   expect(toAddress.status).toBe(400);
   expect(toAddress.body.error.source).toEqual({ location: 'body', key: 'to_address' });
   // The production operator path: the admin CLI (checked the same way), to the source again.
-  const cliArgs = (...more: string[]) => ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'transfers', 'retry-refund', tr.id, '--operator', 'ops.bob', ...more];
-  const refused = spawnSync(process.execPath, cliArgs('--to-address', receiver), { env: stack().processEnv, encoding: 'utf8' });
+  const retryRefund = (...more: string[]) => runCli(['transfers', 'retry-refund', tr.id, '--operator', 'ops.bob', ...more]);
+  const refused = retryRefund('--to-address', receiver);
   expect(refused.status).toBe(1);
   expect(refused.stderr).toMatch(/only for refunds on chains/);
-  const cli = spawnSync(process.execPath, cliArgs(), { env: stack().processEnv, encoding: 'utf8' });
+  const cli = retryRefund();
   expect(cli.stderr).toBe('');
   expect(cli.status).toBe(0);
   const refunded = await waitForTransferState(t.api, tr.id, 'refunded');
@@ -874,8 +867,7 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     destination: { payment_rail: 'ach', currency: 'usd', external_account_id: usAccount.id },
   });
 
-  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), ...args],
-    { env: stack().processEnv, encoding: 'utf8' });
+  const cli = (...args: string[]) => runCli(args);
 
   /** What the platform's own books hold on `rail` of money that named no transfer, in minor units. */
   async function heldByPlatform(rail: string, currency = 'usd') {
@@ -1160,7 +1152,7 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect(stored.sender_encrypted).toMatch(/^v2:/);
     expect(JSON.stringify(stored.payload)).not.toContain('BANCO');
     // A sender the lists do not name (here through the sandbox route): screened, and the money goes back.
-    expect((await t.api.post(`/v0/sandbox/transfers/${tr.id}/deposit`, { amount: '47.01', sender_name: 'Erika Mustermann' })).status).toBe(200);
+    await sandboxDeposit(t.api, tr.id, { amount: '47.01', sender_name: 'Erika Mustermann' });
     const clear = await testDb().selectFrom('rail_events').select(['provider_payment_id', 'sender_encrypted', 'outcome'])
       .where('transfer_id', '=', tr.id).where('id', 'like', 'sandbox:%').executeTakeFirstOrThrow();
     expect(clear).toMatchObject({ outcome: 'not_as_quoted', sender_encrypted: expect.stringMatching(/^v2:/) });
@@ -1193,8 +1185,7 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect(withAddress.status).toBe(1);
     expect(withAddress.stderr).toContain('--to-address does not apply');
     // Temporal refuses to start the return (here: an unknown namespace): the return stays held, no release recorded.
-    const refused = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../src/cli/index.ts'), 'payments', 'release', held.id, '--operator', 'ops.fay'],
-      { env: { ...stack().processEnv, TEMPORAL_NAMESPACE: 'no-such-namespace' }, encoding: 'utf8' });
+    const refused = runCli(['payments', 'release', held.id, '--operator', 'ops.fay'], { TEMPORAL_NAMESPACE: 'no-such-namespace' });
     expect(refused.status).toBe(1);
     expect(await testDb().selectFrom('payments').select(['status', 'failure_reason', 'operator_releases']).where('id', '=', held.id).executeTakeFirstOrThrow())
       .toEqual({ status: 'held', failure_reason: held.failure_reason, operator_releases: [] });

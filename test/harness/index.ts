@@ -234,7 +234,8 @@ export function business(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** Runs the admin CLI (`npm run cli -- …`) against the test stack; its exit status and output. */
-export function runCli(...args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../../src/cli/index.ts'), ...args], { env: stack().processEnv, encoding: 'utf8' });
+/** Runs the admin CLI (`npm run cli -- …`) against the test stack (`env` changes its environment); its exit status and output. */
+export function runCli(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../../src/cli/index.ts'), ...args],
+    { env: { ...stack().processEnv, ...env }, encoding: 'utf8' });
 }

@@ -46,6 +46,16 @@ export async function internationalAccount(api: ApiClient, customerId: string, i
   return res.body;
 }
 
+/**
+ * The customer's deposit arrives (sandbox): a fiat payment with the deposit reference, or a token
+ * transfer to the deposit address; `body` for another amount or a sender's name. Asserts it was taken in.
+ */
+export async function sandboxDeposit(api: ApiClient, transferId: string, body?: { amount?: string; sender_name?: string }) {
+  const res = await api.post(`/v0/sandbox/transfers/${transferId}/deposit`, body);
+  if (res.status !== 200) throw new Error(`deposit to ${transferId}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
 /** Waits until the workflow of a transfer funded on chain is watching the chain for the deposit. */
 export async function waitForChainWatch(transferId: string) {
   const client = await temporalClient();
