@@ -4,6 +4,7 @@ import type { Db } from '../src/db';
 import { tenantOf } from '../src/db/tenant-scope';
 import type { Database, PaymentKind, PaymentStatus, ReviewDecision, TransferRow, TransferState } from '../src/db/schema';
 import { recordEvents } from '../src/domain/events';
+import { transferStateEvent } from '../src/domain/event-catalogue';
 import {
   PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings, type RefundDestination,
 } from '../src/domain/transfers';
@@ -122,7 +123,7 @@ export function createTransferDatabaseActivities(db: Db) {
     await recordEvents(trx, tenantOf(row), [
       { type: 'transfer.updated', objectId: row.id, data, previousAttributes: { state: row.state }, at: now },
       // One millisecond later, so that lists show the named event after its transfer.updated.
-      { type: `transfer.${next}`, objectId: row.id, data, at: new Date(now.getTime() + 1) },
+      { type: transferStateEvent(next as Exclude<TransferState, 'awaiting_funds'>), objectId: row.id, data, at: new Date(now.getTime() + 1) },
     ]);
     return true;
   }

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Tenant } from '../db/tenant-scope';
 import type { Database } from '../db/schema';
 import { newId } from '../ids';
+import type { EventType } from './event-catalogue';
 
 /**
  * The outbox: every state change writes its event in the same transaction as the change, so an
@@ -17,7 +18,8 @@ export async function recordEvent(
 }
 
 export interface OutboxEvent {
-  type: string;
+  /** A name of the catalogue (src/domain/event-catalogue.ts). */
+  type: EventType;
   objectId: string;
   data: object;
   previousAttributes?: Record<string, unknown>;

@@ -1,0 +1,35 @@
+import type { TransferState } from '../db/schema';
+
+/**
+ * Every event developers receive, by name, with what it reports: the one list the outbox writes
+ * from, and that webhook delivery and the OpenAPI document read. `data` is the object's
+ * representation after the change (plus `previous_attributes` on updates; docs/API.md, "Events").
+ */
+export const EVENT_CATALOGUE = {
+  'customer.created': 'A customer was created.',
+  'customer.updated': 'A customer\'s details changed (`previous_attributes` holds the old values).',
+  'customer.deleted': 'A customer was deleted.',
+  'customer.kyc_status_changed': 'KYC moved (`previous_attributes.kyc_status`).',
+  'customer.kyc_approved': 'KYC approved the customer: endorsements granted.',
+  'external_account.created': 'An external account was linked.',
+  'external_account.verified': 'A US bank account passed its micro-deposit verification.',
+  'external_account.verification_failed': 'A US bank account failed its micro-deposit verification.',
+  'external_account.deleted': 'An external account was deleted.',
+  'screening.completed': 'A sanctions screening completed (`data.screening_id`, `data.status`, `data.customer_id`).',
+  'screening_batch.completed': 'A screening batch completed (`data.batch_id`, `data.total`, `data.potential_matches`).',
+  'transfer.created': 'A transfer was created, awaiting funds.',
+  'transfer.updated': 'A transfer changed (`previous_attributes.state`, or `review_decision`).',
+  'transfer.funds_received': 'The transfer\'s deposit arrived.',
+  'transfer.in_review': 'The transfer is screened and checked against limits; it may be held.',
+  'transfer.payment_submitted': 'The payout was sent.',
+  'transfer.payment_processed': 'The payout settled (on a rail, its return window follows).',
+  'transfer.canceled': 'The transfer was canceled (received funds are refunded).',
+  'transfer.undeliverable': 'The payout could not be delivered.',
+  'transfer.returned': 'The payout came back.',
+  'transfer.refunded': 'The funds went back to the source.',
+} as const satisfies Record<string, string> & Record<`transfer.${Exclude<TransferState, 'awaiting_funds'>}`, string>;
+
+export type EventType = keyof typeof EVENT_CATALOGUE;
+
+/** The event named after the state a transfer moved to. */
+export const transferStateEvent = (state: Exclude<TransferState, 'awaiting_funds'>): EventType => `transfer.${state}`;
