@@ -1,13 +1,28 @@
-/** @type {import('jest').Config} */
-module.exports = {
+// Two projects: `unit` (pure logic and the lint rules: no stack, `npm test -- --selectProjects unit`
+// answers in seconds) and `e2e` (everything through the real stack the global setup starts).
+const UNIT = ['bank-validation', 'config', 'contracts', 'ids', 'lint-rules', 'production-image', 'rails-and-quotes', 'sanctions-lists', 'sanctions-matching'];
+
+const common = {
   testEnvironment: 'node',
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
-  globalSetup: '<rootDir>/test/harness/global-setup.ts',
-  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
   testTimeout: 90_000,
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
   watchman: false,
   reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
+  projects: [
+    { ...common, displayName: 'unit', testMatch: UNIT.map((name) => `<rootDir>/test/${name}.test.ts`) },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: UNIT.map((name) => `/test/${name}\\.test\\.ts$`),
+      globalSetup: '<rootDir>/test/harness/global-setup.ts',
+      globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+    },
+  ],
 };

@@ -126,7 +126,7 @@ describe('dependencies down', () => {
     const body = individual();
     const res = await post(t.secret, body);
     expect(res.status).toBe(503);
-    expect((await res.json()).error.status).toBe('service_unavailable');
+    expect((await res.json()).error.code).toBe('service_unavailable');
     expect(await testDb().selectFrom('customers').select('id').where('email', '=', body.email).execute()).toEqual([]);
     await temporalProxy.restore();
     await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, { timeoutMs: 30_000, what: 'Temporal back' });
@@ -145,7 +145,7 @@ describe('dependencies down', () => {
     await chainProxy.cut();
     const res = await send(toBase);
     expect(res.status).toBe(503);
-    expect((await res.json()).error.status).toBe('service_unavailable');
+    expect((await res.json()).error.code).toBe('service_unavailable');
     expect(await testDb().selectFrom('transfers').select('id').where('customer_id', '=', customer.id).execute()).toHaveLength(1);
     const intl = (await t.api.post('/v0/external-accounts', {
       customer_id: customer.id, type: 'international_bank_account', account_name: 'Erika Mustermann', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', bank_name: 'Bank', bank_country: 'DE',
@@ -163,7 +163,7 @@ describe('dependencies down', () => {
     expect((await ready.json()).status.database).toBe('unavailable');
     const res = await fetch(`${url}/v0/customers`, { headers: { 'Api-Key': t.secret } });
     expect(res.status).toBe(503);
-    expect((await res.json()).error.status).toBe('service_unavailable');
+    expect((await res.json()).error.code).toBe('service_unavailable');
     await pgProxy.restore();
     await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, { timeoutMs: 30_000, what: 'PostgreSQL back' });
   });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -146,3 +147,14 @@ test('transfer histories of every branch replay without non-determinism', async 
   await t.api.delete(`/v0/transfers/${strays}`);
   expect(await replay(returns)).toBe(2);
 }, 180_000);
+
+// Every workflow run evaluates the bundle's modules afresh, so a library pulled in by an innocent
+// import (a validation helper importing zod and phone metadata) costs CPU on every transfer.
+test('the workflow bundle holds the SDK and our workflow code only', () => {
+  // The bundle the test stack's workers run, built by `npm run build:workflows`'s code.
+  const code = readFileSync(workflowBundle().workflowBundle.codePath, 'utf8');
+  const modules = [...code.matchAll(/\/\*\*\*\/ "(\.\/[^"]+)"/g)].map((m) => m[1]!);
+  expect(modules.length).toBeGreaterThan(10);
+  const allowed = [/^\.\/node_modules\/(@temporalio|nexus-rpc|ms|long|@protobufjs|protobufjs)\//, /^\.\/workflows\//, /^\.\/src\/(temporal\/(search-attributes|task-queues|failures)|domain\/(kyc|regions))\.ts$/];
+  expect(modules.filter((m) => !allowed.some((re) => re.test(m)))).toEqual([]);
+});
