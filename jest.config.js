@@ -7,12 +7,13 @@ const common = {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  testTimeout: 90_000,
 };
 
 /** @type {import('jest').Config} */
 module.exports = {
   watchman: false,
+  // A project's own testTimeout is not applied: it is set for the whole run.
+  testTimeout: 90_000,
   reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: UNIT.map((name) => `<rootDir>/test/${name}.test.ts`) },
