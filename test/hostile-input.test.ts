@@ -4,7 +4,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { sql } from 'kysely';
 import { StuckActivityAttr } from '../src/temporal/search-attributes';
 import { decideManualReview } from '../workflows/kyc';
-import { decideReview } from '../workflows/transfer';
+import { decideReview } from '../workflows/transfer-messages';
 import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient, type Tenant } from './harness';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
 import { approvedCustomer, expectLedgerBalanced, verifiedUsAccount, sandboxDeposit, waitForTransferState } from './harness/transfers';

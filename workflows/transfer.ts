@@ -1,93 +1,24 @@
 import {
-  CancellationScope, condition, defineQuery, defineSignal, defineUpdate, isCancellation, patched,
+  CancellationScope, condition, isCancellation, patched,
   proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { ChainActivities } from '../activities/chains';
 import { chainRefusal, chainRetry, chainSend, chains } from './chain-activities';
+import {
+  cancelTransfer, decideReview, depositReceived, offerDeposit, paymentReturned, refundReturned, retryRefund, transferStatus,
+  type DepositNotice, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus, type TransferWorkflowInput,
+} from './transfer-messages';
 import { rails, untilSettled } from './rail-activities';
 import type { TransferReviewActivities } from '../activities/transfer-review';
 import type { TransferDatabaseActivities, TransferStep } from '../activities/transfers-database';
-import type { RefundDestination } from '../src/domain/transfers';
-import type { TransferState } from '../src/db/schema';
 import { invalidDataReason, refuseInvalidData } from '../src/temporal/failures';
 import { TransferStateAttr } from '../src/temporal/search-attributes';
 import { chainWatchTaskQueue } from '../src/temporal/task-queues';
 
-export interface TransferWorkflowInput {
-  transferId: string;
-  sourceIsChain: boolean;
-  destinationIsChain: boolean;
-  /** Funds that have not arrived by then cancel the transfer. */
-  depositExpiryMs: number;
-  /** How long the receiving bank may return a settled payout (on the sandbox clock); 0 on chains. */
-  returnWindowMs: number;
-  /**
-   * How long the source bank may return a settled refund (on the sandbox clock); 0 on chains. Absent
-   * in workflows started before refunds were watched.
-   */
-  refundReturnWindowMs?: number;
-  /** How long one chain-watching activity waits before the workflow looks again. */
-  chainWatchMs: number;
-}
-
-type PayoutOutcome =
-  | { kind: 'processed'; txHash?: string; networkFee?: string; railPaymentId?: string; returnsAt?: number }
-  | { kind: 'undeliverable'; reason: string; code?: string };
-
-export interface DepositNotice {
-  railPaymentId?: string;
-  txHash?: string;
-  from?: string;
-}
-
-export interface TransferStatus {
-  state: TransferState;
-  step: string;
-  holdReasons: string[];
-}
-
-/**
- * The deposit arrived on the source rail (sandbox route, or the provider's webhook in production).
- * Superseded by `offerDeposit`, which answers whether the money was taken; kept for workflows whose
- * history holds the signal.
- */
-export const depositReceived = defineSignal<[DepositNotice]>('depositReceived');
-/**
- * A fiat deposit arrived naming this transfer: taken as its funds (`taken`), or not, because the
- * transfer already has its deposit or has stopped waiting (the caller then sends the money back).
- * Answered from the workflow's own state, so that two deposits, or a deposit and the expiry or a
- * cancellation, can never both count. Offering the same payment again answers `taken` again.
- */
-export const offerDeposit = defineUpdate<{ taken: boolean }, [DepositNotice]>('offerDeposit');
-/**
- * A payment the workflow sent came back; `railPaymentId` names which (the provider's id), so that a
- * late report of an earlier refund attempt never counts for a later one. Signals sent before it was
- * named (histories of earlier releases) count for the payment being watched.
- */
-export interface ReturnNotice { code: string; railPaymentId?: string }
-/** The receiving bank returned the payout (sandbox route, or the provider's webhook). */
-export const paymentReturned = defineSignal<[ReturnNotice]>('paymentReturned');
-/** The source bank returned a settled refund (sandbox route, or the provider's webhook). */
-export const refundReturned = defineSignal<[ReturnNotice]>('refundReturned');
-/** DELETE /v0/transfers/{id}: accepted only before the payout; answers once the cancellation is recorded or under way. */
-export const cancelTransfer = defineUpdate<TransferStatus, [{ reason: string }]>('cancelTransfer');
-/** An operator's decision on a held transfer; `operator` names who decided, for the audit record. */
-export interface ReviewDecisionRequest {
-  approve: boolean;
-  note?: string;
-  operator?: string;
-}
-export const decideReview = defineUpdate<TransferStatus, [ReviewDecisionRequest]>('decideReview');
-/**
- * An operator tries a rejected refund again: a new payment to the source, or to `destination` (checked
- * by the API); `operator` names who.
- */
-export interface RefundRetryRequest {
-  operator?: string;
-  destination?: RefundDestination;
-}
-export const retryRefund = defineUpdate<TransferStatus, [RefundRetryRequest]>('retryRefund');
-export const transferStatus = defineQuery<TransferStatus>('transferStatus');
+/** How a payment the workflow sent ended (sendPayment). */
+type SentPayment =
+  | { settled: true; txHash?: string; networkFee?: string; railPaymentId?: string; returnsAt?: number }
+  | { settled: false; reason: string; code?: string };
 
 const records = proxyLocalActivities<TransferDatabaseActivities>({
   startToCloseTimeout: '30 seconds',
@@ -239,8 +170,8 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     payoutStarted = true;
     await record({ step: 'payment_submitted' });
     show(`Paying out on ${input.destinationIsChain ? 'the chain' : 'the rail'}`);
-    const outcome = input.destinationIsChain ? await payOutOnChain() : await payOutOnRail();
-    if (outcome.kind === 'undeliverable') {
+    const outcome = await sendPayment('payout');
+    if (!outcome.settled) {
       await record({ step: 'undeliverable', reason: outcome.reason, code: outcome.code });
       show('Undeliverable: taking the funds back');
       await record({ step: 'returned', code: outcome.code });
@@ -325,27 +256,6 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     }
   }
 
-  async function payOutOnRail(): Promise<PayoutOutcome> {
-    const sent = await rails.submitRailPayout({ transferId: input.transferId });
-    const payment = await untilSettled(sent);
-    if (payment.status === 'rejected') return { kind: 'undeliverable', reason: `rejected by the receiving bank (${payment.code})`, code: payment.code };
-    return { kind: 'processed', railPaymentId: sent.railPaymentId, returnsAt: payment.returnsAt };
-  }
-
-  async function payOutOnChain(): Promise<PayoutOutcome> {
-    try {
-      await chainSend.sendChainPayment({ transferId: input.transferId, kind: 'payout' });
-    } catch (err) {
-      const refusal = chainRefusal(err);
-      if (refusal) return { kind: 'undeliverable', reason: `the chain refused the payout: ${refusal}` };
-      throw err;
-    }
-    const final = await chains.awaitChainPayment({ transferId: input.transferId, kind: 'payout' });
-    if (final.status === 'failed') return { kind: 'undeliverable', reason: final.reason };
-    if (final.status !== 'confirmed') throw new Error('unreachable: awaitChainPayment returns final states only');
-    return { kind: 'processed', txHash: final.txHash, networkFee: `${final.networkFee} (smallest unit of ${final.nativeAsset})` };
-  }
-
   /** Waits out the payout's return window; a return arrives as a signal, or shows in the payment's status. */
   function waitForReturn(railPaymentId: string, returnsAt?: number): Promise<string | undefined> {
     return waitOutReturnWindow(railPaymentId, input.returnWindowMs, returnsAt, () => returnCode ?? returnedPayments.get(railPaymentId));
@@ -388,8 +298,8 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     for (;;) {
       // The first attempt's inputs are those of the releases before retries existed (replay).
       const nth = attempt > 1 ? { attempt } : {};
-      const outcome = await sendRefund(nth);
-      if (outcome.kind === 'settled') {
+      const outcome = await sendPayment('refund', nth);
+      if (outcome.settled) {
         await record({ step: 'refunded', finalState, reason, ...nth });
         show(finalState === 'canceled' ? `Canceled and refunded: ${reason}` : 'Refunded to the source');
         // Histories from before refunds were watched end here.
@@ -421,24 +331,33 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     }
   }
 
-  /** One refund payment, to its end: settled (on a rail: which payment, for its return window), or why the source bank or chain rejected it. */
-  async function sendRefund(nth: { attempt?: number }): Promise<
-    | { kind: 'settled'; railPaymentId?: string; returnsAt?: number }
-    | { kind: 'rejected'; reason: string; code?: string }
-  > {
-    if (input.sourceIsChain) {
+  /**
+   * One payment the workflow sends, the payout or an attempt of the refund, to its end: settled (on a
+   * rail: which payment, for its return window; on a chain: the transaction and its fee), or why the
+   * receiving (payout) or source (refund) bank or the chain refused it.
+   */
+  async function sendPayment(kind: 'payout' | 'refund', nth: { attempt?: number } = {}): Promise<SentPayment> {
+    const onChain = kind === 'payout' ? input.destinationIsChain : input.sourceIsChain;
+    if (onChain) {
       try {
-        await chainSend.sendChainPayment({ transferId: input.transferId, kind: 'refund', ...nth });
+        await chainSend.sendChainPayment({ transferId: input.transferId, kind, ...nth });
       } catch (err) {
         const refusal = chainRefusal(err);
-        if (refusal) return { kind: 'rejected', reason: `the chain refused the refund: ${refusal}` };
+        if (refusal) return { settled: false, reason: `the chain refused the ${kind}: ${refusal}` };
         throw err;
       }
-      const final = await chains.awaitChainPayment({ transferId: input.transferId, kind: 'refund', ...nth });
-      return final.status === 'failed' ? { kind: 'rejected', reason: final.reason } : { kind: 'settled' };
+      const final = await chains.awaitChainPayment({ transferId: input.transferId, kind, ...nth });
+      if (final.status === 'failed') return { settled: false, reason: final.reason };
+      if (final.status !== 'confirmed') throw new Error('unreachable: awaitChainPayment returns final states only');
+      return { settled: true, txHash: final.txHash, networkFee: `${final.networkFee} (smallest unit of ${final.nativeAsset})` };
     }
-    const payment = await untilSettled(await rails.submitRailRefund({ transferId: input.transferId, ...nth }));
-    if (payment.status === 'rejected') return { kind: 'rejected', reason: `rejected by the source bank (${payment.code})`, code: payment.code };
-    return { kind: 'settled', railPaymentId: payment.railPaymentId, returnsAt: payment.returnsAt };
+    const sent = kind === 'payout'
+      ? await rails.submitRailPayout({ transferId: input.transferId })
+      : await rails.submitRailRefund({ transferId: input.transferId, ...nth });
+    const payment = await untilSettled(sent);
+    if (payment.status === 'rejected') {
+      return { settled: false, reason: `rejected by the ${kind === 'payout' ? 'receiving' : 'source'} bank (${payment.code})`, code: payment.code };
+    }
+    return { settled: true, railPaymentId: sent.railPaymentId, returnsAt: payment.returnsAt };
   }
 }

@@ -5,10 +5,10 @@ import { awaitWorkflowAnswer, isWorkflowFinished, sendUpdate, type WorkflowDeps 
 import type { TransferRow } from '../db/schema';
 import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../domain/rails';
 import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../temporal/search-attributes';
+import type { transferWorkflow } from '../../workflows/transfer';
 import {
   cancelTransfer, decideReview, offerDeposit, paymentReturned, refundReturned, retryRefund, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus,
-  type transferWorkflow,
-} from '../../workflows/transfer';
+} from '../../workflows/transfer-messages';
 
 export const transferWorkflowId = (transferId: string) => `transfer:${transferId}`;
 

@@ -2,7 +2,7 @@ import { createPublicClient, createTestClient, createWalletClient, erc20Abi, get
 import { ChainKeys, sandboxTokenAddress, STABLECOIN_ABI } from '../../src/chains/evm';
 import type { EvmChain } from '../../src/domain/rails';
 import { verifyLedger } from '../../src/ledger/ledger';
-import { documents, individual, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient } from './index';
+import { createTenant, documents, individual, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient } from './index';
 import { TEST_MNEMONIC } from './stack';
 
 // Helpers for transfer tests: approved customers by country, usable external accounts, the chains.
@@ -14,6 +14,50 @@ const ADDRESSES: Record<string, Record<string, string>> = {
   BR: { line1: 'Av. Paulista 1000', city: 'São Paulo', postal_code: '01310-100', country: 'BR' },
   MX: { line1: 'Paseo de la Reforma 1', city: 'Ciudad de México', postal_code: '06600', country: 'MX' },
 };
+
+/** An address outside the platform that payouts on the local chains go to. */
+export const RECEIVER = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
+
+/** The parties most transfer tests move money for: a tenant of their own, an approved US customer and its verified US bank account. */
+export async function usTransferParties() {
+  const t = await createTenant();
+  const us = await approvedCustomer(t.api, 'US');
+  const usAccount = await verifiedUsAccount(t.api, us.id);
+  return { t, us, usAccount };
+}
+
+/**
+ * For a test file of transfers: the parties its tests move money for, created before them, and the
+ * ledger checked after each test; with the transfer bodies and the deposit its tests use most.
+ */
+export function transferTestParties() {
+  const parties = {} as Awaited<ReturnType<typeof usTransferParties>>;
+  beforeAll(async () => {
+    Object.assign(parties, await usTransferParties());
+  }, 120_000);
+  afterEach(expectLedgerBalanced);
+  return {
+    parties,
+    achToWire: (amount: string, extra?: Record<string, unknown>) => achToWireFor(parties.us, parties.usAccount, amount, extra),
+    usdcToWire: (amount: string, fromAddress: string) => usdcToWireFor(parties.us, parties.usAccount, amount, fromAddress),
+    deposit: (id: string) => sandboxDeposit(parties.t.api, id),
+  };
+}
+
+/** ACH in, wire out: `customer` pays `account`. */
+export const achToWireFor = (customer: { id: string }, account: { id: string }, amount: string, extra: Record<string, unknown> = {}) => ({
+  amount, on_behalf_of: customer.id,
+  source: { payment_rail: 'ach', currency: 'usd' },
+  destination: { payment_rail: 'wire', currency: 'usd', external_account_id: account.id },
+  ...extra,
+});
+
+/** An offramp: USDC `customer` sends from `fromAddress` on ethereum, paid out by wire to `account`. */
+export const usdcToWireFor = (customer: { id: string }, account: { id: string }, amount: string, fromAddress: string) => ({
+  amount, on_behalf_of: customer.id,
+  source: { payment_rail: 'ethereum', currency: 'usdc', from_address: fromAddress },
+  destination: { payment_rail: 'wire', currency: 'usd', external_account_id: account.id },
+});
 
 /** An active, KYC-approved individual living in `country`, with that country's endorsements. */
 export async function approvedCustomer(api: ApiClient, country = 'US', overrides: Record<string, unknown> = {}) {
