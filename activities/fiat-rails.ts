@@ -2,15 +2,17 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../src/db';
 import type { FiatRail } from '../src/domain/rails';
 import { RailUnavailableError, type RailAdapter } from '../src/providers/rails';
-import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
-import { paymentDestination, paymentKey, strayDepositKeyOf, type TransferDatabaseActivities } from './transfers-database';
+import { paymentKey, releaseSuffix, strayDepositKeyOf } from '../src/payments/keys';
+import { markPaymentSubmitted, notePaymentAttemptFailed, paymentDestination, requirePayment } from '../src/payments/store';
 import { FAILURE } from '../src/temporal/failures';
+import { recordPaymentFailure, recordPaymentSent } from '../src/transfers/payment-attempts';
+import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
 
 /**
  * Activities that move a transfer's money on fiat rails (the sandbox simulators or a provider).
  * Every call carries the payment's idempotency key: a retry after a crash is the same payment.
  */
-export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; records: TransferDatabaseActivities }) {
+export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
   async function status(railPaymentId: string) {
     const p = await deps.rails.getPayment(railPaymentId);
     return { status: p.status, code: p.code, returnsAt: p.returnsAt?.getTime(), settlesAt: p.settlesAt.getTime() };
@@ -32,12 +34,12 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
         reference: transferId,
         purpose: kind,
       });
-      await deps.records.recordPaymentSent({ transferId, kind, attempt, providerPaymentId: payment.id, settlesAt: payment.settlesAt.getTime() });
+      await recordPaymentSent(deps.db, { transferId, kind, attempt }, { providerPaymentId: payment.id, settlesAt: payment.settlesAt });
       // Instant rails may have settled already: the workflow then needs no timer and no second call.
       return { railPaymentId: payment.id, ...(await status(payment.id)) };
     } catch (err) {
       if (err instanceof RailUnavailableError) {
-        await deps.records.recordPaymentFailure({ transferId, kind, attempt, reason: err.message });
+        await recordPaymentFailure(deps.db, { transferId, kind, attempt }, err.message);
         throw ApplicationFailure.retryable(err.message, FAILURE.RailUnavailable);
       }
       throw err;
@@ -60,14 +62,12 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
      * attempt: an operator's release of a return the sender's bank rejected is a new payment.
      */
     async submitRailDepositReturn(input: { returnKey: string }) {
-      const payment = await deps.db.selectFrom('payments').selectAll().where('idempotency_key', '=', input.returnKey).executeTakeFirstOrThrow();
-      const stray = await deps.db.selectFrom('payments').select('provider_payment_id')
-        .where('idempotency_key', '=', strayDepositKeyOf(input.returnKey)).executeTakeFirstOrThrow();
-      const releases = payment.operator_releases?.length ?? 0;
+      const payment = await requirePayment(deps.db, { key: input.returnKey });
+      const stray = await requirePayment(deps.db, { key: strayDepositKeyOf(input.returnKey) });
       try {
         const sent = await deps.rails.submitPayment({
           tenant: { developerId: payment.developer_id, environment: payment.environment },
-          idempotencyKey: releases === 0 ? input.returnKey : `${input.returnKey}:release:${releases}`,
+          idempotencyKey: `${input.returnKey}${releaseSuffix(payment)}`,
           rail: payment.rail as FiatRail,
           direction: 'credit',
           amountMinor: BigInt(payment.amount_minor),
@@ -75,13 +75,11 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter; rec
           reference: stray.provider_payment_id!,
           purpose: 'deposit_return',
         });
-        await deps.db.updateTable('payments').set((eb) => ({
-          status: 'submitted', provider_payment_id: sent.id, settles_at: sent.settlesAt, failure_reason: null, attempts: eb('attempts', '+', 1), updated_at: new Date(),
-        })).where('id', '=', payment.id).where('status', '=', 'pending').execute();
+        await markPaymentSubmitted(deps.db, { id: payment.id }, { providerPaymentId: sent.id, settlesAt: sent.settlesAt });
         return { railPaymentId: sent.id, ...(await status(sent.id)) };
       } catch (err) {
         if (err instanceof RailUnavailableError) {
-          await deps.db.updateTable('payments').set({ failure_reason: err.message, updated_at: new Date() }).where('id', '=', payment.id).execute();
+          await notePaymentAttemptFailed(deps.db, { id: payment.id }, err.message, { countAttempt: false });
           throw ApplicationFailure.retryable(err.message, FAILURE.RailUnavailable);
         }
         throw err;

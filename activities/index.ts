@@ -34,7 +34,6 @@ export interface ActivityDeps {
 
 /** All activities, grouped by the outside system they touch. */
 export function createActivities(deps: ActivityDeps) {
-  const transferRecords = createTransferDatabaseActivities(deps.db);
   return {
     ...createKycDatabaseActivities(deps.db),
     ...createIdentityVerificationActivities({
@@ -46,9 +45,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createSanctionsActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
     ...createAchRailActivities({ db: deps.db, rail: deps.achRail ?? deps.providers.rails }),
     ...createExternalAccountActivities(deps.db),
-    ...transferRecords,
-    ...createFiatRailActivities({ db: deps.db, rails: deps.providers.rails, records: transferRecords }),
-    ...createChainActivities({ db: deps.db, chains: deps.providers.chains, records: transferRecords, pollMs: deps.chainPollMs, strayDepositWatchMs: deps.strayDepositWatchMs }),
+    ...createTransferDatabaseActivities(deps.db),
+    ...createFiatRailActivities({ db: deps.db, rails: deps.providers.rails }),
+    ...createChainActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs, strayDepositWatchMs: deps.strayDepositWatchMs }),
     ...createStrayDepositActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
     ...createTransferReviewActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits }),
   };

@@ -1,82 +1,12 @@
-import type { DataCipher } from '../src/crypto';
-import type { Db } from '../src/db';
-import { ASSET_SCALE } from '../src/domain/money';
-import { convertMinor, type RateProvider } from '../src/domain/quote';
-import { isMagicCents } from '../src/providers/rails';
-import { storeScreening } from '../src/sanctions/screenings';
-import { loadTransfer } from '../src/transfers/transfer';
-import type { SanctionsScreener } from '../src/sanctions/screener';
+import { reviewTransfer, type TransferReviewLimits } from '../src/transfers/review';
 
-export interface TransferReviewLimits {
-  /** In US dollars. */
-  reviewThresholdUsd: number;
-  dailyLimitUsd: number;
-}
+export type { TransferReviewLimits };
 
-/**
- * The in_review checks (docs/TRANSFERS.md): sanctions screening of the destination account holder
- * and of the fiat deposit's sender (where the provider named them), listed digital-currency
- * addresses on either side, the amount threshold and the customer's 24-hour
- * velocity. Any reason holds the transfer for an operator's decision.
- */
-export function createTransferReviewActivities(deps: { db: Db; cipher: DataCipher; sanctions: SanctionsScreener; rates: RateProvider; limits: TransferReviewLimits }) {
-  const usdMinor = async (amountMinor: bigint, currency: string) =>
-    convertMinor(amountMinor, ASSET_SCALE[currency], 2, await deps.rates.rate(currency, 'usd'));
-
+/** The in_review checks (src/transfers/review.ts): any reason holds the transfer for an operator's decision. */
+export function createTransferReviewActivities(deps: Parameters<typeof reviewTransfer>[0]) {
   return {
     async reviewTransfer(input: { transferId: string }): Promise<{ reasons: string[] }> {
-      const t = await loadTransfer(deps.db, input.transferId);
-      const tenant = { developerId: t.developer_id, environment: t.environment };
-      const reasons: string[] = [];
-
-      if (!deps.sanctions.ready) {
-        // Production never pays out unscreened; the sandbox may run without lists.
-        if (t.environment === 'production') reasons.push('screening_unavailable: no sanctions lists are loaded');
-      } else {
-        // A name screened as the screening API does; the screening is stored, linked to the customer.
-        const screenName = async (name: string, who: string) => {
-          const query = { name };
-          const outcome = deps.sanctions.screen(query);
-          const stored = await deps.db.transaction().execute((trx) => storeScreening(trx, deps, tenant, query, outcome, { customerId: t.customer_id }));
-          if (outcome.status === 'potential_match') {
-            const top = outcome.matches[0];
-            reasons.push(`sanctions_potential_match: ${who} resembles ${top.matched_name} (${top.source_name}, score ${top.score}, screening ${stored.id})`);
-          }
-        };
-        const account = t.destination_external_account_id
-          ? await deps.db.selectFrom('external_accounts').selectAll().where('id', '=', t.destination_external_account_id).executeTakeFirst()
-          : undefined;
-        if (account?.account_name) await screenName(account.account_name, 'destination account holder');
-        // Whoever sent the fiat deposit, where the provider named them (encrypted on its rail event).
-        const sender = await deps.db.selectFrom('payments as p').innerJoin('rail_events as e', 'e.provider_payment_id', 'p.provider_payment_id')
-          .select('e.sender_encrypted').where('p.transfer_id', '=', t.id).where('p.kind', '=', 'deposit').where('p.status', '=', 'settled')
-          .where('e.type', '=', 'payment.received').where('e.sender_encrypted', 'is not', null).executeTakeFirst();
-        if (sender?.sender_encrypted) await screenName(deps.cipher.decryptText(sender.sender_encrypted), "the deposit's sender");
-        for (const [side, address] of [['destination', t.destination_to_address], ['source', t.source_from_address]] as const) {
-          const listed = address ? deps.sanctions.listedAddress(address) : undefined;
-          if (listed) reasons.push(`sanctioned_address: the ${side} address ${address} is listed for ${listed.name} (${listed.source})`);
-        }
-      }
-
-      const amountUsd = await usdMinor(BigInt(t.amount_minor), t.source_currency);
-      if (amountUsd >= BigInt(Math.round(deps.limits.reviewThresholdUsd * 100))) {
-        reasons.push(`amount_threshold: ${t.amount_minor} minor units of ${t.source_currency} is at least ${deps.limits.reviewThresholdUsd} USD`);
-      }
-      // The customer's other live transfers of the last 24 hours, summed per currency in SQL.
-      const since = new Date(t.created_at.getTime() - 24 * 3600_000);
-      const recent = await deps.db.selectFrom('transfers')
-        .select(['source_currency', (eb) => eb.fn.sum<string>('amount_minor').as('total')])
-        .where('customer_id', '=', t.customer_id).where('created_at', '>=', since).where('created_at', '<=', t.created_at)
-        .where('state', 'not in', ['canceled', 'refunded', 'awaiting_funds']).groupBy('source_currency').execute();
-      let totalUsd = 0n;
-      for (const r of recent) totalUsd += await usdMinor(BigInt(r.total), r.source_currency);
-      if (totalUsd > BigInt(Math.round(deps.limits.dailyLimitUsd * 100))) {
-        reasons.push(`velocity_limit: the customer's transfers in 24 hours exceed ${deps.limits.dailyLimitUsd} USD`);
-      }
-      if (t.environment === 'sandbox' && isMagicCents(BigInt(t.amount_minor), ASSET_SCALE[t.source_currency], 15n)) {
-        reasons.push('sandbox_review: amounts ending in .15 are held in the sandbox');
-      }
-      return { reasons };
+      return reviewTransfer(deps, input.transferId);
     },
   };
 }

@@ -64,4 +64,3 @@ export const invalidStateField = (key: string, message: string) => new ApiError(
 
 export const invalidField = (location: SourceLocation, key: string, message: string) =>
   new ApiError('invalid_request', message, { location, key });
-

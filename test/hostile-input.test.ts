@@ -7,7 +7,7 @@ import { decideManualReview } from '../workflows/kyc';
 import { decideReview } from '../workflows/transfer-messages';
 import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient, type Tenant } from './harness';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
-import { approvedCustomer, expectLedgerBalanced, verifiedUsAccount, sandboxDeposit, waitForTransferState } from './harness/transfers';
+import { achToWireFor, approvedCustomer, expectLedgerBalanced, verifiedUsAccount, sandboxDeposit, waitForTransferState } from './harness/transfers';
 
 // Data no workflow can store never wedges one: refused at the edge with a 400, refused by the
 // workflow if it gets there anyway, and an activity that keeps failing raises an alarm operators see.
@@ -67,11 +67,7 @@ describe('a transfer held in review', () => {
     const us = await approvedCustomer(t.api, 'US');
     const account = await verifiedUsAccount(t.api, us.id);
     // .15: the sandbox holds it in review.
-    tr = (await t.api.post('/v0/transfers', {
-      amount: '61.15', on_behalf_of: us.id,
-      source: { payment_rail: 'ach', currency: 'usd' },
-      destination: { payment_rail: 'wire', currency: 'usd', external_account_id: account.id },
-    })).body;
+    tr = (await t.api.post('/v0/transfers', achToWireFor(us, account, '61.15'))).body;
     await sandboxDeposit(t.api, tr.id);
     await waitFor(async () => (await t.api.get(`/v0/transfers/${tr.id}`)).body.review_reasons, { what: 'hold' });
   }, 120_000);

@@ -117,7 +117,6 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     return BigInt(row?.balance_minor ?? 0);
   }
 
-
   test('money that names a transfer but is not what it awaits goes back to its sender; money that names none is kept for operators', async () => {
     const tr = (await p.t.api.post('/v0/transfers', achToAch('42.00'))).body;
     const other = received(tr, { amount: '41.99' });

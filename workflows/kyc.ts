@@ -15,7 +15,7 @@ import type { KycActivities } from '../activities/kyc-database';
 import type { IdentityVerificationActivities } from '../activities/identity-verification';
 import type { SanctionsActivities } from '../activities/sanctions';
 import { ACCEPTS_SUBMISSION, type KycStatus } from '../src/domain/kyc';
-import { invalidDataReason, refuseInvalidData } from '../src/temporal/failures';
+import { InvalidDataRefusals } from '../src/temporal/failures';
 import { KycStatusAttr } from '../src/temporal/search-attributes';
 
 export interface KycWorkflowInput {
@@ -89,7 +89,7 @@ export async function kycWorkflow(input: KycWorkflowInput): Promise<KycStatus | 
   let closed = false;
   let decision: OperatorDecision | undefined;
   /** Decisions whose record failed on invalid data, with why: their Update is refused. */
-  const refusedDecisions = new Map<OperatorDecision, string>();
+  const refusedDecisions = new InvalidDataRefusals<OperatorDecision>();
   const queue: KycSubmission[] = [];
   let screeningNote = '';
 
@@ -129,8 +129,7 @@ export async function kycWorkflow(input: KycWorkflowInput): Promise<KycStatus | 
     async (d) => {
       decision = d;
       await condition(() => status !== 'manual_review' || refusedDecisions.has(d));
-      const refusal = refusedDecisions.get(d);
-      if (refusal) throw refuseInvalidData(`The decision was not recorded: ${refusal}`);
+      refusedDecisions.throwIfRefused(d);
       return { kyc_status: status, step: STEP[status] };
     },
     {
@@ -200,9 +199,7 @@ export async function kycWorkflow(input: KycWorkflowInput): Promise<KycStatus | 
       try {
         return await conclude(d.decision === 'approve', d.reasons ?? ['rejected_by_compliance'], d.decision === 'approve' ? 'medium' : 'high', d);
       } catch (err) {
-        const reason = invalidDataReason(err);
-        if (!reason) throw err;
-        refusedDecisions.set(d, reason);
+        if (!refusedDecisions.refuse(d, err)) throw err;
         decision = undefined;
       }
     }

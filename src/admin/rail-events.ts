@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import { sentPaymentByProviderId } from '../payments/store';
 import type { RailEventsTable } from '../db/schema';
 import type { Selectable } from 'kysely';
 import type { AppDeps } from '../api/context';
@@ -48,8 +49,8 @@ async function unclaimedMoneyOf(db: Db, id: string): Promise<(UnclaimedMoney & {
   const event = await db.selectFrom('rail_events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   if (event.outcome === 'unmatched') return { ...unmatchedDeposit(receivedPayment(event)), description: 'money that named no transfer' };
   if (event.outcome !== 'return_window_closed') return null;
-  const payment = await db.selectFrom('payments').selectAll().where('provider_payment_id', '=', event.provider_payment_id)
-    .where('kind', 'in', ['payout', 'refund']).executeTakeFirstOrThrow();
+  const payment = await sentPaymentByProviderId(db, event.provider_payment_id, ['payout', 'refund']);
+  if (!payment) throw new Error(`${id}: no payout or refund ${event.provider_payment_id}`);
   return { ...lateReturn(payment), description: `${payment.kind} returned after its return window` };
 }
 

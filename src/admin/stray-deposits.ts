@@ -1,20 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
-import { sql } from 'kysely';
 import type { ChainAdapters } from '../chains';
 import type { Db } from '../db';
 import type { OperatorRelease, PaymentRow } from '../db/schema';
-import { cryptoAddressError, isZeroEvmAddress, type CryptoChain } from '../domain/bank-validation';
+import { cryptoAddressError, isZeroEvmAddress } from '../domain/bank-validation';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
-import { isChainRail, type ChainRail } from '../domain/rails';
-import { strayDepositKeyOf } from '../../activities/transfers-database';
+import { isChainRail, type ChainRail, type CryptoChain } from '../domain/rails';
+import { strayDepositKeyOf } from '../payments/keys';
+import { paymentById, releaseHeldPayment, requirePayment, undoRelease } from '../payments/store';
 import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../workflows/rail-deposit-return';
-
-/** Every held stray-deposit return, of every developer, oldest first: what `payments held` shows operators. */
-export function heldStrayDepositReturns(db: Db) {
-  return db.selectFrom('payments')
-    .select(['id', 'developer_id', 'environment', 'transfer_id', 'rail', 'currency', 'amount_minor', 'to_address', 'failure_reason', 'updated_at'])
-    .where('kind', '=', 'deposit_return').where('status', '=', 'held').orderBy('updated_at').orderBy('id').execute();
-}
 
 /**
  * The operator path for a held stray-deposit return (docs/TRANSFERS.md, *Stray deposits*): after a
@@ -28,7 +21,7 @@ export async function releaseHeldStrayDeposit(
   deps: { db: Db; temporal: Client; taskQueue: string; chains: ChainAdapters },
   input: { paymentId: string; operator: string; note?: string; toAddress?: string },
 ): Promise<{ workflowId: string; toAddress: string | null }> {
-  const payment = await deps.db.selectFrom('payments').selectAll().where('id', '=', input.paymentId).executeTakeFirst();
+  const payment = await paymentById(deps.db, input.paymentId);
   if (!payment || payment.kind !== 'deposit_return') throw new Error(`No such stray deposit return: ${input.paymentId}`);
   if (payment.status !== 'held') throw new Error(`${payment.id} is ${payment.status}; only a held return can be released`);
   if (!isChainRail(payment.rail)) return releaseHeldRailReturn(deps, payment, input);
@@ -63,19 +56,14 @@ export async function releaseHeldStrayDeposit(
 
 /** Records the operator's release on the held return (the audit trail) and makes it pending again. */
 async function recordRelease(
-  db: Db, payment: PaymentRow, input: { operator: string; note?: string }, set: Partial<Record<keyof PaymentRow, unknown>>, reverted?: string,
+  db: Db, payment: PaymentRow, input: { operator: string; note?: string }, set: Parameters<typeof releaseHeldPayment>[3], reverted?: string,
 ) {
   const release: OperatorRelease = {
     operator: input.operator, note: input.note ?? null, released_at: new Date().toISOString(),
     held_reason: payment.failure_reason, held_to_address: payment.to_address, ...(reverted ? { reverted_tx_hash: reverted } : {}),
   };
-  const updated = await db.updateTable('payments')
-    .set({
-      ...set, status: 'pending', failure_reason: null, updated_at: new Date(),
-      operator_releases: sql<string>`coalesce(operator_releases, '[]'::jsonb) || ${JSON.stringify([release])}::jsonb`,
-    } as never)
-    .where('id', '=', payment.id).where('status', '=', 'held').executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) throw new Error(`${payment.id} changed meanwhile; look again`);
+  const released = await releaseHeldPayment(db, payment.id, release, set);
+  if (!released) throw new Error(`${payment.id} changed meanwhile; look again`);
 }
 
 /** A fiat return goes back through the provider to the account the deposit came from: there is no address to choose. */
@@ -83,7 +71,7 @@ async function releaseHeldRailReturn(
   deps: { db: Db; temporal: Client; taskQueue: string }, payment: PaymentRow, input: { operator: string; note?: string; toAddress?: string },
 ): Promise<{ workflowId: string; toAddress: null }> {
   if (input.toAddress) throw new Error(`${payment.id} is a ${payment.rail} return: it goes back to the account it came from, --to-address does not apply`);
-  const stray = await deps.db.selectFrom('payments').selectAll().where('idempotency_key', '=', strayDepositKeyOf(payment.idempotency_key)).executeTakeFirstOrThrow();
+  const stray = await requirePayment(deps.db, { key: strayDepositKeyOf(payment.idempotency_key) });
   await recordRelease(deps.db, payment, input, { return_code: null });
   const workflowId = railDepositReturnWorkflowId(payment.transfer_id, stray.provider_payment_id!);
   try {
@@ -97,9 +85,7 @@ async function releaseHeldRailReturn(
   } catch (err) {
     // Nothing rescans fiat returns (the chain scan does for chain ones): held again, so that the
     // operator can release it once Temporal answers.
-    await deps.db.updateTable('payments')
-      .set({ status: 'held', failure_reason: payment.failure_reason, return_code: payment.return_code, operator_releases: sql<string>`operator_releases - -1`, updated_at: new Date() })
-      .where('id', '=', payment.id).where('status', '=', 'pending').execute();
+    await undoRelease(deps.db, payment);
     throw err;
   }
   return { workflowId, toAddress: null };

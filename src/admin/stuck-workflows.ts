@@ -12,7 +12,7 @@ export interface StuckWorkflow {
 }
 
 /** Visibility query for the running workflows that raised the retry alarm. */
-export const STUCK_WORKFLOWS_QUERY = `ExecutionStatus = 'Running' AND ${StuckActivityAttr.name} IS NOT NULL`;
+const STUCK_WORKFLOWS_QUERY = `ExecutionStatus = 'Running' AND ${StuckActivityAttr.name} IS NOT NULL`;
 
 /** Running workflows with an activity retried past its alarm threshold, oldest first. */
 export async function stuckWorkflows(temporal: Client): Promise<StuckWorkflow[]> {

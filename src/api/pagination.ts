@@ -39,7 +39,8 @@ function decodeCursor(cursor: string): Position {
     if (!cursor.startsWith('cur_')) throw new Error();
     const [t, id] = JSON.parse(Buffer.from(cursor.slice(4), 'base64url').toString('utf8'));
     if (typeof t !== 'string' || typeof id !== 'string' || !CURSOR_TIME.test(t) || !CURSOR_ID.test(id)) throw new Error();
-    if (t < '1970' || Number.isNaN(Date.parse(t)) || new Date(t).toISOString() !== t) throw new Error();
+    // An invalid date throws in toISOString; one that rolls over (02-30) comes back different.
+    if (t < '1970' || new Date(t).toISOString() !== t) throw new Error();
     return { t, id };
   } catch {
     throw invalidField('query', 'cursor', "Invalid 'cursor': use the cursor value of the previous page");

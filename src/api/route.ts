@@ -57,7 +57,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
 }
 
 /**
- * Validates one part of a request: first the text rule every string obeys (common-schemas.ts), then
+ * Validates one part of a request: first the text rule every string obeys (src/domain/validation.ts), then
  * the part's schema. Either failure is a 400 naming the field; nothing has been read or written yet.
  */
 export function parseRequestPart<T extends z.ZodType>(schema: T | undefined, value: unknown, location: SourceLocation): any {

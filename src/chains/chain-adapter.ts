@@ -95,7 +95,10 @@ export interface ChainAdapter {
   sweepDeposit(q: SweepRequest): Promise<SweepStatus>;
   /** False where deposits are the treasury's on arrival (the simulators): nothing to wait for before a stray goes back. */
   readonly sweepsDeposits: boolean;
-  /** Sandbox only: make a deposit of `amountMinor` to `address` appear on the chain. */
+}
+
+/** What only the sandbox does on a chain: make a deposit of `amountMinor` to `address` appear (a mint, or a simulated transfer). */
+export interface SandboxChainFunding {
   sandboxDeposit(q: { currency: string; address: string; amountMinor: bigint; from?: string }): Promise<{ txHash: string }>;
 }
 

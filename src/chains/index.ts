@@ -1,13 +1,15 @@
 import { isLoopbackUrl, type Config } from '../config';
 import type { Db } from '../db';
-import { CHAIN_RAILS, EVM_CHAINS, type ChainRail, type EvmChain } from '../domain/rails';
-import { ChainUnavailableError, type ChainAdapter } from './chain-adapter';
+import { CHAIN_RAILS, isEvmChain, isSimulatedChain, type ChainRail } from '../domain/rails';
+import { ChainUnavailableError, type ChainAdapter, type SandboxChainFunding } from './chain-adapter';
 import { ChainKeys, EvmChainAdapter, sandboxTokenAddress } from './evm';
 import { SimulatedChainAdapter } from './simulated';
 
 export { ChainUnavailableError };
 
 export type ChainAdapters = Record<ChainRail, ChainAdapter>;
+/** Each chain's adapter, which in this code base also funds sandbox deposits (MoneyProviders.sandbox.chains). */
+type SandboxableChainAdapters = Record<ChainRail, ChainAdapter & SandboxChainFunding>;
 
 /**
  * Every chain the platform moves money on: EVM chains over their JSON-RPC address (EVM_RPC_URLS:
@@ -16,12 +18,12 @@ export type ChainAdapters = Record<ChainRail, ChainAdapter>;
 export function createChainAdapters(
   config: Pick<Config, 'EVM_RPC_URLS' | 'EVM_TOKEN_ADDRESSES' | 'CHAIN_TREASURY_MNEMONIC' | 'EVM_CONFIRMATIONS' | 'EVM_DEPOSIT_FINALITY' | 'EVM_LOG_BLOCK_RANGE'>,
   db: Db,
-): ChainAdapters {
+): SandboxableChainAdapters {
   const keys = new ChainKeys(config.CHAIN_TREASURY_MNEMONIC);
-  const adapters = {} as ChainAdapters;
+  const adapters = {} as SandboxableChainAdapters;
   for (const chain of CHAIN_RAILS) {
-    if ((EVM_CHAINS as readonly string[]).includes(chain)) {
-      const evmChain = chain as EvmChain;
+    if (isEvmChain(chain)) {
+      const evmChain = chain;
       const url = config.EVM_RPC_URLS?.[chain];
       const configured = config.EVM_TOKEN_ADDRESSES?.[evmChain] ?? {};
       // The project's sandbox stablecoins exist only on the local nodes it deploys them to; elsewhere
@@ -38,15 +40,15 @@ export function createChainAdapters(
           db, keys, confirmations: config.EVM_CONFIRMATIONS, depositFinality, logBlockRange: config.EVM_LOG_BLOCK_RANGE, tokenAddress,
         })
         : unavailableChain(chain);
-    } else {
-      adapters[chain] = new SimulatedChainAdapter(chain as 'solana' | 'stellar' | 'tron', db, config.CHAIN_TREASURY_MNEMONIC);
+    } else if (isSimulatedChain(chain)) {
+      adapters[chain] = new SimulatedChainAdapter(chain, db, config.CHAIN_TREASURY_MNEMONIC);
     }
   }
   return adapters;
 }
 
 /** A chain without an RPC address: every call fails with an error the API turns into a 503. */
-function unavailableChain(chain: ChainRail): ChainAdapter {
+function unavailableChain(chain: ChainRail): ChainAdapter & SandboxChainFunding {
   const fail = async (): Promise<never> => {
     throw new ChainUnavailableError(`No RPC address is configured for ${chain} (EVM_RPC_URLS)`);
   };

@@ -2,20 +2,21 @@ import { createHash, randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { sql } from 'kysely';
 import type { Db } from '../db';
+import type { SimulatedChain } from '../domain/rails';
 import { encodeChainAddress } from '../domain/bank-validation';
-import type { ChainAdapter, PayoutRequest, PayoutStatus, SweepStatus, TransferScan } from './chain-adapter';
+import type { ChainAdapter, SandboxChainFunding, PayoutRequest, PayoutStatus, SweepStatus, TransferScan } from './chain-adapter';
+import { recordMinedTransaction } from '../payments/store';
 
 const NATIVE: Record<SimulatedChain, string> = { solana: 'sol', stellar: 'xlm', tron: 'trx' };
 /** Network fee per token transfer, in the native asset's smallest unit (lamports, stroops, sun). */
 const FEES: Record<SimulatedChain, bigint> = { solana: 5_000n, stellar: 100n, tron: 1_000_000n };
-export type SimulatedChain = 'solana' | 'stellar' | 'tron';
 
 /**
  * A sandbox simulator of solana, stellar or tron behind the chain interface: transactions live in
  * PostgreSQL (simulated_chain_transactions) and are final at once (these chains finalise in seconds).
  * Addresses are well-formed for the chain; a payout is recorded once per idempotency key.
  */
-export class SimulatedChainAdapter implements ChainAdapter {
+export class SimulatedChainAdapter implements ChainAdapter, SandboxChainFunding {
   readonly nativeAsset: string;
   readonly treasuryAddress: string;
   /** No balance per address here: a deposit is the treasury's as soon as it arrives. */
@@ -68,7 +69,7 @@ export class SimulatedChainAdapter implements ChainAdapter {
 
   async sendPayout(r: PayoutRequest): Promise<{ txHash: string }> {
     const txHash = await this.record({ currency: r.currency, from: this.treasuryAddress, to: r.to, amountMinor: r.amountMinor, idempotencyKey: r.idempotencyKey });
-    await this.db.updateTable('payments').set({ tx_hash: txHash, updated_at: new Date() }).where('idempotency_key', '=', r.idempotencyKey).execute();
+    await recordMinedTransaction(this.db, r.idempotencyKey, txHash);
     return { txHash };
   }
 

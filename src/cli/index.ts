@@ -5,7 +5,8 @@ import { createApiKey, createDeveloper, revokeApiKey } from '../admin/accounts';
 import { rotateDataKey } from '../admin/data-key-rotation';
 import { matchUnmatchedDeposit, railEventsNeedingOperators, resolveRailEvent } from '../admin/rail-events';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
-import { heldStrayDepositReturns, releaseHeldStrayDeposit } from '../admin/stray-deposits';
+import { releaseHeldStrayDeposit } from '../admin/stray-deposits';
+import { heldDepositReturns } from '../payments/store';
 import { stuckWorkflows } from '../admin/stuck-workflows';
 import { createChainAdapters } from '../chains';
 import { createDataCipher } from '../crypto';
@@ -157,7 +158,7 @@ async function main(argv: string[]) {
       const status = await withTemporal(config, (temporal) => submitRefundRetry({ temporal, config }, target, { operator, destination }));
       console.log(`${target}: ${status.state} (${status.step})`);
     } else if (group === 'payments' && action === 'held') {
-      const held = await heldStrayDepositReturns(db);
+      const held = await heldDepositReturns(db);
       for (const p of held) {
         const amount = `${formatAmount(BigInt(p.amount_minor), ASSET_SCALE[p.currency] ?? 2)} ${p.currency}`;
         console.log([p.id, p.updated_at.toISOString(), `${p.developer_id}/${p.environment}`, p.transfer_id, p.rail, amount, p.to_address ?? '-', p.failure_reason].join('  '));

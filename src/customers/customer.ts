@@ -62,8 +62,6 @@ export const CustomerSchema = z
   .meta({ id: 'Customer' });
 export type Customer = z.infer<typeof CustomerSchema>;
 
-
-
 export function findCustomer(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
   return findTenantRow(db, 'customers', tenant, id, { what: 'customer', ...opts });
 }

@@ -3,6 +3,7 @@ import { base32, base58, base58check } from '@scure/base';
 import { Address, NETWORK } from '@scure/btc-signer';
 import { extractIBAN, isValidBIC } from 'ibantools';
 import { isAddress } from 'viem';
+import { isEvmChain, type CryptoChain, type SimulatedChain } from './rails';
 
 /**
  * Account-number checks that catch real mistakes at the edge. Each returns null when valid, or
@@ -46,9 +47,6 @@ export function bicCheck(raw: string): { bic: string; country: string } | { erro
   return { bic, country: bic.slice(4, 6) };
 }
 
-export const CRYPTO_CHAINS = ['ethereum', 'polygon', 'arbitrum', 'optimism', 'base', 'solana', 'stellar', 'tron', 'bitcoin'] as const;
-export type CryptoChain = (typeof CRYPTO_CHAINS)[number];
-const EVM_CHAINS = new Set<CryptoChain>(['ethereum', 'polygon', 'arbitrum', 'optimism', 'base']);
 
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest());
 const b58check = base58check(sha256);
@@ -68,7 +66,7 @@ export const isZeroEvmAddress = (address: string) => /^0x0{40}$/i.test(address);
 
 /** An address valid for its chain: EVM with EIP-55 checksum when mixed case, Solana, Bitcoin, Stellar, Tron. */
 export function cryptoAddressError(chain: CryptoChain, address: string): string | null {
-  if (EVM_CHAINS.has(chain)) {
+  if (isEvmChain(chain)) {
     if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return 'must be 0x followed by 40 hexadecimal characters';
     return isAddress(address, { strict: true }) ? null : 'fails its EIP-55 checksum (mixed case must match the checksum)';
   }
@@ -98,7 +96,7 @@ export function cryptoAddressError(chain: CryptoChain, address: string): string 
 }
 
 /** Writes a public key as the chain writes addresses: 32 bytes on solana and stellar, 20 on tron. */
-export function encodeChainAddress(chain: 'solana' | 'stellar' | 'tron', key: Uint8Array): string {
+export function encodeChainAddress(chain: SimulatedChain, key: Uint8Array): string {
   switch (chain) {
     case 'solana':
       return base58.encode(key.subarray(0, 32));

@@ -1,5 +1,6 @@
 import type { Endorsement } from './kyc';
 import { ASSET_SCALE } from './money';
+import { SEPA_COUNTRIES } from './regions';
 
 /**
  * The payment rails of spec 2.5: which currencies each carries, which external account it pays,
@@ -11,14 +12,19 @@ export const EVM_CHAINS = ['ethereum', 'polygon', 'arbitrum', 'optimism', 'base'
 export const SIMULATED_CHAINS = ['solana', 'stellar', 'tron'] as const;
 export const CHAIN_RAILS = [...EVM_CHAINS, ...SIMULATED_CHAINS] as const;
 export const PAYMENT_RAILS = [...FIAT_RAILS, ...CHAIN_RAILS] as const;
+/** The chains whose addresses an external account may hold: every chain rail, and bitcoin (addresses only; no rail moves it). */
+export const CRYPTO_CHAINS = [...CHAIN_RAILS, 'bitcoin'] as const;
 
 export type FiatRail = (typeof FIAT_RAILS)[number];
 export type EvmChain = (typeof EVM_CHAINS)[number];
+export type SimulatedChain = (typeof SIMULATED_CHAINS)[number];
 export type ChainRail = (typeof CHAIN_RAILS)[number];
 export type PaymentRail = (typeof PAYMENT_RAILS)[number];
+export type CryptoChain = (typeof CRYPTO_CHAINS)[number];
 
 export const isChainRail = (rail: string): rail is ChainRail => (CHAIN_RAILS as readonly string[]).includes(rail);
 export const isEvmChain = (rail: string): rail is EvmChain => (EVM_CHAINS as readonly string[]).includes(rail);
+export const isSimulatedChain = (rail: string): rail is SimulatedChain => (SIMULATED_CHAINS as readonly string[]).includes(rail);
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -28,8 +34,13 @@ export interface FiatRailProfile {
   currencies: readonly string[];
   /** Kind of external account a payout on this rail goes to. */
   accountType: 'us_bank_account' | 'international_bank_account' | 'mx_bank_account';
-  /** For international accounts: the countries whose IBANs this rail reaches (undefined: any). */
-  accountCountries?: 'sepa' | 'GB';
+  /** The countries of the accounts this rail reaches, as the error names them (undefined: any of its account type). */
+  reaches?: { countries: ReadonlySet<string>; description: string };
+  /**
+   * The platform's collection account in the sandbox, where customers send fiat deposits on this rail
+   * (with the transfer's deposit reference). Production reads its own from the provider.
+   */
+  collectionAccount: Readonly<Record<string, string>>;
   endorsement: Endorsement;
   /** Amount bounds of one payment, in whole units of the currency. */
   minUnits: bigint;
@@ -55,20 +66,31 @@ export interface ChainRailProfile {
   maxUnits: bigint;
 }
 
+const COLLECTION_ACCOUNTS = {
+  us: { bank_name: 'Sandbox Platform Bank', bank_routing_number: '026009593', bank_account_number: '9000012345', bank_beneficiary_name: 'Financial Platform FBO Customers' },
+  swift: { bank_name: 'Sandbox Platform Bank', bic: 'BOFAUS3NXXX', bank_account_number: '9000012345', bank_beneficiary_name: 'Financial Platform FBO Customers' },
+  sepa: { bank_name: 'Sandbox Platform Bank Europe', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', bank_beneficiary_name: 'Financial Platform Europe' },
+  faster_payments: { bank_name: 'Sandbox Platform Bank UK', sort_code: '040004', account_number: '12345678', bank_beneficiary_name: 'Financial Platform UK' },
+  pix: { bank_name: 'Sandbox Platform Banco', pix_key: 'pagamentos@sandbox.financial-platform.example', bank_beneficiary_name: 'Financial Platform Brasil' },
+  spei: { bank_name: 'Sandbox Platform Banco MX', clabe: '002010077777777771', bank_beneficiary_name: 'Financial Platform Mexico' },
+};
 
 export const RAILS: Record<PaymentRail, FiatRailProfile | ChainRailProfile> = {
   // ACH: batches settle the next business day; same-day ACH the same day before its cut-off. Receiving
   // banks return within two banking days (R01–R04…); unauthorised-debit returns (R10) take 60 days.
-  ach: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02'),
-  ach_push: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02'),
-  ach_same_day: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 20, businessDaysAfter: 0 }, 2 * DAY, 'R03', 'R02'),
+  ach: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02', COLLECTION_ACCOUNTS.us),
+  ach_push: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02', COLLECTION_ACCOUNTS.us),
+  ach_same_day: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 20, businessDaysAfter: 0 }, 2 * DAY, 'R03', 'R02', COLLECTION_ACCOUNTS.us),
   // Fedwire settles on submission during its operating day; a wire is final but may be sent back.
-  wire: fiat('us_bank_account', ['usd'], 'can_wire_transfer', 1n, 10_000_000n, { cutoffUtcHour: 22, businessDaysAfter: 0 }, 5 * DAY, 'AC01', 'AC04'),
-  swift: fiat('international_bank_account', ['usd'], 'can_swift_transfer', 1n, 10_000_000n, { cutoffUtcHour: 16, businessDaysAfter: 2 }, 10 * DAY, 'AC01', 'AC04'),
-  sepa: { ...fiat('international_bank_account', ['eur'], 'can_sepa_transfer', 1n, 1_000_000n, { cutoffUtcHour: 15, businessDaysAfter: 1 }, 3 * DAY, 'AC01', 'AC04'), accountCountries: 'sepa' },
-  faster_payments: { ...fiat('international_bank_account', ['gbp'], 'can_faster_payments_transfer', 1n, 1_000_000n, { instantMs: 2_000 }, 2 * DAY, 'AC01', 'AC04'), accountCountries: 'GB' },
-  pix: fiat('international_bank_account', ['brl'], 'can_pix_transfer', 1n, 1_000_000n, { instantMs: 1_000 }, 2 * DAY, 'AC01', 'MD06'),
-  spei: fiat('mx_bank_account', ['mxn'], 'can_spei_transfer', 1n, 10_000_000n, { instantMs: 3_000 }, 2 * DAY, 'AC01', 'AC04'),
+  wire: fiat('us_bank_account', ['usd'], 'can_wire_transfer', 1n, 10_000_000n, { cutoffUtcHour: 22, businessDaysAfter: 0 }, 5 * DAY, 'AC01', 'AC04', COLLECTION_ACCOUNTS.us),
+  swift: fiat('international_bank_account', ['usd'], 'can_swift_transfer', 1n, 10_000_000n, { cutoffUtcHour: 16, businessDaysAfter: 2 }, 10 * DAY, 'AC01', 'AC04', COLLECTION_ACCOUNTS.swift),
+  sepa: fiat('international_bank_account', ['eur'], 'can_sepa_transfer', 1n, 1_000_000n, { cutoffUtcHour: 15, businessDaysAfter: 1 }, 3 * DAY, 'AC01', 'AC04', COLLECTION_ACCOUNTS.sepa,
+    { countries: SEPA_COUNTRIES, description: 'accounts in the SEPA zone' }),
+  faster_payments: fiat('international_bank_account', ['gbp'], 'can_faster_payments_transfer', 1n, 1_000_000n, { instantMs: 2_000 }, 2 * DAY, 'AC01', 'AC04',
+    COLLECTION_ACCOUNTS.faster_payments, { countries: new Set(['GB']), description: 'UK accounts' }),
+  pix: fiat('international_bank_account', ['brl'], 'can_pix_transfer', 1n, 1_000_000n, { instantMs: 1_000 }, 2 * DAY, 'AC01', 'MD06', COLLECTION_ACCOUNTS.pix,
+    { countries: new Set(['BR']), description: 'Brazilian accounts' }),
+  spei: fiat('mx_bank_account', ['mxn'], 'can_spei_transfer', 1n, 10_000_000n, { instantMs: 3_000 }, 2 * DAY, 'AC01', 'AC04', COLLECTION_ACCOUNTS.spei),
   ethereum: chain(['usdc', 'usdt', 'dai', 'pyusd']),
   polygon: chain(['usdc', 'usdt']),
   arbitrum: chain(['usdc', 'usdt']),
@@ -82,8 +104,9 @@ export const RAILS: Record<PaymentRail, FiatRailProfile | ChainRailProfile> = {
 function fiat(
   accountType: FiatRailProfile['accountType'], currencies: string[], endorsement: Endorsement, minUnits: bigint, maxUnits: bigint,
   settlement: FiatRailProfile['settlement'], returnWindowMs: number, rejectCode: string, returnCode: string,
+  collectionAccount: FiatRailProfile['collectionAccount'], reaches?: FiatRailProfile['reaches'],
 ): FiatRailProfile {
-  return { kind: 'fiat', accountType, currencies, endorsement, minUnits, maxUnits, settlement, returnWindowMs, rejectCode, returnCode };
+  return { kind: 'fiat', accountType, currencies, endorsement, minUnits, maxUnits, settlement, returnWindowMs, rejectCode, returnCode, collectionAccount, reaches };
 }
 
 function chain(currencies: string[]): ChainRailProfile {

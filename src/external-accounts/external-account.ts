@@ -4,7 +4,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { z } from 'zod';
 import type { Database, ExternalAccountRow } from '../db/schema';
 import { findTenantRow, type Tenant } from '../db/tenant-scope';
-import { CRYPTO_CHAINS } from '../domain/bank-validation';
+import { CRYPTO_CHAINS } from '../domain/rails';
 import { objectId } from '../ids';
 
 type Executor = Kysely<Database> | Transaction<Database>;
@@ -35,7 +35,6 @@ export const ExternalAccountSchema = z
     updated_at: z.iso.datetime(),
   })
   .meta({ id: 'ExternalAccount' });
-
 
 export function findExternalAccount(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
   return findTenantRow(db, 'external_accounts', tenant, id, { what: 'external account', ...opts });

@@ -5,8 +5,7 @@ import { ApiError, invalidField, invalidState } from '../errors';
 import { ACCEPTS_SUBMISSION } from '../domain/kyc';
 import { pastDate } from '../domain/validation';
 import { newId } from '../ids';
-import { AddressInput } from '../customers/customer';
-import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from '../customers/customer';
+import { AddressInput, assertCustomerNotDeleted, findCustomer, serializeCustomer } from '../customers/customer';
 import { decodeImageDataUri } from './documents';
 import { submitToKycWorkflow } from './workflow-client';
 

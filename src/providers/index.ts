@@ -1,21 +1,26 @@
 import { createChainAdapters, type ChainAdapters } from '../chains';
+import type { SandboxChainFunding } from '../chains/chain-adapter';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { ASSET_SCALE } from '../domain/money';
 import { SandboxRateProvider, type RateProvider } from '../domain/quote';
-import { SandboxRails } from './rails';
+import type { ChainRail } from '../domain/rails';
+import { SandboxRails, type RailAdapter, type SandboxRailControls } from './rails';
 
-/** The outside systems money moves through, built once per process from the configuration. */
+/**
+ * The outside systems money moves through, built once per process from the configuration: what a
+ * real provider implements (`rails`, `chains`, `rates`), and apart from it what only the sandbox
+ * does on a developer's request (`sandbox`: deposits arriving, banks sending payments back).
+ */
 export interface MoneyProviders {
-  rails: SandboxRails;
+  rails: RailAdapter;
   chains: ChainAdapters;
   rates: RateProvider;
+  sandbox: { rails: SandboxRailControls; chains: Record<ChainRail, SandboxChainFunding> };
 }
 
 export function createMoneyProviders(config: Config, db: Db): MoneyProviders {
-  return {
-    rails: new SandboxRails(db, config.SANDBOX_TIME_SCALE, (currency) => ASSET_SCALE[currency] ?? 2, config.RAIL_WEBHOOK_SECRET),
-    chains: createChainAdapters(config, db),
-    rates: new SandboxRateProvider(config.SANDBOX_FX_RATES),
-  };
+  const rails = new SandboxRails(db, config.SANDBOX_TIME_SCALE, (currency) => ASSET_SCALE[currency] ?? 2, config.RAIL_WEBHOOK_SECRET);
+  const chains = createChainAdapters(config, db);
+  return { rails, chains, rates: new SandboxRateProvider(config.SANDBOX_FX_RATES), sandbox: { rails, chains } };
 }

@@ -57,6 +57,18 @@ export interface RailAdapter {
   parseWebhook(request: { headers: Record<string, string | string[] | undefined>; rawBody: Buffer }): RailEvent[];
 }
 
+/**
+ * What only the sandbox does on its simulated rails, on a developer's request: money arrives in the
+ * platform's collection account, and a bank sends a settled payment back. A real provider does these
+ * itself and tells the platform through its webhook.
+ */
+export interface SandboxRailControls {
+  /** A payment into the platform's collection account arrives, naming a deposit reference. */
+  receiveInbound(r: { tenant: Tenant; rail: FiatRail; amountMinor: bigint; currency: string; reference: string }): Promise<{ id: string }>;
+  /** The receiving bank sends a settled payment back. */
+  returnPayment(id: string, code: string): Promise<RailPayment>;
+}
+
 /** What a provider tells the platform, whatever its own format. */
 export type RailEvent =
   /**
@@ -142,7 +154,7 @@ export class RailUnavailableError extends Error {}
  * settlement times and cut-offs (domain/rails.ts), on the sandbox clock: a delay on the real clock is
  * divided by SANDBOX_TIME_SCALE. The same idempotency key returns the first payment.
  */
-export class SandboxRails implements RailAdapter {
+export class SandboxRails implements RailAdapter, SandboxRailControls {
   constructor(
     private readonly db: Db, private readonly timeScale: number, private readonly scaleOf: (currency: string) => number,
     private readonly webhookSecret?: string,

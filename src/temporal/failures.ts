@@ -33,7 +33,28 @@ export function invalidDataReason(err: unknown): string | undefined {
   return undefined;
 }
 
-/** Refuses an Update whose data an activity could not store (the caller answers 400). */
-export function refuseInvalidData(reason: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: FAILURE.InvalidData, message: reason, nonRetryable: true });
+/**
+ * The Updates a workflow refused because an activity could not store the data they brought (an
+ * operator's decision, say), each with why: the main flow records the refusal and waits for another
+ * Update; the refused Update's handler then fails with it (the API answers 400).
+ */
+export class InvalidDataRefusals<T extends object> {
+  private readonly reasons = new Map<T, string>();
+
+  /** Records `err` as the refusal of `update` when it is an invalid-data failure; false for any other. */
+  refuse(update: T, err: unknown): boolean {
+    const reason = invalidDataReason(err);
+    if (reason) this.reasons.set(update, reason);
+    return reason !== undefined;
+  }
+
+  has(update: T): boolean {
+    return this.reasons.has(update);
+  }
+
+  /** For the Update's handler, once the main flow is done with it: the refusal, if it was refused. */
+  throwIfRefused(update: T): void {
+    const reason = this.reasons.get(update);
+    if (reason) throw ApplicationFailure.create({ type: FAILURE.InvalidData, message: `The decision was not recorded: ${reason}`, nonRetryable: true });
+  }
 }

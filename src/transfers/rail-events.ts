@@ -2,15 +2,14 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@te
 import type { PlatformDeps } from '../deps';
 import { ApiError } from '../errors';
 import { formatAmount, ASSET_SCALE } from '../domain/money';
-import type { PaymentsTable, TransferRow } from '../db/schema';
+import type { Database, PaymentsTable, TransferRow } from '../db/schema';
 import type { RailEvent } from '../providers/rails';
 import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../workflows/rail-deposit-return';
+import { markPaymentFailed, sentPaymentByProviderId, settledDeposits } from '../payments/store';
 import { holdReturnedDepositReturn } from './stray-deposits';
 import { notifyReturn, offerDepositToTransfer } from './workflow-client';
-import type { Tenant } from '../db/tenant-scope';
+import { type Tenant, tenantOf } from '../db/tenant-scope';
 import type { Db } from '../db';
-import type { Database } from '../db/schema';
-import { tenantOf } from '../db/tenant-scope';
 import { PLATFORM_TENANT, postTransaction } from '../ledger/ledger';
 import { strayDepositPostings, strayReturnPostings } from '../domain/transfers';
 import type { Selectable, Transaction } from 'kysely';
@@ -100,8 +99,7 @@ export async function depositForTransfer(
   if (await offerDepositToTransfer(deps, row.id, event.providerPaymentId)) return { outcome: 'deposit_received' as const, transferId: row.id };
   // A workflow that finished after it took this payment (an earlier delivery, cut off before its
   // outcome was written) recorded it as the transfer's deposit.
-  const taken = await deps.db.selectFrom('payments').select('id').where('transfer_id', '=', row.id).where('kind', '=', 'deposit')
-    .where('status', '=', 'settled').where('provider_payment_id', '=', event.providerPaymentId).executeTakeFirst();
+  const taken = (await settledDeposits(deps.db, [row.id])).some((d) => d.provider_payment_id === event.providerPaymentId);
   if (taken) return { outcome: 'deposit_received' as const, transferId: row.id };
   await startDepositReturn(deps, row.id, event, false);
   return { outcome: 'not_awaiting_funds' as const, transferId: row.id };
@@ -132,8 +130,7 @@ async function startDepositReturn(
 async function receiveReturn(deps: Pick<PlatformDeps, 'db' | 'temporal'>, event: Extract<RailEvent, { type: 'payment.returned' }>) {
   const depositReturn = await holdReturnedDepositReturn(deps.db, { providerPaymentId: event.providerPaymentId, code: event.code });
   if (depositReturn) return { outcome: 'deposit_return_returned' as const, transferId: depositReturn.transferId };
-  const payment = await deps.db.selectFrom('payments').select(['transfer_id', 'kind', 'status'])
-    .where('provider_payment_id', '=', event.providerPaymentId).where('kind', 'in', ['payout', 'refund']).executeTakeFirst();
+  const payment = await sentPaymentByProviderId(deps.db, event.providerPaymentId, ['payout', 'refund']);
   if (!payment) return { outcome: 'unknown_payment' as const };
   // Returned already: a repeated report (under another event id), which its workflow must not hear again.
   if (payment.status === 'returned') return { outcome: await holdLateReturn(deps.db, event), transferId: payment.transfer_id };
@@ -154,15 +151,14 @@ async function receiveReturn(deps: Pick<PlatformDeps, 'db' | 'temporal'>, event:
  */
 async function holdLateReturn(db: Db, event: { providerPaymentId: string; code: string }): Promise<RailEventOutcome> {
   return db.transaction().execute(async (trx) => {
-    const payment = await trx.selectFrom('payments').selectAll().where('provider_payment_id', '=', event.providerPaymentId)
-      .where('kind', 'in', ['payout', 'refund']).forUpdate().executeTakeFirstOrThrow();
+    const payment = await sentPaymentByProviderId(trx, event.providerPaymentId, ['payout', 'refund'], { forUpdate: true });
+    if (!payment) throw new Error(`no payout or refund ${event.providerPaymentId}`);
     const money = lateReturn(payment);
     if (payment.status === 'returned') return await isHeld(trx, money) ? 'return_window_closed' : 'return_received';
     if (payment.status !== 'settled') return 'return_window_closed'; // nothing left us: for operators to look at
-    await trx.updateTable('payments').set({
-      status: 'returned', return_code: event.code, updated_at: new Date(),
-      failure_reason: `returned (${event.code}) after the return window closed; held for operators`,
-    }).where('id', '=', payment.id).execute();
+    await markPaymentFailed(trx, { id: payment.id }, {
+      status: 'returned', code: event.code, reason: `returned (${event.code}) after the return window closed; held for operators`,
+    });
     await holdUnclaimedMoney(trx, money, `${payment.kind} returned after its return window, held for operators`);
     return 'return_window_closed';
   });

@@ -4,11 +4,10 @@ import type { PlatformDeps } from '../deps';
 import type { Tenant } from '../db/tenant-scope';
 import { ApiError, invalidField, invalidStateField } from '../errors';
 import type { Database, TransferRow } from '../db/schema';
-import { cryptoAddressError, type CryptoChain } from '../domain/bank-validation';
+import { cryptoAddressError } from '../domain/bank-validation';
 import { ASSET_SCALE, formatAmount, parseAmount } from '../domain/money';
 import { QuoteError, convertMinor, quoteReceipt } from '../domain/quote';
-import { PAYMENT_RAILS, RAILS, isChainRail, railBoundsMinor, type FiatRailProfile, type PaymentRail } from '../domain/rails';
-import { SEPA_COUNTRIES } from '../domain/regions';
+import { PAYMENT_RAILS, RAILS, isChainRail, railBoundsMinor, type CryptoChain, type FiatRailProfile, type PaymentRail } from '../domain/rails';
 import { recordEvent } from '../domain/events';
 import { newId, randomBase62 } from '../ids';
 import { findCustomer } from '../customers/customer';
@@ -43,24 +42,6 @@ export const TransferCreate = z.strictObject({
 export type TransferCreateInput = z.output<typeof TransferCreate>;
 
 const body = (key: string, message: string) => invalidField('body', key, message);
-
-/**
- * The platform's collection accounts in the sandbox, where customers send fiat deposits (with the
- * transfer's deposit reference). Production reads its own from the provider.
- */
-const COLLECTION_ACCOUNTS: Record<string, Record<string, string>> = {
-  us: { bank_name: 'Sandbox Platform Bank', bank_routing_number: '026009593', bank_account_number: '9000012345', bank_beneficiary_name: 'Financial Platform FBO Customers' },
-  swift: { bank_name: 'Sandbox Platform Bank', bic: 'BOFAUS3NXXX', bank_account_number: '9000012345', bank_beneficiary_name: 'Financial Platform FBO Customers' },
-  sepa: { bank_name: 'Sandbox Platform Bank Europe', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', bank_beneficiary_name: 'Financial Platform Europe' },
-  faster_payments: { bank_name: 'Sandbox Platform Bank UK', sort_code: '040004', account_number: '12345678', bank_beneficiary_name: 'Financial Platform UK' },
-  pix: { bank_name: 'Sandbox Platform Banco', pix_key: 'pagamentos@sandbox.financial-platform.example', bank_beneficiary_name: 'Financial Platform Brasil' },
-  spei: { bank_name: 'Sandbox Platform Banco MX', clabe: '002010077777777771', bank_beneficiary_name: 'Financial Platform Mexico' },
-};
-
-function collectionAccount(rail: PaymentRail) {
-  if (rail === 'ach' || rail === 'ach_push' || rail === 'ach_same_day' || rail === 'wire') return COLLECTION_ACCOUNTS.us;
-  return COLLECTION_ACCOUNTS[rail];
-}
 
 /** What can be checked without the database: rails, currencies, amounts and the shape of each side. */
 export function checkTransferShape(input: TransferCreateInput) {
@@ -133,9 +114,7 @@ async function checkPayeeAccount(
   } else {
     const fiat = profile as FiatRailProfile;
     if (account.type !== fiat.accountType) throw body(key, `is a ${account.type}; ${destination.payment_rail} pays a ${fiat.accountType}`);
-    if (fiat.accountCountries === 'GB' && account.bank_country !== 'GB') throw body(key, 'faster_payments reaches UK accounts only');
-    if (fiat.accountCountries === 'sepa' && !SEPA_COUNTRIES.has(account.bank_country ?? '')) throw body(key, 'sepa reaches accounts in the SEPA zone only');
-    if (destination.payment_rail === 'pix' && account.bank_country !== 'BR') throw body(key, 'pix reaches Brazilian accounts only');
+    if (fiat.reaches && !fiat.reaches.countries.has(account.bank_country ?? '')) throw body(key, `${destination.payment_rail} reaches ${fiat.reaches.description} only`);
   }
   if (account.status === 'deleted') throw invalidStateField(key, `External account ${account.id} is deleted`);
   if (account.status !== 'verified' && account.status !== 'active') {
@@ -228,7 +207,7 @@ export async function createTransfer(
     depositIndex = index;
     instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, to_address: depositAddress, from_address: input.source.from_address! };
   } else {
-    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, deposit_reference: depositReference, ...collectionAccount(input.source.payment_rail) };
+    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, deposit_reference: depositReference, ...(RAILS[input.source.payment_rail] as FiatRailProfile).collectionAccount };
   }
   const stored: StoredReceipt = {
     initial_minor: receipt.initialMinor.toString(),

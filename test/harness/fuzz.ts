@@ -152,11 +152,11 @@ function queryOf(op: Operation, doc: any, known: KnownIds): fc.Arbitrary<Record<
   return fc.record(model, { requiredKeys: [] }) as fc.Arbitrary<Record<string, string>>;
 }
 
-/** Every leaf of a JSON value (strings, numbers, booleans, null, empty containers) by its path. */
-function leaves(value: unknown, path: string[] = []): string[][] {
+/** Every leaf of a JSON value (strings, numbers, booleans, null, empty containers): its path and value. */
+function leaves(value: unknown, path: string[] = []): [string[], unknown][] {
   if (Array.isArray(value) && value.length) return value.flatMap((v, i) => leaves(v, [...path, String(i)]));
   if (value && typeof value === 'object' && Object.keys(value).length) return Object.entries(value).flatMap(([k, v]) => leaves(v, [...path, k]));
-  return [path];
+  return [[path, value]];
 }
 
 function dropAt(value: any, path: string[]): any {
@@ -169,7 +169,7 @@ function dropAt(value: any, path: string[]): any {
 
 /** A valid body as it is, or with one of its values left out or replaced by an odd one. */
 function mutated(example: unknown): fc.Arbitrary<unknown> {
-  const paths = leaves(example);
+  const paths = leaves(example).map(([path]) => path);
   return fc.record({ action: fc.constantFrom('keep', 'drop', 'replace', 'replace'), leaf: fc.nat(), value: oddValue }).map(({ action, leaf, value }) => {
     const at = paths[leaf % paths.length];
     if (action === 'keep' || at.length === 0) return example;
@@ -195,14 +195,6 @@ export function schemaRequest(op: Operation, doc: any, known: KnownIds, examples
 const BODY_BREACHES = ['', '\u0000', 'a\u0000b', '\ud800', 'x\udc00', '\udbff\u0000', 'ok\u0000'];
 const QUERY_BREACHES = ['%00', 'a%00b', ''];
 const PATH_BREACHES = ['%00', 'a%00', '%', '%E0%A4%A', '%C0%AF', '%FF%FE', '%ED%A0%80', 'x%'];
-
-/** Every place in a JSON value where a string can be put: the paths of its string leaves. */
-function stringLeaves(value: unknown, path: string[] = []): string[][] {
-  if (typeof value === 'string') return [path];
-  if (Array.isArray(value)) return value.flatMap((v, i) => stringLeaves(v, [...path, String(i)]));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, [...path, k]));
-  return [];
-}
 
 function replaceAt(value: any, path: string[], replacement: unknown): any {
   if (path.length === 0) return replacement;
@@ -237,9 +229,9 @@ export function hostileRequest(op: Operation, doc: any, known: KnownIds): fc.Arb
       const url = fill(op.template, path) + queryString({ [queryName]: QUERY_BREACHES[breach % QUERY_BREACHES.length] });
       return { method: op.method, url, body, breach: { location: 'query', key: queryName } };
     }
-    const leaves = stringLeaves(body);
-    const at = leaves.length ? leaves[leaf % leaves.length] : ['fuzz'];
-    const poisoned = leaves.length ? replaceAt(body, at, BODY_BREACHES[breach % BODY_BREACHES.length])
+    const strings = leaves(body).filter(([, v]) => typeof v === 'string').map(([path]) => path);
+    const at = strings.length ? strings[leaf % strings.length] : ['fuzz'];
+    const poisoned = strings.length ? replaceAt(body, at, BODY_BREACHES[breach % BODY_BREACHES.length])
       : { ...(body as object), fuzz: BODY_BREACHES[1 + (breach % (BODY_BREACHES.length - 1))] };
     return { method: op.method, url: fill(op.template, path), body: poisoned, breach: { location: 'body', key: at.join('.') } };
   });

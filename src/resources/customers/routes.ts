@@ -7,9 +7,8 @@ import { changedAttributes, recordEvent } from '../../domain/events';
 import { newId, secretBase62 } from '../../ids';
 import { sha256Hex } from '../../crypto';
 import { startKycWorkflow, closeKycWorkflow } from '../../kyc/workflow-client';
-import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from '../../customers/customer';
+import { assertCustomerNotDeleted, CustomerSchema, findCustomer, serializeCustomer } from '../../customers/customer';
 import { CustomerCreate, CustomerIdParams, CustomerListQuery, CustomerListSchema, CustomerPatch, IDENTITY_FIELDS } from './schemas';
-import { CustomerSchema } from '../../customers/customer';
 
 const TAG = 'Customers';
 

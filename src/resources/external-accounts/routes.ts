@@ -1,18 +1,16 @@
 import { z } from 'zod';
-import type { HandlerContext } from '../../api/route';
+import { defineRoute, type HandlerContext } from '../../api/route';
 import { ApiError, invalidField, invalidState } from '../../errors';
 import { paginate } from '../../api/pagination';
-import { defineRoute } from '../../api/route';
 import { tenantRows } from '../../db/tenant-scope';
 import { recordEvent } from '../../domain/events';
 import { newId } from '../../ids';
 import { assertCustomerNotDeleted, findCustomer } from '../../customers/customer';
 import { CustomerIdParams } from '../customers/schemas';
-import { accountIdentity, findExternalAccount, serializeExternalAccount } from '../../external-accounts/external-account';
+import { accountIdentity, ExternalAccountSchema, findExternalAccount, serializeExternalAccount } from '../../external-accounts/external-account';
 import { startMicroDepositVerification, submitVerificationAmounts } from '../../external-accounts/verification-client';
 import { formatAmount, parseAmount } from '../../domain/money';
 import { ExternalAccountCreate, ExternalAccountListQuery, ExternalAccountListSchema, type ExternalAccountCreateInput } from './schemas';
-import { ExternalAccountSchema } from '../../external-accounts/external-account';
 
 const TAG = 'External accounts';
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { EXTERNAL_ACCOUNT_STATUSES, ExternalAccountSchema } from '../../external-accounts/external-account';
 import { listParams, listSchema } from '../../api/pagination';
-import { CRYPTO_CHAINS, abaRoutingError, bicCheck, clabeError, cryptoAddressError, ibanCheck } from '../../domain/bank-validation';
+import { abaRoutingError, bicCheck, clabeError, cryptoAddressError, ibanCheck } from '../../domain/bank-validation';
+import { CRYPTO_CHAINS } from '../../domain/rails';
 import { countryCode } from '../../domain/validation';
 
 const accountName = z.string().trim().min(1, 'must not be empty').max(140);

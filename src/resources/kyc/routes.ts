@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../api/route';
 import { CustomerIdParams } from '../customers/schemas';
-import { CustomerSchema } from '../../customers/customer';
-import { findCustomer, serializeCustomer } from '../../customers/customer';
+import { CustomerSchema, findCustomer, serializeCustomer } from '../../customers/customer';
 import { KycSubmissionInput, submitKyc } from '../../kyc/submissions';
 import { decideKyc } from '../../kyc/workflow-client';
 

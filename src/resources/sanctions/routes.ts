@@ -7,9 +7,8 @@ import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import type { ScreeningBatchRow } from '../../db/schema';
 import { BatchInput, ScreenInput, ScreeningBatchSchema, ScreeningListQuery, ScreeningListSchema } from './schemas';
-import { ScreeningSchema } from '../../sanctions/screenings';
+import { ScreeningSchema, screenOrUnavailable, serializeScreening, serializeScreenings, storeScreening } from '../../sanctions/screenings';
 import type { screeningBatchWorkflow } from '../../../workflows/screening-batch';
-import { screenOrUnavailable, serializeScreening, serializeScreenings, storeScreening } from '../../sanctions/screenings';
 
 const TAG = 'Sanctions screening';
 

@@ -4,16 +4,15 @@ import { paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
 import type { Db } from '../../db';
 import type { TransferRow } from '../../db/schema';
-import { findTenantRow, tenantRows } from '../../db/tenant-scope';
+import { tenantRows } from '../../db/tenant-scope';
 import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
 import { CANCELABLE } from '../../domain/transfers';
 import { RETURN_CODES, isChainRail, railBoundsMinor, type ChainRail, type FiatRail, type PaymentRail } from '../../domain/rails';
 import { handleRailEvent } from '../../transfers/rail-events';
-import { findTransfer, serializePayment, serializeTransfer } from '../../transfers/transfer';
+import { findTenantPayment, latestPayment, paymentById, tenantPayments } from '../../payments/store';
+import { findTransfer, PaymentSchema, serializePayment, serializeTransfer, TransferSchema } from '../../transfers/transfer';
 import { PaymentListQuery, PaymentListSchema, TransferListQuery, TransferListSchema } from './schemas';
-import { TransferCreate } from '../../transfers/service';
-import { PaymentSchema, TransferSchema } from '../../transfers/transfer';
-import { checkTransferShape, createTransfer, prepareChainLegs, resolveRefundDestination } from '../../transfers/service';
+import { checkTransferShape, createTransfer, prepareChainLegs, resolveRefundDestination, TransferCreate } from '../../transfers/service';
 import {
   notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,
 } from '../../transfers/workflow-client';
@@ -99,11 +98,7 @@ export const listPayments = defineRoute({
   query: PaymentListQuery,
   responses: { 200: PaymentListSchema },
   handler: async ({ deps, tenant, query }) => {
-    let q = tenantRows(deps.db, 'payments', tenant);
-    if (query.transfer_id) q = q.where('transfer_id', '=', query.transfer_id);
-    if (query.kind) q = q.where('kind', '=', query.kind);
-    if (query.payment_rail) q = q.where('rail', '=', query.payment_rail);
-    if (query.status) q = q.where('status', '=', query.status);
+    const q = tenantPayments(deps.db, tenant, { transferId: query.transfer_id, kind: query.kind, rail: query.payment_rail, status: query.status });
     return { status: 200, body: await paginate(q, query, serializePayment) };
   },
 });
@@ -118,7 +113,7 @@ export const getPayment = defineRoute({
   responses: { 200: PaymentSchema },
   handler: async ({ deps, tenant, params }) => ({
     status: 200,
-    body: serializePayment(await findTenantRow(deps.db, 'payments', tenant, params.payment_id, { what: 'payment' })),
+    body: serializePayment(await findTenantPayment(deps.db, tenant, params.payment_id)),
   }),
 });
 
@@ -148,10 +143,10 @@ export const sandboxDeposit = defineRoute({
     if (amountMinor > max) throw invalidField('body', 'amount', `${row.source_rail} carries at most ${formatAmount(max, scale)} ${row.source_currency} in one payment`);
     if (isChainRail(row.source_rail)) {
       // A real token transfer on the chain; the workflow finds it like any other deposit.
-      await deps.chains[row.source_rail as ChainRail].sandboxDeposit({ currency: row.source_currency, address: row.deposit_address!, amountMinor });
+      await deps.sandbox.chains[row.source_rail as ChainRail].sandboxDeposit({ currency: row.source_currency, address: row.deposit_address!, amountMinor });
     } else {
       const rail = row.source_rail as FiatRail;
-      const inbound = await deps.rails.receiveInbound({ tenant, rail, amountMinor, currency: row.source_currency, reference: row.deposit_reference });
+      const inbound = await deps.sandbox.rails.receiveInbound({ tenant, rail, amountMinor, currency: row.source_currency, reference: row.deposit_reference });
       // The path a provider's webhook takes (rail-events.ts), as the simulated provider's event.
       await handleRailEvent(deps, {
         id: `sandbox:${inbound.id}`, type: 'payment.received', providerPaymentId: inbound.id, rail, currency: row.source_currency, amountMinor, reference: row.deposit_reference,
@@ -218,11 +213,10 @@ export const sandboxReturn = defineRoute({
   handler: async ({ deps, tenant, params, body }) => {
     const row = await findTransfer(deps.db, tenant, params.transfer_id);
     if (body.payment_id !== undefined) {
-      const sent = await deps.db.selectFrom('payments').select(['status', 'rail', 'provider_payment_id']).where('id', '=', body.payment_id)
-        .where('transfer_id', '=', row.id).where('kind', '=', 'deposit_return').executeTakeFirst();
-      if (!sent || isChainRail(sent.rail)) throw invalidField('body', 'payment_id', `must be a fiat deposit_return of ${row.id}`);
+      const sent = await paymentById(deps.db, body.payment_id);
+      if (!sent || sent.transfer_id !== row.id || sent.kind !== 'deposit_return' || isChainRail(sent.rail)) throw invalidField('body', 'payment_id', `must be a fiat deposit_return of ${row.id}`);
       if (sent.status !== 'submitted' && sent.status !== 'settled') throw invalidState(`The return is ${sent.status}; only a sent or settled return can come back`);
-      await deps.rails.returnPayment(sent.provider_payment_id!, body.code);
+      await deps.sandbox.rails.returnPayment(sent.provider_payment_id!, body.code);
       // The path a provider's webhook takes (rail-events.ts), as the simulated provider's event.
       await handleRailEvent(deps, { id: `sandbox:return:${sent.provider_payment_id}`, type: 'payment.returned', providerPaymentId: sent.provider_payment_id!, code: body.code });
       return { status: 200, body: serializeTransfer(row) };
@@ -230,23 +224,23 @@ export const sandboxReturn = defineRoute({
     const payment = await returnablePayment(deps.db, row);
     // The workflow hears of it first: once the return window has closed it has finished, and this is a 409.
     await notifyReturn(deps, row.id, body.code, payment.kind, payment.provider_payment_id!);
-    await deps.rails.returnPayment(payment.provider_payment_id!, body.code);
+    await deps.sandbox.rails.returnPayment(payment.provider_payment_id!, body.code);
     return { status: 200, body: serializeTransfer(row) };
   },
 });
 
 /** What the sandbox return route sends back: the processed payout, or the latest settled refund of a final transfer. */
 async function returnablePayment(db: Db, row: TransferRow): Promise<{ kind: 'payout' | 'refund'; provider_payment_id: string | null }> {
-  const payments = db.selectFrom('payments').select(['provider_payment_id']).where('transfer_id', '=', row.id);
   if (row.state === 'payment_processed') {
     if (isChainRail(row.destination_rail)) throw invalidState('Chain payouts are final; only fiat payouts can be returned');
-    return { kind: 'payout', ...(await payments.where('kind', '=', 'payout').executeTakeFirstOrThrow()) };
+    const payout = await latestPayment(db, row.id, 'payout');
+    return { kind: 'payout', provider_payment_id: payout!.provider_payment_id };
   }
   if (row.state === 'refunded' || row.state === 'canceled') {
     if (isChainRail(row.source_rail)) throw invalidState('Chain refunds are final; only fiat refunds can be returned');
-    const refund = await payments.where('kind', '=', 'refund').where('status', '=', 'settled').orderBy('created_at', 'desc').executeTakeFirst();
+    const refund = await latestPayment(db, row.id, 'refund', 'settled');
     if (!refund) throw invalidState(`The transfer is ${row.state} and has no settled refund to return`);
-    return { kind: 'refund', ...refund };
+    return { kind: 'refund', provider_payment_id: refund.provider_payment_id };
   }
   throw invalidState(`The transfer is ${row.state}; only a processed payout or a settled refund can be returned`);
 }

@@ -1,0 +1,104 @@
+import { getAddress, type Hex } from 'viem';
+import type { Db } from '../../db';
+import type { EvmChain } from '../../domain/rails';
+import type { ChainAdapter, SandboxChainFunding, PayoutRequest, PayoutStatus, SweepRequest, SweepStatus, TransferScan } from '../chain-adapter';
+import type { ChainKeys } from './keys';
+import { EvmNode, TOKEN_TRANSFER_GAS } from './node';
+import { EvmPayouts } from './payouts';
+import { mintSandboxDeposit } from './sandbox-funding';
+import { EvmSweeps } from './sweeps';
+import { TreasurySigner } from './treasury-signer';
+
+/**
+ * An EVM chain over JSON-RPC: deposit addresses and the scan for token transfers to them here;
+ * payouts (src/chains/evm/payouts.ts), sweeps (sweeps.ts) and the treasury's nonces and signing
+ * (treasury-signer.ts) in files of their own.
+ */
+export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
+  readonly sweepsDeposits = true;
+  private readonly node: EvmNode;
+  private readonly payouts: EvmPayouts;
+  private readonly sweeps: EvmSweeps;
+
+  constructor(
+    readonly chain: EvmChain,
+    rpcUrl: string,
+    /**
+     * `tokenAddress` names a currency's contract, or throws ChainUnavailableError when there is none.
+     * `depositFinality`: a deposit counts once its block is finalized, or `confirmations` deep.
+     */
+    private readonly deps: {
+      db: Db; keys: ChainKeys; confirmations: number; depositFinality: 'finalized' | 'confirmations'; logBlockRange: number;
+      tokenAddress: (currency: string) => Hex;
+    },
+  ) {
+    this.node = new EvmNode(chain, rpcUrl, deps);
+    const treasury = new TreasurySigner(this.node, deps.keys);
+    this.payouts = new EvmPayouts(this.node, treasury, deps.db);
+    this.sweeps = new EvmSweeps(this.node, treasury, deps.keys, deps.db);
+  }
+
+  get nativeAsset(): string {
+    return this.node.nativeAsset;
+  }
+
+  async checkCurrency(currency: string): Promise<void> {
+    await this.node.token(currency);
+  }
+
+  depositAddress(index: number): string {
+    return this.deps.keys.depositAccount(index).address;
+  }
+
+  async currentPosition(): Promise<string> {
+    return (await this.node.client.getBlockNumber()).toString();
+  }
+
+  async findTransfersTo(q: { currency: string; addresses: string[]; fromPosition: string }): Promise<TransferScan> {
+    const client = this.node.client;
+    const latest = await client.getBlockNumber();
+    const confirmedTip = this.deps.depositFinality === 'finalized'
+      ? (await client.getBlock({ blockTag: 'finalized' })).number
+      : latest - BigInt(Math.max(0, this.deps.confirmations - 1));
+    const fromBlock = BigInt(q.fromPosition);
+    if (confirmedTip < fromBlock || q.addresses.length === 0) return { transfers: [], nextPosition: q.fromPosition, caughtUp: true };
+    const rangeEnd = fromBlock + BigInt(this.deps.logBlockRange) - 1n;
+    const toBlock = confirmedTip < rangeEnd ? confirmedTip : rangeEnd;
+    const raw = await client.getLogs({
+      address: await this.node.token(q.currency),
+      event: { type: 'event', name: 'Transfer', inputs: [
+        { type: 'address', name: 'from', indexed: true }, { type: 'address', name: 'to', indexed: true }, { type: 'uint256', name: 'value', indexed: false },
+      ] },
+      // Several addresses in one query: the node matches any of them.
+      args: { to: q.addresses.map((a) => getAddress(a)) },
+      fromBlock,
+      toBlock,
+    });
+    const transfers = raw.map((l) => ({
+      id: `${l.transactionHash}:${l.logIndex}`, txHash: l.transactionHash, from: l.args.from!, to: l.args.to!, amountMinor: l.args.value!,
+      confirmations: Number(latest - l.blockNumber + 1n),
+    }));
+    return { transfers, nextPosition: (toBlock + 1n).toString(), caughtUp: toBlock === confirmedTip };
+  }
+
+  async estimatePayoutFee(): Promise<bigint> {
+    const fees = await this.node.client.estimateFeesPerGas();
+    return TOKEN_TRANSFER_GAS * fees.maxFeePerGas;
+  }
+
+  sendPayout(r: PayoutRequest): Promise<{ txHash: string }> {
+    return this.payouts.send(r);
+  }
+
+  payoutStatus(idempotencyKey: string): Promise<PayoutStatus> {
+    return this.payouts.status(idempotencyKey);
+  }
+
+  sweepDeposit(q: SweepRequest): Promise<SweepStatus> {
+    return this.sweeps.sweep(q);
+  }
+
+  sandboxDeposit(q: { currency: string; address: string; amountMinor: bigint }): Promise<{ txHash: string }> {
+    return mintSandboxDeposit(this.node, this.deps.keys, q);
+  }
+}

@@ -1,0 +1,87 @@
+import { encodeFunctionData, getAddress, keccak256, type Hex, type TransactionReceipt } from 'viem';
+import type { Db } from '../../db';
+import { recordMinedTransaction, signedTransactionOf, storeSignedTransaction } from '../../payments/store';
+import { PayoutRejectedError, type PayoutRequest, type PayoutStatus } from '../chain-adapter';
+import { revertReason, stablecoinAbi, TOKEN_TRANSFER_GAS, type EvmNode } from './node';
+import type { TreasurySigner } from './treasury-signer';
+
+/**
+ * Token payouts from the treasury (payouts, refunds, stray-deposit returns). Each is signed here,
+ * stored (hash and raw bytes) on its payment in the same transaction that takes the nonce, and only
+ * then broadcast: a retried or replayed payout re-sends the identical transaction, which the chain can
+ * include at most once.
+ */
+export class EvmPayouts {
+  constructor(private readonly node: EvmNode, private readonly treasury: TreasurySigner, private readonly db: Db) {}
+
+  async send(r: PayoutRequest): Promise<{ txHash: string }> {
+    let raw = (await signedTransactionOf(this.db, r.idempotencyKey)).signed_transaction as Hex | null;
+    if (!raw) {
+      const to = await this.node.token(r.currency);
+      const data = encodeFunctionData({ abi: stablecoinAbi, functionName: 'transfer', args: [getAddress(r.to), r.amountMinor] });
+      // A revert now (a blocked receiver, say) is final: nothing is signed, the payout is undeliverable.
+      try {
+        await this.node.client.call({ account: this.treasury.address, to, data });
+      } catch (err) {
+        const reason = revertReason(err);
+        if (reason) throw new PayoutRejectedError(reason);
+        throw err;
+      }
+      const prepared = await this.treasury.prepare();
+      raw = await this.db.transaction().execute(async (trx) => {
+        const row = await signedTransactionOf(trx, r.idempotencyKey, { forUpdate: true });
+        if (row.signed_transaction) return row.signed_transaction as Hex;
+        const signed = await this.treasury.sign(trx, prepared, { to, data, gas: TOKEN_TRANSFER_GAS });
+        await storeSignedTransaction(trx, r.idempotencyKey, signed, keccak256(signed));
+        return signed;
+      });
+    }
+    await this.node.broadcast(raw);
+    return { txHash: keccak256(raw) };
+  }
+
+  async status(idempotencyKey: string): Promise<PayoutStatus> {
+    const row = await signedTransactionOf(this.db, idempotencyKey);
+    if (!row.signed_transaction || !row.tx_hash) throw new Error(`payout ${idempotencyKey} was never signed`);
+    // The payout and any replacements share one nonce: at most one of them is mined.
+    const hashes = [row.tx_hash, ...(row.replaced_tx_hashes ?? [])] as Hex[];
+    let receipt: TransactionReceipt | null = null;
+    for (const hash of hashes) {
+      receipt = await this.node.client.getTransactionReceipt({ hash }).catch(() => null);
+      if (receipt) break;
+    }
+    if (!receipt) return { status: 'pending', txHash: await this.keepMoving(idempotencyKey, row.signed_transaction as Hex) };
+    const txHash = receipt.transactionHash;
+    // An earlier transaction won: the payment names the one that was mined.
+    if (txHash !== row.tx_hash) await recordMinedTransaction(this.db, idempotencyKey, txHash, hashes.filter((h) => h !== txHash));
+    // A revert is final only as deep as a success: a reorganised block may mine the same transaction
+    // again, and succeed, after its payout was refunded.
+    if (!(await this.node.isDeepEnough(receipt))) return { status: 'pending', txHash };
+    if (receipt.status === 'reverted') return { status: 'failed', txHash, reason: 'the token contract reverted the transfer' };
+    return { status: 'confirmed', txHash, networkFee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(), nativeAsset: this.node.nativeAsset };
+  }
+
+  /**
+   * A payout not mined yet: sent again if the node lost it (a restart, say); re-signed with the same
+   * nonce and a higher fee if its fee cap has fallen under the chain's base fee. Returns the hash of
+   * the transaction now out.
+   */
+  private async keepMoving(idempotencyKey: string, signed: Hex): Promise<Hex> {
+    if (!(await this.treasury.isPricedOut(signed))) {
+      const hash = keccak256(signed);
+      const known = await this.node.client.getTransaction({ hash }).catch(() => null);
+      if (!known) await this.node.broadcast(signed);
+      return hash;
+    }
+    const fees = await this.treasury.replacementFees(signed);
+    const replacement = await this.db.transaction().execute(async (trx) => {
+      const row = await signedTransactionOf(trx, idempotencyKey, { forUpdate: true });
+      if (row.signed_transaction !== signed) return row.signed_transaction as Hex; // replaced meanwhile by another attempt
+      const next = await this.treasury.signReplacement(signed, fees);
+      await storeSignedTransaction(trx, idempotencyKey, next, keccak256(next), [...(row.replaced_tx_hashes ?? []), row.tx_hash!]);
+      return next;
+    });
+    await this.node.broadcast(replacement);
+    return keccak256(replacement);
+  }
+}

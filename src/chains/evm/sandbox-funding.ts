@@ -1,0 +1,31 @@
+import { encodeFunctionData, getAddress } from 'viem';
+import type { ChainKeys } from './keys';
+import { stablecoinAbi, type EvmNode } from './node';
+
+/** One issuer transaction at a time per chain in this process, so nonces do not collide. */
+const issuerLock = {
+  tails: new Map<string, Promise<unknown>>(),
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const next = (this.tails.get(key) ?? Promise.resolve()).then(fn, fn);
+    this.tails.set(key, next.catch(() => undefined));
+    return next;
+  },
+};
+
+/** Sandbox: the issuer mints the amount to the address, which shows on chain as a Transfer to it. */
+export function mintSandboxDeposit(node: EvmNode, keys: ChainKeys, q: { currency: string; address: string; amountMinor: bigint }): Promise<{ txHash: string }> {
+  return issuerLock.run(node.chain, async () => {
+    const issuer = keys.issuer;
+    const [fees, chainId, nonce] = await Promise.all([
+      node.client.estimateFeesPerGas(), node.getChainId(), node.client.getTransactionCount({ address: issuer.address, blockTag: 'pending' }),
+    ]);
+    const signed = await issuer.signTransaction({
+      type: 'eip1559', chainId, nonce, to: await node.token(q.currency), gas: 120_000n,
+      data: encodeFunctionData({ abi: stablecoinAbi, functionName: 'mint', args: [getAddress(q.address), q.amountMinor] }),
+      maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    });
+    const hash = await node.client.sendRawTransaction({ serializedTransaction: signed });
+    await node.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
+    return { txHash: hash };
+  });
+}

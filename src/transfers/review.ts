@@ -1,0 +1,94 @@
+import type { DataCipher } from '../crypto';
+import type { Db } from '../db';
+import type { TransferRow } from '../db/schema';
+import { tenantOf } from '../db/tenant-scope';
+import { ASSET_SCALE } from '../domain/money';
+import { convertMinor, type RateProvider } from '../domain/quote';
+import { settledDeposits } from '../payments/store';
+import { isMagicCents } from '../providers/rails';
+import type { SanctionsScreener } from '../sanctions/screener';
+import { storeScreening } from '../sanctions/screenings';
+import { loadTransfer } from './transfer';
+
+export interface TransferReviewLimits {
+  /** In US dollars. */
+  reviewThresholdUsd: number;
+  dailyLimitUsd: number;
+}
+
+type ReviewDeps = { db: Db; cipher: DataCipher; sanctions: SanctionsScreener; rates: RateProvider; limits: TransferReviewLimits };
+
+/**
+ * The in_review checks (docs/TRANSFERS.md): sanctions screening of the destination account holder
+ * and of the fiat deposit's sender (where the provider named them), listed digital-currency
+ * addresses on either side, the amount threshold and the customer's 24-hour velocity. Any reason
+ * holds the transfer for an operator's decision.
+ */
+export async function reviewTransfer(deps: ReviewDeps, transferId: string): Promise<{ reasons: string[] }> {
+  const t = await loadTransfer(deps.db, transferId);
+  const reasons = [...await sanctionsReasons(deps, t), ...await limitReasons(deps, t)];
+  if (t.environment === 'sandbox' && isMagicCents(BigInt(t.amount_minor), ASSET_SCALE[t.source_currency], 15n)) {
+    reasons.push('sandbox_review: amounts ending in .15 are held in the sandbox');
+  }
+  return { reasons };
+}
+
+async function sanctionsReasons(deps: ReviewDeps, t: TransferRow): Promise<string[]> {
+  if (!deps.sanctions.ready) {
+    // Production never pays out unscreened; the sandbox may run without lists.
+    return t.environment === 'production' ? ['screening_unavailable: no sanctions lists are loaded'] : [];
+  }
+  const reasons: string[] = [];
+  // A name screened as the screening API does; the screening is stored, linked to the customer.
+  const screenName = async (name: string, who: string) => {
+    const query = { name };
+    const outcome = deps.sanctions.screen(query);
+    const stored = await deps.db.transaction().execute((trx) => storeScreening(trx, deps, tenantOf(t), query, outcome, { customerId: t.customer_id }));
+    if (outcome.status === 'potential_match') {
+      const top = outcome.matches[0];
+      reasons.push(`sanctions_potential_match: ${who} resembles ${top.matched_name} (${top.source_name}, score ${top.score}, screening ${stored.id})`);
+    }
+  };
+  const account = t.destination_external_account_id
+    ? await deps.db.selectFrom('external_accounts').selectAll().where('id', '=', t.destination_external_account_id).executeTakeFirst()
+    : undefined;
+  if (account?.account_name) await screenName(account.account_name, 'destination account holder');
+  const sender = await depositSenderName(deps, t);
+  if (sender) await screenName(sender, "the deposit's sender");
+  for (const [side, address] of [['destination', t.destination_to_address], ['source', t.source_from_address]] as const) {
+    const listed = address ? deps.sanctions.listedAddress(address) : undefined;
+    if (listed) reasons.push(`sanctioned_address: the ${side} address ${address} is listed for ${listed.name} (${listed.source})`);
+  }
+  return reasons;
+}
+
+/** Whoever sent the fiat deposit, where the provider named them (encrypted on its rail event). */
+async function depositSenderName(deps: ReviewDeps, t: TransferRow): Promise<string | null> {
+  const deposit = (await settledDeposits(deps.db, [t.id]))[0];
+  if (!deposit?.provider_payment_id) return null;
+  const event = await deps.db.selectFrom('rail_events').select('sender_encrypted')
+    .where('provider_payment_id', '=', deposit.provider_payment_id).where('type', '=', 'payment.received').where('sender_encrypted', 'is not', null)
+    .executeTakeFirst();
+  return event?.sender_encrypted ? deps.cipher.decryptText(event.sender_encrypted) : null;
+}
+
+async function limitReasons(deps: ReviewDeps, t: TransferRow): Promise<string[]> {
+  const usdMinor = async (amountMinor: bigint, currency: string) =>
+    convertMinor(amountMinor, ASSET_SCALE[currency], 2, await deps.rates.rate(currency, 'usd'));
+  const reasons: string[] = [];
+  if (await usdMinor(BigInt(t.amount_minor), t.source_currency) >= BigInt(Math.round(deps.limits.reviewThresholdUsd * 100))) {
+    reasons.push(`amount_threshold: ${t.amount_minor} minor units of ${t.source_currency} is at least ${deps.limits.reviewThresholdUsd} USD`);
+  }
+  // The customer's other live transfers of the last 24 hours, summed per currency in SQL.
+  const since = new Date(t.created_at.getTime() - 24 * 3600_000);
+  const recent = await deps.db.selectFrom('transfers')
+    .select(['source_currency', (eb) => eb.fn.sum<string>('amount_minor').as('total')])
+    .where('customer_id', '=', t.customer_id).where('created_at', '>=', since).where('created_at', '<=', t.created_at)
+    .where('state', 'not in', ['canceled', 'refunded', 'awaiting_funds']).groupBy('source_currency').execute();
+  let totalUsd = 0n;
+  for (const r of recent) totalUsd += await usdMinor(BigInt(r.total), r.source_currency);
+  if (totalUsd > BigInt(Math.round(deps.limits.dailyLimitUsd * 100))) {
+    reasons.push(`velocity_limit: the customer's transfers in 24 hours exceed ${deps.limits.dailyLimitUsd} USD`);
+  }
+  return reasons;
+}

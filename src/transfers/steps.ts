@@ -1,0 +1,250 @@
+import type { Transaction } from 'kysely';
+import type { Db } from '../db';
+import type { Database, PaymentKind, PaymentStatus, ReviewDecision, TransferRow, TransferState } from '../db/schema';
+import { tenantOf } from '../db/tenant-scope';
+import { transferStateEvent } from '../domain/event-catalogue';
+import { recordEvents } from '../domain/events';
+import {
+  PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings,
+  type RefundDestination, type TransferMoney,
+} from '../domain/transfers';
+import { postTransaction, type Posting } from '../ledger/ledger';
+import { paymentKey } from '../payments/keys';
+import { insertPayment, markPaymentFailed, markPaymentSettled, paymentByKey, type NewPayment } from '../payments/store';
+import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from './transfer';
+
+/** Each step of a transfer's life as the workflow records it: state, payments, ledger and events in one transaction. */
+export type TransferStep =
+  | { step: 'funds_received'; txHash?: string; from?: string; railPaymentId?: string }
+  | { step: 'in_review' }
+  | { step: 'hold'; reasons: string[] }
+  | { step: 'review_decided'; approve: boolean; note?: string; operator: string }
+  | { step: 'payment_submitted' }
+  | { step: 'payment_processed'; txHash?: string; networkFee?: string }
+  | { step: 'undeliverable'; reason: string; code?: string }
+  | { step: 'returned'; code?: string; reason?: string }
+  | { step: 'refund_submitted'; attempt?: number; destination?: RefundDestination }
+  | { step: 'refund_rejected'; attempt?: number; reason: string; code?: string }
+  | { step: 'refund_returned'; attempt?: number; reason: string; code: string }
+  | { step: 'refunded'; finalState: 'refunded' | 'canceled'; reason?: string; attempt?: number }
+  | { step: 'canceled'; reason: string };
+
+type StepName = TransferStep['step'];
+type RefundStep = Extract<TransferStep, { step: 'refund_submitted' | 'refund_rejected' | 'refund_returned' | 'refunded' }>;
+const isRefundStep = (step: TransferStep): step is RefundStep =>
+  step.step === 'refund_submitted' || step.step === 'refund_rejected' || step.step === 'refund_returned' || step.step === 'refunded';
+
+/** The state each step other than a refund's leads to (or, for steps that record without moving, the state they happen in). */
+const STEP_STATE: Record<Exclude<TransferStep, RefundStep>['step'], TransferState> = {
+  funds_received: 'funds_received', in_review: 'in_review', hold: 'in_review', review_decided: 'in_review', payment_submitted: 'payment_submitted',
+  payment_processed: 'payment_processed', undeliverable: 'undeliverable', returned: 'returned', canceled: 'canceled',
+};
+
+/** The status a refund attempt's payment has once the step was recorded. */
+const REFUND_STEP_DONE: Record<RefundStep['step'], (status: PaymentStatus | undefined) => boolean> = {
+  refund_submitted: (status) => status !== undefined,
+  refund_rejected: (status) => status === 'failed',
+  refund_returned: (status) => status === 'returned',
+  refunded: (status) => status === 'settled' || status === 'returned',
+};
+
+/**
+ * A step replayed after a crash, once the transfer has moved on, must change nothing. Refund steps
+ * are told by their refund payment instead (each attempt's status): a refund the source bank returns
+ * after it settled is retried once the transfer is already final.
+ */
+async function alreadyRecorded(trx: Transaction<Database>, row: TransferRow, step: TransferStep): Promise<boolean> {
+  if (!isRefundStep(step)) {
+    const target = STEP_STATE[step.step];
+    return row.state !== target && PROGRESS[row.state] >= PROGRESS[target];
+  }
+  const refund = await paymentByKey(trx, paymentKey(row.id, 'refund', step.attempt ?? 1));
+  return REFUND_STEP_DONE[step.step](refund?.status);
+}
+
+/** Records one step in one transaction; a step recorded before (a retried activity) changes nothing. Answers the state it leaves. */
+export async function recordTransferStep(db: Db, input: { transferId: string } & TransferStep): Promise<{ state: TransferState }> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('transfers').selectAll().where('id', '=', input.transferId).forUpdate().executeTakeFirstOrThrow();
+    if (await alreadyRecorded(trx, row, input)) return { state: row.state };
+    const step = new StepRecorder(trx, row);
+    await (STEPS[input.step] as (s: StepRecorder, i: TransferStep) => Promise<void>)(step, input);
+    return { state: step.reached ?? row.state };
+  });
+}
+
+/** What a step does to the transfer in its transaction: moves, payments, postings, reasons. */
+class StepRecorder {
+  /** The state the step leaves the transfer in, when it moved it. */
+  reached?: TransferState;
+  readonly money: TransferMoney;
+
+  constructor(readonly trx: Transaction<Database>, readonly row: TransferRow) {
+    this.money = transferMoney(row);
+  }
+
+  get receipt(): StoredReceipt {
+    return this.row.receipt as unknown as StoredReceipt;
+  }
+
+  /** Moves the transfer to `next` unless it is there already, announcing `transfer.updated` and the state's own event. */
+  async move(next: TransferState, set: Partial<Record<keyof TransferRow, unknown>> = {}) {
+    const { row } = this;
+    if (row.state === next) return;
+    if (!TRANSITIONS[row.state].includes(next)) throw new Error(`transfer ${row.id}: no move from ${row.state} to ${next}`);
+    const now = new Date();
+    const updated = await this.trx.updateTable('transfers').set({ ...set, state: next, updated_at: now } as never)
+      .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+    const data = serializeTransfer(updated);
+    await recordEvents(this.trx, tenantOf(row), [
+      { type: 'transfer.updated', objectId: row.id, data, previousAttributes: { state: row.state }, at: now },
+      // One millisecond later, so that lists show the named event after its transfer.updated.
+      { type: transferStateEvent(next as Exclude<TransferState, 'awaiting_funds'>), objectId: row.id, data, at: new Date(now.getTime() + 1) },
+    ]);
+    this.reached = next;
+  }
+
+  /** The ledger transaction of this step, keyed by the transfer and `what` (once, however often the step is retried). */
+  async post(what: string, postings: Posting[]) {
+    await postTransaction(this.trx, tenantOf(this.row), {
+      idempotencyKey: `${this.row.id}:ledger:${what}`, description: `transfer ${what}`, referenceId: this.row.id, postings,
+    });
+  }
+
+  /** Inserts the transfer's payment of a kind (once), on the leg the transfer quoted unless an operator chose another destination. */
+  async insertPayment(kind: PaymentKind, attempt: number, fields: Partial<NewPayment> & Pick<NewPayment, 'status'>, destination?: RefundDestination) {
+    const leg = paymentLeg(this.row, kind);
+    await insertPayment(this.trx, {
+      developer_id: this.row.developer_id, environment: this.row.environment, transfer_id: this.row.id, kind, rail: leg.rail, currency: leg.currency,
+      amount_minor: leg.amountMinor, idempotency_key: paymentKey(this.row.id, kind, attempt),
+      external_account_id: destination ? destination.externalAccountId : leg.externalAccountId,
+      to_address: destination ? destination.toAddress : leg.toAddress,
+      ...fields,
+    });
+  }
+
+  /** A change of `state_reason` alone, announced as `transfer.updated`. */
+  async setStateReason(reason: string | null) {
+    await setStateReason(this.trx, this.row, reason);
+  }
+
+  /** Sets fields without moving or announcing (what operators see while a step is in progress). */
+  async setQuietly(set: Partial<Record<keyof TransferRow, unknown>>) {
+    await this.trx.updateTable('transfers').set({ ...set, updated_at: new Date() } as never).where('id', '=', this.row.id).execute();
+  }
+}
+
+/** A change of a transfer's `state_reason` alone, announced as `transfer.updated`. */
+export async function setStateReason(trx: Transaction<Database>, row: TransferRow, reason: string | null) {
+  if (row.state_reason === reason) return;
+  const now = new Date();
+  const updated = await trx.updateTable('transfers').set({ state_reason: reason, updated_at: now })
+    .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  await recordEvents(trx, tenantOf(row), [
+    { type: 'transfer.updated', objectId: row.id, data: serializeTransfer(updated), previousAttributes: { state_reason: row.state_reason }, at: now },
+  ]);
+}
+
+const payout = (row: TransferRow) => ({ key: paymentKey(row.id, 'payout') });
+const refund = (row: TransferRow, attempt = 1) => ({ key: paymentKey(row.id, 'refund', attempt) });
+
+/** What each step records. */
+const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, { step: K }>) => Promise<void> } = {
+  async funds_received(s, input) {
+    if (s.row.state !== 'awaiting_funds') return;
+    await s.insertPayment('deposit', 1, { status: 'settled', tx_hash: input.txHash ?? null, from_address: input.from ?? null, provider_payment_id: input.railPaymentId ?? null });
+    await s.post('deposit', depositPostings(s.money));
+    await s.move('funds_received', {
+      state_reason: null, // what a mismatched deposit showed while the transfer waited
+      ...(input.txHash ? { receipt: JSON.stringify({ ...s.receipt, source_tx_hash: input.txHash }) } : {}),
+    });
+  },
+
+  async in_review(s) {
+    await s.move('in_review');
+  },
+
+  async hold(s, input) {
+    await s.setQuietly({ review_reasons: JSON.stringify(input.reasons), state_reason: `on_hold: ${input.reasons.join('; ')}` });
+  },
+
+  async review_decided(s, input) {
+    if (s.row.review_decision) return; // recorded by an earlier attempt
+    const now = new Date();
+    const decision: ReviewDecision = { decision: input.approve ? 'approve' : 'reject', note: input.note ?? null, operator: input.operator, decided_at: now.toISOString() };
+    const updated = await s.trx.updateTable('transfers').set({ review_decision: JSON.stringify(decision), updated_at: now })
+      .where('id', '=', s.row.id).returningAll().executeTakeFirstOrThrow();
+    await recordEvents(s.trx, tenantOf(s.row), [
+      { type: 'transfer.updated', objectId: s.row.id, data: serializeTransfer(updated), previousAttributes: { review_decision: null }, at: now },
+    ]);
+  },
+
+  async payment_submitted(s) {
+    if (s.row.state !== 'in_review') return;
+    await s.insertPayment('payout', 1, { status: 'pending' });
+    await s.post('payout', payoutPostings(s.money));
+    await s.move('payment_submitted', { state_reason: null });
+  },
+
+  async payment_processed(s, input) {
+    await markPaymentSettled(s.trx, payout(s.row), input.networkFee ? { networkFee: input.networkFee } : {});
+    await s.move('payment_processed', input.txHash ? { receipt: JSON.stringify({ ...s.receipt, destination_tx_hash: input.txHash }) } : {});
+  },
+
+  async undeliverable(s, input) {
+    await markPaymentFailed(s.trx, payout(s.row), { status: 'failed', reason: input.reason, code: input.code });
+    await s.move('undeliverable', { state_reason: input.reason, return_code: input.code ?? null });
+  },
+
+  async returned(s, input) {
+    // The payout's money is back with the platform: its ledger legs (fees included) are reversed.
+    const code = input.code ?? s.row.return_code;
+    if (s.row.state === 'payment_processed') await markPaymentFailed(s.trx, payout(s.row), { status: 'returned', code: input.code });
+    await s.insertPayment('return', 1, { status: 'settled', return_code: code });
+    await s.post('payout-reversal', payoutReversalPostings(s.money));
+    await s.move('returned', { return_code: code, state_reason: input.reason ?? s.row.state_reason });
+  },
+
+  async refund_submitted(s, input) {
+    const attempt = input.attempt ?? 1;
+    await s.insertPayment('refund', attempt, { status: 'pending' }, input.destination);
+    await s.post(attempt > 1 ? `refund:${attempt}` : 'refund', refundPostings(s.money));
+    // A retried refund replaces the rejection shown to operators; a first one keeps a return's reason.
+    await s.setQuietly({ state_reason: attempt > 1 ? `refund retried (attempt ${attempt})` : s.row.state === 'returned' ? s.row.state_reason : 'refunding to the source' });
+  },
+
+  async refund_rejected(s, input) {
+    // The money came back to the platform: the refund's ledger legs are reversed and the transfer
+    // waits, visibly, for an operator to try again.
+    const attempt = input.attempt ?? 1;
+    await markPaymentFailed(s.trx, refund(s.row, attempt), { status: 'failed', reason: input.reason, code: input.code });
+    await s.post(`refund-reversal:${attempt}`, refundReversalPostings(s.money));
+    await s.setStateReason(`refund rejected: ${input.reason}; waiting for an operator to retry the refund`);
+  },
+
+  async refund_returned(s, input) {
+    // It had settled and the transfer is final (refunded or canceled), and stays so: the money came
+    // back to the platform, as for a rejected refund, and waits for an operator's retry.
+    const attempt = input.attempt ?? 1;
+    await markPaymentFailed(s.trx, refund(s.row, attempt), { status: 'returned', reason: input.reason, code: input.code });
+    await s.post(`refund-reversal:${attempt}`, refundReversalPostings(s.money));
+    await s.setStateReason(`refund ${input.reason}; waiting for an operator to retry the refund`);
+  },
+
+  async refunded(s, input) {
+    await markPaymentSettled(s.trx, refund(s.row, input.attempt ?? 1));
+    // A refund's failures and retries were shown while they lasted; once it settled, the transfer
+    // says again why its money went back.
+    const paid = await paymentByKey(s.trx, paymentKey(s.row.id, 'payout'));
+    const returnReason = paid?.status === 'failed' ? paid.failure_reason
+      : paid?.status === 'returned' ? `returned by the receiving bank (${s.row.return_code})` : null;
+    const reason = input.reason ?? returnReason ?? s.row.state_reason;
+    // A retry of a refund the source bank returned settles once the transfer is already final.
+    if (s.row.state === input.finalState) await s.setStateReason(reason);
+    else await s.move(input.finalState, { state_reason: reason });
+  },
+
+  async canceled(s, input) {
+    await s.move('canceled', { state_reason: input.reason });
+  },
+};
