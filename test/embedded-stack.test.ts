@@ -26,6 +26,8 @@ let apiUrl: string;
 // The platform's own chain keys, not anvil's well-known ones: a secret that no command line may show.
 const treasuryMnemonic = generateMnemonic(wordlist);
 const started: ChildProcess[] = [];
+/** Four looks a second at most: the default sandbox key allows 10 requests a second (a 429 seen in CI when waits polled faster). */
+const POLL_MS = 250;
 
 beforeAll(async () => {
   fs.mkdirSync(logDir, { recursive: true });
@@ -169,7 +171,7 @@ test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEP
   expect(created.status).toBe(201);
   expect(created.body.state).toBe('awaiting_funds');
   await sandboxDeposit(api, created.body.id);
-  const done = await waitForTransferState(api, created.body.id, 'payment_processed', 120_000);
+  const done = await waitForTransferState(api, created.body.id, 'payment_processed', 120_000, POLL_MS);
   expect(done.receipt.destination_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
 
   // Paid from the treasury of CHAIN_TREASURY_MNEMONIC, on the node npm start runs for base.
@@ -185,7 +187,7 @@ test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEP
   });
   expect(onChain.status).toBe(201);
   await sandboxDeposit(api, onChain.body.id);
-  const bridged = await waitForTransferState(api, onChain.body.id, 'payment_processed', 120_000);
+  const bridged = await waitForTransferState(api, onChain.body.id, 'payment_processed', 120_000, POLL_MS);
   expect(bridged.receipt.source_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
 
   // The quoted amount sent again once the transfer is done: the scheduled scan (every 2 s here) finds
@@ -198,11 +200,10 @@ test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEP
   await base.waitForTransactionReceipt({ hash: await issuer.writeContract({ address: usdc, abi: STABLECOIN_ABI, functionName: 'mint', args: [sender.address, 25_000_000n] }) });
   const strayHash = await createWalletClient({ account: sender, transport: http(baseUrl), chain })
     .writeContract({ address: usdc, abi: erc20Abi, functionName: 'transfer', args: [getAddress(onChain.body.source_deposit_instructions.to_address), 25_000_000n] });
-  // Four looks a second: the default sandbox key allows 10 requests a second (a 429 seen in CI), and this wait is long.
   const back = await waitFor(async () => {
     const returns = (await api.get(`/v0/payments?transfer_id=${onChain.body.id}&kind=deposit_return`)).body.data;
     return returns.find((p: any) => p.status === 'settled');
-  }, { timeoutMs: 60_000, what: 'the stray deposit returned', intervalMs: 250 });
+  }, { timeoutMs: 60_000, what: 'the stray deposit returned', intervalMs: POLL_MS });
   expect(back).toMatchObject({ amount: '25.000000', to_address: sender.address });
   const stray = (await api.get(`/v0/payments?transfer_id=${onChain.body.id}&kind=deposit&status=failed`)).body.data;
   expect(stray).toMatchObject([{ tx_hash: strayHash, from_address: sender.address, failure_reason: 'arrived after the transfer was funded; not credited, returned to the sender' }]);

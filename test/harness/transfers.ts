@@ -110,14 +110,15 @@ export async function waitForChainWatch(transferId: string) {
 }
 
 /** Waits until the transfer reaches `state` and returns it. */
-export async function waitForTransferState(api: ApiClient, id: string, state: string, timeoutMs = 60_000) {
+/** `intervalMs`: how often to look (a stack on a key of 10 requests/s, as `npm start` makes, needs more than the default 100 ms). */
+export async function waitForTransferState(api: ApiClient, id: string, state: string, timeoutMs = 60_000, intervalMs?: number) {
   let last = '';
   try {
     return await waitFor(async () => {
       const t = (await api.get(`/v0/transfers/${id}`)).body;
       last = `${t.state} (${t.state_reason ?? ''})`;
       return t.state === state ? t : undefined;
-    }, { timeoutMs, what: `transfer ${id} in ${state}` });
+    }, { timeoutMs, intervalMs, what: `transfer ${id} in ${state}` });
   } catch (err) {
     throw new Error(`${(err as Error).message}; last seen ${last}`);
   }
