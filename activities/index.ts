@@ -15,6 +15,8 @@ import { createFiatRailActivities } from './fiat-rails';
 import { createChainActivities } from './chains';
 import { createStrayDepositActivities } from './stray-deposits';
 import { createTransferReviewActivities, type TransferReviewLimits } from './transfer-review';
+import { createWebhookActivities } from './webhooks';
+import type { DeliveryOptions } from '../src/webhooks/delivery';
 
 export interface ActivityDeps {
   db: Db;
@@ -30,6 +32,8 @@ export interface ActivityDeps {
   chainPollMs: number;
   /** How long after its creation a transfer's deposit address is still read for stray deposits. */
   strayDepositWatchMs: number;
+  /** Webhook delivery: timeouts, the retry schedule, and how often an idle endpoint looks for events. */
+  webhookDelivery: DeliveryOptions & { pollMs: number };
 }
 
 /** All activities, grouped by the outside system they touch. */
@@ -49,6 +53,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFiatRailActivities({ db: deps.db, rails: deps.providers.rails }),
     ...createChainActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs, strayDepositWatchMs: deps.strayDepositWatchMs }),
     ...createStrayDepositActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
+    ...createWebhookActivities({ db: deps.db, cipher: deps.cipher, delivery: deps.webhookDelivery }),
     ...createTransferReviewActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits }),
   };
 }

@@ -1,7 +1,12 @@
 // `npm run bench:transfers`: transfers created through the API and carried to payment_processed on
 // instant sandbox rails (PIX in, PIX out), the whole production stack on this machine (API and
 // worker processes, PostgreSQL, the Temporal dev server, anvil). Prints a markdown table for
-// docs/BENCHMARKS.md: sustained transfers/s, POST latency, and creation-to-processed latency.
+// docs/BENCHMARKS.md: sustained transfers/s, POST latency, and creation-to-processed latency. The
+// last phase repeats the concurrent one with a webhook endpoint registered (a local receiver
+// answering 200) and prints its transfers/s as a ratio to the phase without, and how many of its
+// events were delivered.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -56,10 +61,23 @@ async function main() {
       destination: { payment_rail: 'pix', currency: 'brl', external_account_id: account.id },
     };
 
+    // A receiver that takes every webhook at once.
+    const receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+
     const rows: string[] = [];
-    // Two phases: one client (latency without contention), then CONCURRENCY clients (throughput).
-    for (const clients of [1, CONCURRENCY]) {
+    const throughput: Record<string, number> = {};
+    // Three phases: one client (latency without contention), CONCURRENCY clients (throughput), and
+    // the same with a webhook endpoint receiving every event.
+    for (const [clients, withWebhook] of [[1, false], [CONCURRENCY, false], [CONCURRENCY, true]] as const) {
       await sql`truncate table events`.execute(db);
+      if (withWebhook) {
+        const endpoint = await api('POST', '/v0/webhooks', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, enabled_events: ['*'] });
+        if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+      }
       const phaseStart = new Date();
       const postLatencies: number[] = [];
       const cpuBefore = cpuSnapshot();
@@ -102,7 +120,10 @@ async function main() {
         where t.created_at >= ${phaseStart} group by e.type order by p50`.execute(db)).rows;
       console.log(`${clients} client(s), median ms from creation: ${steps.map((x) => `${x.type.replace('transfer.', '')} ${Math.round(x.p50)}`).join(', ')}`);
       console.log(`${clients} client(s), CPU (share of one core over the phase): ${cpu}`);
-      rows.push(`| ${clients} | ${created} | ${done.length} | ${errors} | ${(done.length / ((last - first) / 1000)).toFixed(1)} | ${percentile(postLatencies, 50).toFixed(1)} | ${percentile(postLatencies, 99).toFixed(1)} | ${percentile(endToEnd, 50)} | ${percentile(endToEnd, 99)} |`);
+      const perSecond = done.length / ((last - first) / 1000);
+      throughput[withWebhook ? 'webhook' : String(clients)] = perSecond;
+      if (withWebhook) await reportWebhookDelivery(db, phaseStart);
+      rows.push(`| ${clients}${withWebhook ? ' + webhook endpoint' : ''} | ${created} | ${done.length} | ${errors} | ${perSecond.toFixed(1)} | ${percentile(postLatencies, 50).toFixed(1)} | ${percentile(postLatencies, 99).toFixed(1)} | ${percentile(endToEnd, 50)} | ${percentile(endToEnd, 99)} |`);
     }
 
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -110,10 +131,29 @@ async function main() {
     console.log('\n| clients | transfers created | processed | errors | transfers/s sustained (first created → last processed) | POST p50 ms | POST p99 ms | created→processed p50 ms | p99 ms |');
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
+    console.log(`\nwith a webhook endpoint: ${(throughput.webhook / throughput[String(CONCURRENCY)]).toFixed(2)} × the transfers/s without (target ≥ 0.90)`);
+    receiver.close();
   } finally {
     await db.destroy();
     await stack.stop();
   }
+}
+
+/** Waits until every event of the phase was delivered (or two minutes), and says how many were, and how fast. */
+async function reportWebhookDelivery(db: ReturnType<typeof createDb>, phaseStart: Date) {
+  const count = async () => (await sql<{ events: string; delivered: string; p50: number | null; p99: number | null }>`
+    select count(*)::text as events, count(d.delivered_at)::text as delivered,
+      percentile_cont(0.5) within group (order by extract(epoch from d.delivered_at - e.created_at) * 1000) as p50,
+      percentile_cont(0.99) within group (order by extract(epoch from d.delivered_at - e.created_at) * 1000) as p99
+    from events e left join webhook_deliveries d on d.event_id = e.id and d.status = 'delivered'
+    where e.created_at >= ${phaseStart}`.execute(db)).rows[0]!;
+  const deadline = Date.now() + 120_000;
+  let c = await count();
+  while (c.delivered !== c.events && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 500));
+    c = await count();
+  }
+  console.log(`webhooks: ${c.delivered} of ${c.events} events delivered; event → delivered p50 ${Math.round(c.p50 ?? 0)} ms, p99 ${Math.round(c.p99 ?? 0)} ms`);
 }
 
 main().catch((err) => {

@@ -161,6 +161,17 @@ const envSchema = z.object({
   STRAY_DEPOSIT_SCAN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** …and reads the deposit addresses of transfers created within this many days. */
   STRAY_DEPOSIT_WATCH_DAYS: z.coerce.number().positive().max(3_650).default(30),
+  /**
+   * Webhook delivery (docs/WEBHOOKS.md): a failed attempt is tried again after this many milliseconds,
+   * doubling each time (with jitter) up to an hour…
+   */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+  /** …for this long after the event, after which the delivery fails and its endpoint is marked failing. */
+  WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().positive().max(720).default(72),
+  /** An endpoint that has not answered within this many milliseconds has failed the attempt. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(20_000).default(10_000),
+  /** How often an endpoint's delivery loop looks for new events when it has none. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   /** Transfers of at least this many US dollars (or their equivalent) wait for an operator's review. */
   TRANSFER_REVIEW_THRESHOLD_USD: z.coerce.number().positive().default(10_000),
   /** A customer's transfers within 24 hours above this many US dollars are held for review (velocity). */

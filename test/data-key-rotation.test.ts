@@ -21,6 +21,7 @@ let db: Db;
 let apiKey: string;
 let api: ChildProcess | undefined;
 const taskQueue = `rotation-${process.pid}`;
+/** Workflows the API started that no worker of this database runs: terminated at the end. */
 const kycWorkflows: string[] = [];
 
 beforeAll(async () => {
@@ -74,6 +75,10 @@ test('a new key encrypts while the old one still reads; rotate-key moves every v
   expect((await client.post('/v0/external-accounts', { customer_id: customer.id, ...iban })).status).toBe(201);
   const wallet = { customer_id: customer.id, type: 'crypto_address', chain: 'base', address: '0x8ba1f109551bD432803012645Ac136ddd64DBA72' };
   expect((await client.post('/v0/external-accounts', wallet)).status).toBe(201);
+  // A webhook endpoint in the middle of a secret rotation: both of its secrets are encrypted.
+  const webhook = await client.post('/v0/webhooks', { url: 'http://127.0.0.1:9/hooks', enabled_events: ['*'] });
+  kycWorkflows.push(`webhook-endpoint:${webhook.body.id}`);
+  const rotatedSecret = (await client.post(`/v0/webhooks/${webhook.body.id}/rotate_secret`, { expires_in_hours: 24 })).body.secret;
 
   // The new key is current, the old one previous: an account linked under the old key is still found.
   client = await startApi({ DATA_ENCRYPTION_KEY: b64(newKey), DATA_ENCRYPTION_PREVIOUS_KEYS: b64(oldKey) });
@@ -95,6 +100,8 @@ test('a new key encrypts while the old one still reads; rotate-key moves every v
   expect(run.stdout).toContain('customers.tax_id_encrypted: 1 re-encrypted');
   expect(run.stdout).toContain('external_accounts.number_encrypted: 1 re-encrypted');
   expect(run.stdout).toContain('external_accounts.fingerprint: 2 re-computed');
+  expect(run.stdout).toContain('webhook_endpoints.secret_encrypted: 1 re-encrypted');
+  expect(run.stdout).toContain('webhook_endpoints.previous_secret_encrypted: 1 re-encrypted');
 
   // Every value now under the new key alone, and still the same data.
   for (const [table, column] of ENCRYPTED_COLUMNS) {
@@ -102,6 +109,8 @@ test('a new key encrypts while the old one still reads; rotate-key moves every v
     for (const { value } of rows) expect(value.startsWith(`v2:${newId}:`)).toBe(true);
   }
   const newOnly = new DataCipher(newKey);
+  const endpoint = await db.selectFrom('webhook_endpoints').select('secret_encrypted').where('id', '=', webhook.body.id).executeTakeFirstOrThrow();
+  expect(newOnly.decryptText(endpoint.secret_encrypted)).toBe(rotatedSecret);
   const stored = await db.selectFrom('customers').select('tax_id_encrypted').where('id', '=', customer.id).executeTakeFirstOrThrow();
   expect(newOnly.decryptText(stored.tax_id_encrypted!)).toBe('123-45-6789');
   const accounts = await db.selectFrom('external_accounts').select(['fingerprint', 'number_encrypted']).execute();

@@ -158,3 +158,18 @@ test('the workflow bundle holds the SDK and our workflow code only', () => {
   const allowed = [/^\.\/node_modules\/(@temporalio|nexus-rpc|ms|long|@protobufjs|protobufjs)\//, /^\.\/workflows\//, /^\.\/src\/(temporal\/(search-attributes|task-queues|failures)|domain\/(kyc|regions))\.ts$/];
   expect(modules.filter((m) => !allowed.some((re) => re.test(m)))).toEqual([]);
 });
+
+test('a webhook endpoint history (deliveries, then the endpoint deleted) replays without non-determinism', async () => {
+  const { webhookReceiver } = await import('./harness/webhook-receiver');
+  const r = await webhookReceiver();
+  try {
+    const endpoint = (await t.api.post('/v0/webhooks', { url: r.url, enabled_events: ['customer.created'] })).body;
+    const c = (await t.api.post('/v0/customers', individual())).body;
+    await waitFor(async () => r.received.some((x) => x.body.data.id === c.id));
+    await t.api.delete(`/v0/webhooks/${endpoint.id}`);
+    await (await temporalClient()).workflow.getHandle(`webhook-endpoint:${endpoint.id}`).result();
+    expect(await replay([`webhook-endpoint:${endpoint.id}`])).toBe(1);
+  } finally {
+    await r.close();
+  }
+});

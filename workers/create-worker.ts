@@ -8,7 +8,7 @@ import { createMoneyProviders } from '../src/providers';
 import type { SanctionsScreener } from '../src/sanctions/screener';
 import type { Logger } from '../src/logger';
 import { reportWhileWaiting } from '../src/main/run';
-import { chainWatchTaskQueue } from '../src/temporal/task-queues';
+import { chainWatchTaskQueue, webhookTaskQueue } from '../src/temporal/task-queues';
 import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './workflow-bundle';
 import { classifyActivityFailures } from '../activities/failures';
 
@@ -22,6 +22,10 @@ export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher:
     // Every second on a sped-up sandbox clock (local chains mine a block a second); else every 5 s.
     chainPollMs: config.SANDBOX_TIME_SCALE > 1 ? 500 : 5_000,
     strayDepositWatchMs: config.STRAY_DEPOSIT_WATCH_DAYS * 24 * 3600_000,
+    webhookDelivery: {
+      retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, retryWindowMs: config.WEBHOOK_RETRY_WINDOW_HOURS * 3600_000,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS, pollMs: config.WEBHOOK_POLL_MS,
+    },
   };
 }
 
@@ -42,8 +46,8 @@ export function requireWorkflowBundle(workflowBundlePath: string | undefined) {
 const SHUTDOWN_FORCE_TIME = '15 seconds';
 
 /**
- * One worker polls the platform task queue for every workflow and activity, and a second one, on the
- * same connection, the deposit watchers' queue (src/temporal/task-queues.ts). Both run once created.
+ * One worker polls the platform task queue for every workflow and activity, and two more, on the same
+ * connection, the deposit watchers' and webhook delivery's queues (src/temporal/task-queues.ts). All run once created.
  */
 export async function createWorker(opts: {
   address: string;
@@ -59,6 +63,16 @@ export async function createWorker(opts: {
 }) {
   const connection = await NativeConnection.connect({ address: opts.address });
   const activities = createActivities(opts.activityDeps);
+  /** A worker of activities that hold their slot while they wait, on a task queue of their own. */
+  const waitingActivitiesWorker = (taskQueue: string, queueActivities: Partial<typeof activities>) => Worker.create({
+    connection,
+    namespace: opts.namespace,
+    taskQueue,
+    activities: queueActivities,
+    interceptors: { activity: [classifyActivityFailures] },
+    maxConcurrentActivityTaskExecutions: 2_000,
+    shutdownForceTime: SHUTDOWN_FORCE_TIME,
+  });
   const workers = [
     await Worker.create({
       connection,
@@ -76,16 +90,10 @@ export async function createWorker(opts: {
       maxConcurrentActivityTaskExecutions: 200,
       shutdownForceTime: SHUTDOWN_FORCE_TIME,
     }),
-    // A watcher mostly sleeps between two looks at the chain: many fit in one process.
-    await Worker.create({
-      connection,
-      namespace: opts.namespace,
-      taskQueue: chainWatchTaskQueue(opts.taskQueue),
-      activities: { watchChainDeposit: activities.watchChainDeposit },
-      interceptors: { activity: [classifyActivityFailures] },
-      maxConcurrentActivityTaskExecutions: 2_000,
-      shutdownForceTime: SHUTDOWN_FORCE_TIME,
-    }),
+    // A watcher mostly sleeps between two looks at the chain, and each webhook endpoint's delivery
+    // loop mostly waits for events: many of either fit in one process.
+    await waitingActivitiesWorker(chainWatchTaskQueue(opts.taskQueue), { watchChainDeposit: activities.watchChainDeposit }),
+    await waitingActivitiesWorker(webhookTaskQueue(opts.taskQueue), { deliverWebhooks: activities.deliverWebhooks }),
   ];
   const running = Promise.all(workers.map((w) => w.run().catch((err) => {
     if (!(err instanceof GracefulShutdownPeriodExpiredError)) throw err;

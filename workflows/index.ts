@@ -7,3 +7,4 @@ export { transferWorkflow } from './transfer';
 export { scanStrayDepositsWorkflow } from './stray-deposit-scan';
 export { returnStrayDepositsWorkflow } from './stray-deposit-return';
 export { returnRailDepositWorkflow } from './rail-deposit-return';
+export { webhookEndpointWorkflow } from './webhook-endpoint';

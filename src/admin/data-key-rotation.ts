@@ -13,6 +13,8 @@ export const ENCRYPTED_COLUMNS = [
   ['screenings', 'query_encrypted'],
   ['external_accounts', 'number_encrypted'],
   ['rail_events', 'sender_encrypted'],
+  ['webhook_endpoints', 'secret_encrypted'],
+  ['webhook_endpoints', 'previous_secret_encrypted'],
 ] as const;
 
 const BATCH = 200;

@@ -7,6 +7,7 @@ import { buildOpenApiDocument } from './openapi';
 import { routeHandler, type RouteDef } from './route';
 import { newId } from '../ids';
 import { allRoutes } from '../resources';
+import { EVENT_PAYLOADS } from '../resources/events/payloads';
 import { hostedKycRouter } from '../resources/kyc/hosted-page';
 import { railWebhookRouter } from '../resources/transfers/rail-webhook';
 import { isDependencyDown } from './dependency-errors';
@@ -31,7 +32,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes) {
     retentionHours: deps.config.IDEMPOTENCY_RETENTION_HOURS,
     lockSeconds: deps.config.IDEMPOTENCY_LOCK_SECONDS,
   });
-  const openapi = buildOpenApiDocument(routes, deps.config.publicBaseUrl);
+  const openapi = buildOpenApiDocument(routes, deps.config.publicBaseUrl, EVENT_PAYLOADS);
 
   // Request-Id on every response and every log line; access log without bodies or query strings.
   app.use((req, res, next) => {

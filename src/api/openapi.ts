@@ -8,7 +8,9 @@ type JsonSchema = Record<string, unknown>;
  * OpenAPI 3.1 generated from the same zod schemas that validate requests, so the document can
  * never drift from the code. Named schemas (`.meta({ id })`) land in components.schemas.
  */
-export function buildOpenApiDocument(routes: RouteDef[], serverUrl: string) {
+export function buildOpenApiDocument(
+  routes: RouteDef[], serverUrl: string, webhooks: Record<string, { summary: string; payload: z.ZodType }> = {},
+) {
   const components: Record<string, JsonSchema> = {};
 
   const convert = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
@@ -62,6 +64,24 @@ export function buildOpenApiDocument(routes: RouteDef[], serverUrl: string) {
     };
   }
 
+  // What the platform sends to developers' endpoints: one entry per event, its payload the request body.
+  const webhookItems = Object.fromEntries(Object.entries(webhooks).map(([name, { summary, payload }]) => [name, {
+    post: {
+      summary,
+      operationId: `webhook_${name.replace(/[^a-zA-Z0-9]+/g, '_')}`,
+      tags: ['Webhooks'],
+      parameters: [
+        { name: 'X-Webhook-Id', in: 'header', required: true, schema: { type: 'string' }, description: 'The event id (the deduplication key)' },
+        {
+          name: 'X-Webhook-Signature', in: 'header', required: true, schema: { type: 'string' },
+          description: 'Lowercase hex HMAC-SHA256 of the raw body with the endpoint secret; two, comma-separated, during a secret rotation',
+        },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: convert(payload, 'output') } } },
+      responses: { '2XX': { description: 'Received: any 2xx within 10 s; anything else is retried for 3 days' } },
+    },
+  }]));
+
   return {
     openapi: '3.1.0',
     info: {
@@ -72,6 +92,7 @@ export function buildOpenApiDocument(routes: RouteDef[], serverUrl: string) {
     servers: [{ url: serverUrl }],
     security: [{ ApiKey: [] }],
     paths,
+    webhooks: webhookItems,
     components: {
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key' } },
       schemas: components,

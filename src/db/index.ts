@@ -18,6 +18,7 @@ import * as m0014 from './migrations/0014_stray_scan_indexes';
 import * as m0015 from './migrations/0015_rail_events';
 import * as m0016 from './migrations/0016_rail_event_resolution';
 import * as m0017 from './migrations/0017_rail_event_sender';
+import * as m0018 from './migrations/0018_webhooks';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0015_rail_events': m0015,
   '0016_rail_event_resolution': m0016,
   '0017_rail_event_sender': m0017,
+  '0018_webhooks': m0018,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -1,7 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Tenant } from '../db/tenant-scope';
-import type { Database } from '../db/schema';
+import type { Database, EventRow } from '../db/schema';
 import { newId } from '../ids';
+import { queueWebhookDeliveries } from '../webhooks/fan-out';
 import type { EventType } from './event-catalogue';
 
 /**
@@ -27,10 +28,11 @@ export interface OutboxEvent {
 
 /** Several events in one insert (same transaction), each at its own time. */
 export async function recordEvents(trx: Kysely<Database> | Transaction<Database>, tenant: Tenant, events: (OutboxEvent & { at: Date })[]) {
+  const rows = events.map((e) => ({ ...e, id: newId('event', e.at.getTime()) }));
   await trx
     .insertInto('events')
-    .values(events.map((e) => ({
-      id: newId('event', e.at.getTime()),
+    .values(rows.map((e) => ({
+      id: e.id,
       developer_id: tenant.developerId,
       environment: tenant.environment,
       type: e.type,
@@ -40,6 +42,20 @@ export async function recordEvents(trx: Kysely<Database> | Transaction<Database>
       created_at: e.at,
     })))
     .execute();
+  // Webhook deliveries, in the same transaction: an event is delivered exactly when it committed.
+  await queueWebhookDeliveries(trx, tenant, rows, new Date());
+}
+
+/** An event as developers see it, in `GET /v0/events` and in webhook payloads (docs/WEBHOOKS.md). */
+export function serializeEvent(row: EventRow) {
+  return {
+    id: row.id,
+    object: 'event' as const,
+    event: row.type,
+    api_version: 'v0' as const,
+    created_at: row.created_at.toISOString(),
+    data: { ...row.data, ...(row.previous_attributes ? { previous_attributes: row.previous_attributes } : {}) },
+  };
 }
 
 /** The attributes of `before` that differ from `after`, with their old values. */

@@ -5,3 +5,9 @@
  * refunds or micro-deposits waiting.
  */
 export const chainWatchTaskQueue = (taskQueue: string) => `${taskQueue}-chain-watch`;
+
+/**
+ * The task queue of webhook delivery: each endpoint's loop holds one activity slot while it waits for
+ * events, so endpoints never take the slots of payouts and refunds, and a dead one never delays another.
+ */
+export const webhookTaskQueue = (taskQueue: string) => `${taskQueue}-webhooks`;

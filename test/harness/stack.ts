@@ -67,6 +67,10 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
       SANDBOX_TIME_SCALE: '43200',
       // Tests run the stray-deposit scan themselves, when their scenario needs it.
       STRAY_DEPOSIT_SCAN_SECONDS: '86400',
+      // Webhook retries in a fraction of a second, a hung receiver given up on after 2 s.
+      WEBHOOK_RETRY_BASE_MS: '200',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_POLL_MS: '100',
       // The real lists from ../shared/sanctions-data, read in place.
       SANCTIONS_DATA_DIR: writeSharedManifest(path.join(opts.logDir, 'sanctions')),
       EVM_RPC_URLS: anvil.env,

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { objectId } from '../../ids';
 import { listParams, listSchema, paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
-import type { EventRow } from '../../db/schema';
+import { serializeEvent } from '../../domain/events';
+import { deliveriesOf, redeliver } from '../../webhooks/deliveries';
 
 export const EventSchema = z
   .object({
@@ -16,16 +17,19 @@ export const EventSchema = z
   })
   .meta({ id: 'Event' });
 
-export function serializeEvent(row: EventRow) {
-  return {
-    id: row.id,
-    object: 'event' as const,
-    event: row.type,
-    api_version: 'v0' as const,
-    created_at: row.created_at.toISOString(),
-    data: { ...row.data, ...(row.previous_attributes ? { previous_attributes: row.previous_attributes } : {}) },
-  };
-}
+const EventWithDeliveriesSchema = EventSchema.extend({
+  deliveries: z.array(z.object({
+    webhook_id: objectId('whk'),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    next_attempt_at: z.iso.datetime().nullable(),
+    attempts: z.array(z.object({
+      attempted_at: z.iso.datetime(),
+      status_code: z.number().int().nullable(),
+      error: z.string().nullable().describe('A network error (timeout, refused connection, TLS); null when the endpoint answered'),
+      duration_ms: z.number().int(),
+    })),
+  })).describe('Webhook deliveries of this event, each with its attempts'),
+}).meta({ id: 'EventWithDeliveries' });
 
 export const listEvents = defineRoute({
   method: 'get',
@@ -54,11 +58,28 @@ export const getEvent = defineRoute({
   tag: 'Events',
   permission: 'unrestricted',
   params: z.strictObject({ event_id: z.string() }),
-  responses: { 200: EventSchema },
+  responses: { 200: EventWithDeliveriesSchema },
   handler: async ({ deps, tenant, params }) => {
     const row = await findTenantRow(deps.db, 'events', tenant, params.event_id, { what: 'event' });
-    return { status: 200, body: serializeEvent(row) };
+    return { status: 200, body: { ...serializeEvent(row), deliveries: await deliveriesOf(deps.db, row.id) } };
   },
 });
 
-export const eventRoutes = [listEvents, getEvent];
+export const redeliverEvent = defineRoute({
+  method: 'post',
+  path: '/v0/events/{event_id}/redeliver',
+  summary: 'Send an event again: to one webhook endpoint, or to every endpoint it went to',
+  tag: 'Events',
+  permission: 'unrestricted',
+  params: z.strictObject({ event_id: z.string() }),
+  body: z.strictObject({ webhook_id: z.string().optional().describe('Only this endpoint (even one the event never went to)') }).default({}),
+  responses: { 202: EventWithDeliveriesSchema },
+  handler: async ({ tenant, params, body, write }) =>
+    write(async (trx) => {
+      const row = await findTenantRow(trx, 'events', tenant, params.event_id, { what: 'event' });
+      await redeliver(trx, tenant, row.id, body.webhook_id);
+      return { status: 202, body: { ...serializeEvent(row), deliveries: await deliveriesOf(trx, row.id) } };
+    }),
+});
+
+export const eventRoutes = [listEvents, getEvent, redeliverEvent];

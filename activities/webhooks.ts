@@ -1,0 +1,16 @@
+import { Context } from '@temporalio/activity';
+import type { DataCipher } from '../src/crypto';
+import type { Db } from '../src/db';
+import { deliverDueWebhooks, type DeliveryOptions } from '../src/webhooks/delivery';
+
+/** Webhook delivery (src/webhooks/delivery.ts), on a task queue of its own: each endpoint's loop holds one slot while it waits for events. */
+export function createWebhookActivities(deps: { db: Db; cipher: DataCipher; delivery: DeliveryOptions & { pollMs: number } }) {
+  return {
+    /** Sends what is due to one endpoint for up to `maxWaitMs`, heartbeating; `gone` once the endpoint is deleted. */
+    async deliverWebhooks(input: { endpointId: string; maxWaitMs: number }) {
+      return deliverDueWebhooks(deps, input.endpointId, { ...deps.delivery, maxWaitMs: input.maxWaitMs, beat: () => Context.current().heartbeat() });
+    },
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

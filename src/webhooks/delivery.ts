@@ -1,0 +1,140 @@
+import { createHmac } from 'node:crypto';
+import { sql } from 'kysely';
+import type { DataCipher } from '../crypto';
+import type { Db } from '../db';
+import type { EventRow, WebhookEndpointRow } from '../db/schema';
+import { serializeEvent } from '../domain/events';
+import { signingSecrets } from './endpoints';
+import { postWebhook, type PostOutcome } from './http';
+
+export interface DeliveryOptions {
+  /** The first retry waits this long; each next one twice as long (with jitter), up to an hour. */
+  retryBaseMs: number;
+  /** A delivery still failing this long after its event was queued fails for good; its endpoint is marked failing. */
+  retryWindowMs: number;
+  timeoutMs: number;
+}
+
+type DeliveryDeps = { db: Db; cipher: DataCipher };
+
+/** A delivery being sent: leased (its next attempt pushed out) so that a crash mid-send retries it later, under the same event id. */
+interface ClaimedDelivery {
+  id: number;
+  event_id: string;
+  attempts: number;
+  created_at: Date;
+}
+
+/** Up to this many deliveries go to one endpoint at once (a round, recorded in one transaction). */
+const CONCURRENCY = 16;
+const BATCH = 64;
+const MAX_BACKOFF_MS = 3600_000;
+
+/** `X-Webhook-Signature`: lowercase hex HMAC-SHA256 of the exact body with each signing secret, comma-separated (two during a rotation). */
+export function webhookSignature(secrets: string[], body: string): string {
+  return secrets.map((secret) => createHmac('sha256', secret).update(body).digest('hex')).join(',');
+}
+
+/** When the next attempt goes, after `attempts` failed ones: exponential, with ±20 % jitter so retries do not march in step. */
+export function retryDelayMs(attempts: number, baseMs: number, random = Math.random): number {
+  const exponential = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
+  return Math.round(exponential * (0.8 + 0.4 * random()));
+}
+
+async function claimDue(db: Db, endpointId: string, leaseMs: number): Promise<ClaimedDelivery[]> {
+  const now = new Date();
+  const { rows } = await sql<ClaimedDelivery>`
+    update webhook_deliveries d set next_attempt_at = ${new Date(now.getTime() + leaseMs)}
+    where d.id in (
+      select id from webhook_deliveries
+      where endpoint_id = ${endpointId} and status = 'pending' and next_attempt_at <= ${now}
+      order by next_attempt_at, id limit ${BATCH} for update skip locked)
+    returning d.id, d.event_id, d.attempts, d.created_at`.execute(db);
+  return rows;
+}
+
+/**
+ * Sends what is due to one endpoint, for up to `maxWaitMs`: due deliveries in batches, up to
+ * CONCURRENCY at once, looking again every `pollMs` when nothing is due. `beat` after each look (the
+ * activity heartbeats). `gone`: the endpoint was deleted, and its loop can end.
+ */
+export async function deliverDueWebhooks(
+  deps: DeliveryDeps, endpointId: string, opts: DeliveryOptions & { maxWaitMs: number; pollMs: number; beat: () => void },
+): Promise<{ delivered: number; failed: number; gone: boolean }> {
+  const until = Date.now() + opts.maxWaitMs;
+  const totals = { delivered: 0, failed: 0, gone: false };
+  for (;;) {
+    const endpoint = await deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpointId).executeTakeFirst();
+    if (!endpoint || endpoint.deleted_at) return { ...totals, gone: true };
+    // A disabled endpoint is sent nothing, not even what was queued before: that waits until it is enabled.
+    const claimed = endpoint.status === 'disabled' ? [] : await claimDue(deps.db, endpointId, opts.timeoutMs * 2 + 5_000);
+    if (claimed.length > 0) {
+      const events = await deps.db.selectFrom('events').selectAll().where('id', 'in', claimed.map((c) => c.event_id)).execute();
+      const byId = new Map(events.map((e) => [e.id, e]));
+      const gone = claimed.filter((c) => !byId.has(c.event_id));
+      if (gone.length > 0) {
+        // Events removed by hand (retention, a benchmark's reset): nothing to send.
+        await deps.db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'the event no longer exists' })
+          .where('id', 'in', gone.map((c) => c.id)).execute();
+      }
+      const sendable = claimed.filter((c) => byId.has(c.event_id));
+      for (let k = 0; k < sendable.length; k += CONCURRENCY) {
+        const round = sendable.slice(k, k + CONCURRENCY);
+        const secrets = signingSecrets(deps.cipher, endpoint, new Date());
+        const outcomes = await Promise.all(round.map((c) => send(endpoint, secrets, byId.get(c.event_id)!, opts)));
+        await recordRound(deps.db, endpoint, round, outcomes, opts);
+        for (const o of outcomes) totals[o.ok ? 'delivered' : 'failed']++;
+        opts.beat();
+      }
+    }
+    opts.beat();
+    if (Date.now() >= until) return totals;
+    if (claimed.length < BATCH) await new Promise((r) => setTimeout(r, Math.min(opts.pollMs, Math.max(0, until - Date.now()))));
+  }
+}
+
+type SendOutcome = PostOutcome & { ok: boolean; at: Date };
+
+/** One attempt: the event signed (`sent_at` inside the signed body) and posted. */
+async function send(endpoint: WebhookEndpointRow, secrets: string[], event: EventRow, opts: DeliveryOptions): Promise<SendOutcome> {
+  const at = new Date();
+  const body = JSON.stringify({ ...serializeEvent(event), sent_at: at.toISOString() });
+  const outcome = await postWebhook(endpoint.url, body, {
+    'x-webhook-id': event.id,
+    'x-webhook-signature': webhookSignature(secrets, body),
+  }, { timeoutMs: opts.timeoutMs, publicOnly: endpoint.environment === 'production' });
+  return { ...outcome, ok: outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300, at };
+}
+
+/**
+ * A round of attempts, recorded in one transaction: every attempt, the deliveries that succeeded
+ * settled at once, each failure rescheduled (or given up at the end of its window, marking the
+ * endpoint failing).
+ */
+async function recordRound(db: Db, endpoint: WebhookEndpointRow, round: ClaimedDelivery[], outcomes: SendOutcome[], opts: DeliveryOptions) {
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('webhook_attempts').values(round.map((d, i) => ({
+      delivery_id: d.id, attempted_at: outcomes[i]!.at, status_code: outcomes[i]!.statusCode ?? null, error: outcomes[i]!.error ?? null,
+      duration_ms: outcomes[i]!.durationMs,
+    }))).execute();
+    const delivered = round.filter((_, i) => outcomes[i]!.ok);
+    if (delivered.length > 0) {
+      await trx.updateTable('webhook_deliveries').set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: new Date(), last_error: null }))
+        .where('id', 'in', delivered.map((d) => d.id)).execute();
+    }
+    for (const [i, d] of round.entries()) {
+      const o = outcomes[i]!;
+      if (o.ok) continue;
+      const error = o.error ?? `answered ${o.statusCode}`;
+      const attempts = d.attempts + 1;
+      const next = new Date(Date.now() + retryDelayMs(attempts, opts.retryBaseMs));
+      const givesUp = next.getTime() - d.created_at.getTime() > opts.retryWindowMs;
+      await trx.updateTable('webhook_deliveries').set({ status: givesUp ? 'failed' : 'pending', attempts, next_attempt_at: next, last_error: error })
+        .where('id', '=', d.id).execute();
+      if (givesUp) {
+        await trx.updateTable('webhook_endpoints').set({ status: 'failing', status_reason: `${d.event_id} not delivered after ${attempts} attempts: ${error}`, updated_at: new Date() })
+          .where('id', '=', endpoint.id).where('status', '=', 'enabled').execute();
+      }
+    }
+  });
+}
