@@ -23,6 +23,27 @@ const optionalUrl = (protocols: string[]) =>
 /** anvil's well-known development mnemonic: the default for local chains only. */
 const ANVIL_TEST_MNEMONIC = 'test test test test test test test test test test test junk';
 
+/** A 32-byte key in base64 (an AES-256 key), or nothing. */
+const base64Key = () => z
+  .string()
+  .optional()
+  .refine((v) => v === undefined || v === '' || Buffer.from(v, 'base64').length === 32, {
+    message: 'must be 32 bytes encoded in base64 (openssl rand -base64 32)',
+  });
+
+/** Keys rotated out, comma-separated, 32 bytes each in base64: they still decrypt, never encrypt. */
+const base64KeyList = () => z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const keys = (v ?? '').split(',').map((k) => k.trim()).filter(Boolean).map((k) => Buffer.from(k, 'base64'));
+    if (keys.some((k) => k.length !== 32)) {
+      ctx.addIssue({ code: 'custom', message: 'must be keys of 32 bytes encoded in base64, separated by commas' });
+      return z.NEVER;
+    }
+    return keys;
+  });
+
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
 const envSchema = z.object({
@@ -50,24 +71,9 @@ const envSchema = z.object({
   /** Sandbox clock speed-up: 60 makes a sandbox minute pass in one second. */
   SANDBOX_TIME_SCALE: z.coerce.number().min(1).max(1_000_000).default(1),
   /** 32 bytes, base64. Encrypts tax ids, documents and account numbers at rest. */
-  DATA_ENCRYPTION_KEY: z
-    .string()
-    .optional()
-    .refine((v) => v === undefined || v === '' || Buffer.from(v, 'base64').length === 32, {
-      message: 'must be 32 bytes encoded in base64 (openssl rand -base64 32)',
-    }),
+  DATA_ENCRYPTION_KEY: base64Key(),
   /** Keys rotated out, comma-separated (32 bytes each, base64): they still decrypt, never encrypt. */
-  DATA_ENCRYPTION_PREVIOUS_KEYS: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      const keys = (v ?? '').split(',').map((k) => k.trim()).filter(Boolean).map((k) => Buffer.from(k, 'base64'));
-      if (keys.some((k) => k.length !== 32)) {
-        ctx.addIssue({ code: 'custom', message: 'must be keys of 32 bytes encoded in base64, separated by commas' });
-        return z.NEVER;
-      }
-      return keys;
-    }),
+  DATA_ENCRYPTION_PREVIOUS_KEYS: base64KeyList(),
   /**
    * Signs the fiat-rail provider's webhook (`POST /provider-webhooks/rails`): inbound deposits and
    * returns. Unset: the webhook is off (the sandbox routes still work).
@@ -77,6 +83,13 @@ const envSchema = z.object({
     .optional()
     .refine((v) => !v || v.length >= 32, 'must be at least 32 characters (openssl rand -hex 32)')
     .transform((v) => v || undefined),
+  /**
+   * The key-encryption key that wraps each wallet's data key (docs/WALLETS.md): 32 bytes, base64.
+   * Unset: a key made once under DATA_DIR/keys (for `npm start` and tests; production sets it, or a KMS).
+   */
+  WALLET_KEK: base64Key().transform((v) => (v ? Buffer.from(v, 'base64') : undefined)),
+  /** Earlier KEKs, comma-separated: they still open wallet keys until `keys rewrap` has moved them. */
+  WALLET_KEK_PREVIOUS: base64KeyList(),
   /** How long a customer has to confirm micro-deposit amounts (14 days; on the sandbox clock in the sandbox). */
   MICRO_DEPOSIT_EXPIRY_HOURS: z.coerce.number().positive().default(24 * 14),
   KYC_LINK_TTL_HOURS: z.coerce.number().positive().default(24 * 30),

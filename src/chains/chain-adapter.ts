@@ -95,6 +95,17 @@ export interface ChainAdapter {
   sweepDeposit(q: SweepRequest): Promise<SweepStatus>;
   /** False where deposits are the treasury's on arrival (the simulators): nothing to wait for before a stray goes back. */
   readonly sweepsDeposits: boolean;
+  /**
+   * An address's holdings of each asset (a token currency, or the chain's native asset): as of the
+   * newest block deep enough to count (`confirmedMinor`), and as of the newest block (`latestMinor`).
+   */
+  balancesOf(address: string, assets: string[]): Promise<AssetBalance[]>;
+}
+
+export interface AssetBalance {
+  asset: string;
+  confirmedMinor: bigint;
+  latestMinor: bigint;
 }
 
 /** What only the sandbox does on a chain: make a deposit of `amountMinor` to `address` appear (a mint, or a simulated transfer). */

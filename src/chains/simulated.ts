@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db';
 import type { SimulatedChain } from '../domain/rails';
 import { encodeChainAddress } from '../domain/bank-validation';
-import type { ChainAdapter, SandboxChainFunding, PayoutRequest, PayoutStatus, SweepStatus, TransferScan } from './chain-adapter';
+import type { AssetBalance, ChainAdapter, SandboxChainFunding, PayoutRequest, PayoutStatus, SweepStatus, TransferScan } from './chain-adapter';
 import { recordMinedTransaction } from '../payments/store';
 
 const NATIVE: Record<SimulatedChain, string> = { solana: 'sol', stellar: 'xlm', tron: 'trx' };
@@ -50,6 +50,18 @@ export class SimulatedChainAdapter implements ChainAdapter, SandboxChainFunding 
       id: r.hash, txHash: r.hash, from: r.from_address, to: r.to_address, amountMinor: BigInt(r.amount_minor), confirmations: 1,
     }));
     return { transfers, nextPosition: q.fromPosition, caughtUp: true };
+  }
+
+  /** Token balances from the simulated ledger (final at once); the native asset is not simulated: none. */
+  async balancesOf(address: string, assets: string[]): Promise<AssetBalance[]> {
+    const rows = await this.db.selectFrom('simulated_chain_transactions')
+      .select(['currency', sql<string>`sum(case when to_address = ${address} then amount_minor else -amount_minor end)`.as('net')])
+      .where('chain', '=', this.chain).where((eb) => eb.or([eb('to_address', '=', address), eb('from_address', '=', address)]))
+      .groupBy('currency').execute();
+    return assets.map((asset) => {
+      const net = BigInt(rows.find((r) => r.currency === asset)?.net ?? '0');
+      return { asset, confirmedMinor: net, latestMinor: net };
+    });
   }
 
   async estimatePayoutFee(): Promise<bigint> {

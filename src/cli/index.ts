@@ -7,6 +7,8 @@ import { matchUnmatchedDeposit, railEventsNeedingOperators, resolveRailEvent } f
 import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { releaseHeldStrayDeposit } from '../admin/stray-deposits';
 import { heldDepositReturns } from '../payments/store';
+import { localKeyVault } from '../keys/key-vault';
+import { rewrapWalletKeys } from '../admin/wallet-key-rewrap';
 import { stuckWorkflows } from '../admin/stuck-workflows';
 import { createChainAdapters } from '../chains';
 import { createDataCipher } from '../crypto';
@@ -54,6 +56,8 @@ const USAGE = `Usage: npm run cli -- <command>
                                  knows of their activities' attempts and last failures
   data rotate-key                re-encrypt secrets and PII under DATA_ENCRYPTION_KEY (the old key
                                  in DATA_ENCRYPTION_PREVIOUS_KEYS); afterwards the old key can go
+  keys rewrap                    seal every wallet key under WALLET_KEK (the earlier KEK in
+                                 WALLET_KEK_PREVIOUS); afterwards the earlier KEK can go
   migrate`;
 
 function databaseUrl(config: ReturnType<typeof loadConfig>) {
@@ -177,6 +181,11 @@ async function main(argv: string[]) {
       console.log(`re-encrypting under key ${cipher.currentKeyId}`);
       await rotateDataKey(db, cipher, (line) => console.log(line));
       console.log('done: every encrypted value and fingerprint is under the current key; DATA_ENCRYPTION_PREVIOUS_KEYS can be emptied');
+    } else if (group === 'keys' && action === 'rewrap') {
+      const vault = localKeyVault({ kek: config.WALLET_KEK, previous: config.WALLET_KEK_PREVIOUS, dataDir: config.dataDir });
+      console.log(`sealing wallet keys under ${vault.currentKekId}`);
+      const moved = await rewrapWalletKeys(db, vault, (line) => console.log(line));
+      console.log(`done: ${moved} moved; every wallet key is under the current KEK; WALLET_KEK_PREVIOUS can be emptied`);
     } else if (group === 'rail-events' && action === 'list') {
       const events = await railEventsNeedingOperators(db);
       for (const e of events) {

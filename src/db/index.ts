@@ -19,6 +19,7 @@ import * as m0015 from './migrations/0015_rail_events';
 import * as m0016 from './migrations/0016_rail_event_resolution';
 import * as m0017 from './migrations/0017_rail_event_sender';
 import * as m0018 from './migrations/0018_webhooks';
+import * as m0019 from './migrations/0019_wallets';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0016_rail_event_resolution': m0016,
   '0017_rail_event_sender': m0017,
   '0018_webhooks': m0018,
+  '0019_wallets': m0019,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -352,6 +352,25 @@ export interface ChainSweepsTable {
   updated_at: Date;
 }
 
+/** A customer's wallet (migration 0019). */
+export interface WalletsTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  customer_id: string;
+  type: 'custodial' | 'mpc';
+  label: string | null;
+  chains: ColumnType<string[], string, string>;
+  /** The wallet's address on each of its chains. */
+  addresses: ColumnType<Record<string, string>, string, string>;
+  /** The private key, sealed by the KeyVault (src/keys/key-vault.ts), bound to the wallet id. */
+  key_sealed: string;
+  kek_id: string;
+  status: 'active';
+  created_at: Date;
+  updated_at: Date;
+}
+
 export type WebhookEndpointStatus = 'enabled' | 'disabled' | 'failing';
 
 /** A developer's webhook endpoint (migration 0018). */
@@ -439,6 +458,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  wallets: WalletsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;
@@ -455,3 +475,4 @@ export type CustomerUpdate = Updateable<CustomersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type EventRow = Selectable<EventsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WalletRow = Selectable<WalletsTable>;

@@ -27,6 +27,7 @@ export const EVENT_CATALOGUE = {
   'transfer.undeliverable': 'The payout could not be delivered.',
   'transfer.returned': 'The payout came back.',
   'transfer.refunded': 'The funds went back to the source.',
+  'wallet.created': 'A wallet was created (its addresses on each of its chains).',
   'webhook.test': 'Sent to one endpoint by `POST /v0/webhooks/{id}/test` (`data.webhook_id`), to try a receiver.',
 } as const satisfies Record<string, string> & Record<`transfer.${Exclude<TransferState, 'awaiting_funds'>}`, string>;
 

@@ -5,7 +5,8 @@ import { externalAccountRoutes } from './external-accounts/routes';
 import { kycRoutes } from './kyc/routes';
 import { sanctionsRoutes } from './sanctions/routes';
 import { transferRoutes } from './transfers/routes';
+import { walletRoutes } from './wallets/routes';
 import { webhookRoutes } from './webhooks/routes';
 
 /** Every /v0 route, one module per resource. The OpenAPI document is generated from this list. */
-export const allRoutes: RouteDef[] = [...customerRoutes, ...kycRoutes, ...externalAccountRoutes, ...sanctionsRoutes, ...transferRoutes, ...eventRoutes, ...webhookRoutes];
+export const allRoutes: RouteDef[] = [...customerRoutes, ...kycRoutes, ...externalAccountRoutes, ...sanctionsRoutes, ...transferRoutes, ...eventRoutes, ...webhookRoutes, ...walletRoutes];

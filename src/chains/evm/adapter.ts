@@ -1,7 +1,7 @@
-import { getAddress, type Hex } from 'viem';
+import { erc20Abi, getAddress, type Hex } from 'viem';
 import type { Db } from '../../db';
 import type { EvmChain } from '../../domain/rails';
-import type { ChainAdapter, SandboxChainFunding, PayoutRequest, PayoutStatus, SweepRequest, SweepStatus, TransferScan } from '../chain-adapter';
+import type { AssetBalance, ChainAdapter, SandboxChainFunding, PayoutRequest, PayoutStatus, SweepRequest, SweepStatus, TransferScan } from '../chain-adapter';
 import type { ChainKeys } from './keys';
 import { EvmNode, TOKEN_TRANSFER_GAS } from './node';
 import { EvmPayouts } from './payouts';
@@ -56,10 +56,7 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
 
   async findTransfersTo(q: { currency: string; addresses: string[]; fromPosition: string }): Promise<TransferScan> {
     const client = this.node.client;
-    const latest = await client.getBlockNumber();
-    const confirmedTip = this.deps.depositFinality === 'finalized'
-      ? (await client.getBlock({ blockTag: 'finalized' })).number
-      : latest - BigInt(Math.max(0, this.deps.confirmations - 1));
+    const { latest, confirmed: confirmedTip } = await this.tips();
     const fromBlock = BigInt(q.fromPosition);
     if (confirmedTip < fromBlock || q.addresses.length === 0) return { transfers: [], nextPosition: q.fromPosition, caughtUp: true };
     const rangeEnd = fromBlock + BigInt(this.deps.logBlockRange) - 1n;
@@ -79,6 +76,28 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
       confirmations: Number(latest - l.blockNumber + 1n),
     }));
     return { transfers, nextPosition: (toBlock + 1n).toString(), caughtUp: toBlock === confirmedTip };
+  }
+
+  async balancesOf(address: string, assets: string[]): Promise<AssetBalance[]> {
+    const { latest, confirmed } = await this.tips();
+    const owner = getAddress(address);
+    const read = async (asset: string, blockNumber: bigint) => (asset === this.nativeAsset
+      ? this.node.client.getBalance({ address: owner, blockNumber })
+      : this.node.client.readContract({ address: await this.node.token(asset), abi: erc20Abi, functionName: 'balanceOf', args: [owner], blockNumber }));
+    return Promise.all(assets.map(async (asset) => {
+      const [confirmedMinor, latestMinor] = await Promise.all([read(asset, confirmed), read(asset, latest)]);
+      return { asset, confirmedMinor, latestMinor };
+    }));
+  }
+
+  /** The newest block, and the newest one deep enough to count (finalized, or `confirmations` deep). */
+  private async tips(): Promise<{ latest: bigint; confirmed: bigint }> {
+    const client = this.node.client;
+    const latest = await client.getBlockNumber();
+    const confirmed = this.deps.depositFinality === 'finalized'
+      ? (await client.getBlock({ blockTag: 'finalized' })).number
+      : latest - BigInt(Math.max(0, this.deps.confirmations - 1));
+    return { latest, confirmed: confirmed < 0n ? 0n : confirmed };
   }
 
   async estimatePayoutFee(): Promise<bigint> {

@@ -1,8 +1,7 @@
 import { tenantRows } from '../../db/tenant-scope';
-import { z } from 'zod';
 import { invalidState } from '../../errors';
 import { paginate } from '../../api/pagination';
-import { defineRoute, type HandlerContext } from '../../api/route';
+import { defineRoute } from '../../api/route';
 import { changedAttributes, recordEvent } from '../../domain/events';
 import { newId, secretBase62 } from '../../ids';
 import { sha256Hex } from '../../crypto';
@@ -183,31 +182,10 @@ export const deleteCustomer = defineRoute({
     }),
 });
 
-const emptyList = z.object({ object: z.literal('list'), data: z.array(z.never()), has_more: z.boolean() });
-
-function subList(path: string, summary: string) {
-  return defineRoute({
-    method: 'get',
-    path,
-    summary,
-    tag: TAG,
-    permission: 'accounts:read',
-    params: CustomerIdParams,
-    query: z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(10), cursor: z.string().optional() }),
-    responses: { 200: emptyList },
-    handler: async (ctx: HandlerContext<{ customer_id: string }, unknown, unknown>) => {
-      await findCustomer(ctx.deps.db, ctx.tenant, ctx.params.customer_id);
-      // Wallets arrive with their own resource; until then the list is empty.
-      return { status: 200, body: { object: 'list', data: [], has_more: false } };
-    },
-  });
-}
-
 export const customerRoutes = [
   createCustomer,
   listCustomers,
   getCustomer,
   updateCustomer,
   deleteCustomer,
-  subList('/v0/customers/{customer_id}/wallets', "List the customer's wallets"),
 ];

@@ -1,0 +1,140 @@
+import type { Kysely, Transaction } from 'kysely';
+import { privateKeyToAddress, generatePrivateKey } from 'viem/accounts';
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { ChainAdapters } from '../chains';
+import { ChainUnavailableError } from '../chains/chain-adapter';
+import { findCustomer } from '../customers/customer';
+import type { Database, WalletRow } from '../db/schema';
+import { findTenantRow, type Tenant } from '../db/tenant-scope';
+import { encodeChainAddress } from '../domain/bank-validation';
+import { recordEvent } from '../domain/events';
+import { ASSET_SCALE, formatAmount } from '../domain/money';
+import { CHAIN_RAILS, RAILS, isEvmChain, isSimulatedChain, type ChainRail } from '../domain/rails';
+import { ApiError, invalidField, invalidStateField } from '../errors';
+import { newId, objectId } from '../ids';
+import type { KeyVault } from '../keys/key-vault';
+
+// Customers' wallets (spec 2.4, docs/WALLETS.md). This step: custodial wallets, their keys sealed
+// at rest, and balances read from the chain.
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+export const WalletCreate = z.strictObject({
+  customer_id: z.string().min(1),
+  type: z.enum(['custodial', 'mpc']),
+  label: z.string().trim().max(200).optional(),
+  chains: z.array(z.string().min(1).max(40)).min(1, 'must name at least one chain').max(20),
+  mpc_config: z.strictObject({ threshold: z.number().int(), total_shares: z.number().int(), key_type: z.literal('ecdsa') }).optional(),
+});
+
+export const WalletSchema = z.object({
+  id: objectId('wal'),
+  object: z.literal('wallet'),
+  customer_id: z.string(),
+  type: z.enum(['custodial', 'mpc']),
+  label: z.string().nullable(),
+  chains: z.array(z.string()),
+  addresses: z.record(z.string(), z.string()).describe('The wallet\'s address on each of its chains (one address on every EVM chain)'),
+  status: z.literal('active'),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+}).meta({ id: 'Wallet' });
+
+export const BalanceSchema = z.object({
+  chain: z.string(),
+  currency: z.string(),
+  balance: z.string().describe('Decimal: what is held in blocks deep enough to count'),
+  pending: z.string().describe('Decimal: what arrived in newer blocks, not yet counted'),
+}).meta({ id: 'WalletBalance' });
+
+export function serializeWallet(row: WalletRow) {
+  return {
+    id: row.id, object: 'wallet' as const, customer_id: row.customer_id, type: row.type, label: row.label, chains: row.chains,
+    addresses: row.addresses, status: row.status, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export const findWallet = (db: Executor, tenant: Tenant, id: string) => findTenantRow(db, 'wallets', tenant, id, { what: 'wallet' });
+
+/** Lower-case chain names the platform serves; `chains[i]` names the first that is not. */
+function checkChains(chains: string[]): ChainRail[] {
+  return chains.map((raw, i) => {
+    const chain = raw.toLowerCase();
+    if (!(CHAIN_RAILS as readonly string[]).includes(chain)) {
+      throw invalidField('body', `chains[${i}]`, `'${raw}' is not a chain wallets are served on (${CHAIN_RAILS.join(', ')})`);
+    }
+    return chain as ChainRail;
+  });
+}
+
+/** The wallet's address on a chain: the key's EVM address, or (simulated chains) an address derived from the key. */
+function addressOn(chain: ChainRail, privateKey: `0x${string}`): string {
+  if (isEvmChain(chain)) return privateKeyToAddress(privateKey);
+  if (isSimulatedChain(chain)) return encodeChainAddress(chain, createHash('sha256').update(`${chain}:`).update(Buffer.from(privateKey.slice(2), 'hex')).digest());
+  throw new Error(`no address scheme for ${chain}`);
+}
+
+/**
+ * A custodial wallet: an active, KYC-approved customer with `can_hold_custody`; one fresh key, sealed
+ * under the key vault (bound to the wallet id) before it is stored; the plaintext key lives only
+ * inside this call. Announced as `wallet.created`.
+ */
+export async function createWallet(
+  trx: Transaction<Database>, deps: { keys: KeyVault }, tenant: Tenant, body: z.output<typeof WalletCreate>, chains: ChainRail[],
+): Promise<WalletRow> {
+  const customer = await findCustomer(trx, tenant, body.customer_id).catch((err) => {
+    throw err instanceof ApiError && err.code === 'not_found' ? invalidField('body', 'customer_id', `No such customer: '${body.customer_id}'`) : err;
+  });
+  if (customer.status !== 'active' || customer.kyc_status !== 'approved') {
+    throw invalidStateField('customer_id', `Customer ${customer.id} is ${customer.status} with KYC ${customer.kyc_status}; wallets need an active, KYC-approved customer`);
+  }
+  if (!customer.endorsements.includes('can_hold_custody')) {
+    throw invalidStateField('customer_id', `Customer ${customer.id} lacks the can_hold_custody endorsement that custodial wallets need`);
+  }
+  const now = new Date();
+  const id = newId('wallet', now.getTime());
+  const privateKey = generatePrivateKey();
+  const addresses = Object.fromEntries(chains.map((chain) => [chain, addressOn(chain, privateKey)]));
+  const sealed = await deps.keys.seal(Buffer.from(privateKey.slice(2), 'hex'), { purpose: 'wallet-key', wallet_id: id });
+  const row = await trx.insertInto('wallets').values({
+    id, developer_id: tenant.developerId, environment: tenant.environment, customer_id: customer.id, type: 'custodial', label: body.label ?? null,
+    chains: JSON.stringify(chains), addresses: JSON.stringify(addresses), key_sealed: sealed, kek_id: deps.keys.currentKekId, status: 'active',
+    created_at: now, updated_at: now,
+  }).returningAll().executeTakeFirstOrThrow();
+  await recordEvent(trx, tenant, { type: 'wallet.created', objectId: id, data: serializeWallet(row) }, now);
+  return row;
+}
+
+/**
+ * What can be checked before a database transaction opens: the type, and the chains (named right,
+ * and served here: a chain without a node, no RPC address, cannot hold a wallet). A 400 names the field.
+ */
+export async function prepareWalletChains(adapters: ChainAdapters, body: z.output<typeof WalletCreate>): Promise<ChainRail[]> {
+  if (body.type === 'mpc') throw invalidField('body', 'type', 'mpc wallets are not available yet: create a custodial wallet (docs/WALLETS.md)');
+  const chains = [...new Set(checkChains(body.chains))];
+  for (const [i, chain] of chains.entries()) {
+    try {
+      await adapters[chain].currentPosition();
+    } catch (err) {
+      if (err instanceof ChainUnavailableError) throw invalidField('body', `chains[${i}]`, `${chain} is not served here: ${err.message}`);
+      throw err;
+    }
+  }
+  return chains;
+}
+
+/** Every asset of every chain of the wallet (the native asset first), read from the chain. */
+export async function walletBalances(chains: ChainAdapters, row: WalletRow) {
+  const perChain = await Promise.all((row.chains as ChainRail[]).map(async (chain) => {
+    const adapter = chains[chain];
+    const assets = [adapter.nativeAsset, ...RAILS[chain].currencies];
+    const balances = await adapter.balancesOf(row.addresses[chain]!, assets);
+    return balances.map((b) => {
+      const scale = ASSET_SCALE[b.asset] ?? 18;
+      const pending = b.latestMinor > b.confirmedMinor ? b.latestMinor - b.confirmedMinor : 0n;
+      return { chain, currency: b.asset, balance: formatAmount(b.confirmedMinor, scale), pending: formatAmount(pending, scale) };
+    });
+  }));
+  return perChain.flat();
+}
