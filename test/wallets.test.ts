@@ -30,7 +30,7 @@ describe('custodial wallets', () => {
 
     // The stored key opens only with the KEK and only for this wallet, and is the key of the address.
     const row = await testDb().selectFrom('wallets').selectAll().where('id', '=', w.id).executeTakeFirstOrThrow();
-    const vault = localKeyVault({ dataDir: stack().processEnv.DATA_DIR! });
+    const vault = localKeyVault({ kek: Buffer.from(stack().processEnv.WALLET_KEK!, 'base64'), dataDir: '/nonexistent', allowGenerated: false });
     expect(row.kek_id).toBe(vault.currentKekId);
     const key = await vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: w.id });
     expect(privateKeyToAddress(`0x${key.toString('hex')}`)).toBe(w.addresses.base);
@@ -134,11 +134,11 @@ describe('custodial wallets', () => {
 
   test('keys rewrap moves every wallet key to a new KEK, and back; each still opens to its address', async () => {
     const w = (await t.api.post('/v0/wallets', { customer_id: customerId, type: 'custodial', chains: ['base'] })).body;
-    const stackKek = readFileSync(path.join(stack().processEnv.DATA_DIR!, 'keys', 'wallet-kek'), 'utf8').trim();
+    const stackKek = stack().processEnv.WALLET_KEK!;
     const newKek = randomBytes(32).toString('base64');
     const addressUnder = async (kek: string) => {
       const row = await testDb().selectFrom('wallets').select(['key_sealed', 'kek_id']).where('id', '=', w.id).executeTakeFirstOrThrow();
-      const vault = localKeyVault({ kek: Buffer.from(kek, 'base64'), dataDir: '/nonexistent' });
+      const vault = localKeyVault({ kek: Buffer.from(kek, 'base64'), dataDir: '/nonexistent', allowGenerated: false });
       expect(row.kek_id).toBe(vault.currentKekId);
       return privateKeyToAddress(`0x${(await vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: w.id })).toString('hex')}`);
     };

@@ -4,6 +4,7 @@ import { createActivities, type ActivityDeps } from '../activities';
 import type { Config } from '../src/config';
 import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
+import type { KeyVault } from '../src/keys/key-vault';
 import { createMoneyProviders } from '../src/providers';
 import type { SanctionsScreener } from '../src/sanctions/screener';
 import type { Logger } from '../src/logger';
@@ -13,11 +14,11 @@ import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './workflow-bundle'
 import { classifyActivityFailures } from '../activities/failures';
 
 /** What the activities need, from the configuration and the process's shared resources. */
-export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher: DataCipher; sanctions: SanctionsScreener }): ActivityDeps {
+export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher: DataCipher; keys: KeyVault; sanctions: SanctionsScreener }): ActivityDeps {
   return {
-    ...shared,
+    db: shared.db, cipher: shared.cipher, sanctions: shared.sanctions,
     idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
-    providers: createMoneyProviders(config, shared.db),
+    providers: createMoneyProviders(config, shared.db, shared.keys),
     transferLimits: { reviewThresholdUsd: config.TRANSFER_REVIEW_THRESHOLD_USD, dailyLimitUsd: config.TRANSFER_DAILY_LIMIT_USD },
     // Every second on a sped-up sandbox clock (local chains mine a block a second); else every 5 s.
     chainPollMs: config.SANDBOX_TIME_SCALE > 1 ? 500 : 5_000,

@@ -6,6 +6,7 @@ import { createLogger } from '../src/logger';
 import { SanctionsScreener } from '../src/sanctions/screener';
 import { activityDepsFromConfig, createWorker, requireWorkflowBundle } from './create-worker';
 import { runMain } from '../src/main/run';
+import { createKeyVault } from '../src/keys/key-vault';
 
 runMain('worker', async () => {
   const config = loadConfig();
@@ -15,6 +16,7 @@ runMain('worker', async () => {
   requireWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const cipher = createDataCipher(config, { allowGenerated: false });
+  const keys = createKeyVault(config, { allowGenerated: false });
   // Batch and KYC screening run here, against lists held in this process's memory.
   const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
   const stopWatching = await sanctions.loadAndWatch(config.DATABASE_URL);
@@ -22,7 +24,7 @@ runMain('worker', async () => {
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: activityDepsFromConfig(config, { db, cipher, sanctions }),
+    activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions }),
     workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
     log,
   });

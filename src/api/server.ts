@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
+import type { KeyVault } from '../keys/key-vault';
 import type { Logger } from '../logger';
 import { createApp } from './app';
 import { createMoneyProviders } from '../providers';
@@ -13,9 +14,9 @@ import type { SanctionsScreener } from '../sanctions/screener';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Starts the HTTP API; `stop` lets in-flight requests finish (up to SHUTDOWN_GRACE_MS) before closing. */
-export async function startApiServer(opts: { config: Config; db: Db; temporal: Client; cipher: DataCipher; log: Logger; sanctions: SanctionsScreener }) {
+export async function startApiServer(opts: { config: Config; db: Db; temporal: Client; cipher: DataCipher; keys: KeyVault; log: Logger; sanctions: SanctionsScreener }) {
   const rateLimiter = opts.config.REDIS_URL ? new RedisRateLimiter(opts.config.REDIS_URL) : new InProcessRateLimiter();
-  const app = createApp({ ...opts, ...createMoneyProviders(opts.config, opts.db), rateLimiter });
+  const app = createApp({ ...opts, ...createMoneyProviders(opts.config, opts.db, opts.keys), rateLimiter });
   // Answers still to be written when a stop begins, and any after it, say `Connection: close`: the
   // client then never sends its next request on a connection the server is about to close.
   let stopping = false;

@@ -7,7 +7,7 @@ import { matchUnmatchedDeposit, railEventsNeedingOperators, resolveRailEvent } f
 import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { releaseHeldStrayDeposit } from '../admin/stray-deposits';
 import { heldDepositReturns } from '../payments/store';
-import { localKeyVault } from '../keys/key-vault';
+import { createKeyVault } from '../keys/key-vault';
 import { rewrapWalletKeys } from '../admin/wallet-key-rewrap';
 import { stuckWorkflows } from '../admin/stuck-workflows';
 import { createChainAdapters } from '../chains';
@@ -182,7 +182,7 @@ async function main(argv: string[]) {
       await rotateDataKey(db, cipher, (line) => console.log(line));
       console.log('done: every encrypted value and fingerprint is under the current key; DATA_ENCRYPTION_PREVIOUS_KEYS can be emptied');
     } else if (group === 'keys' && action === 'rewrap') {
-      const vault = localKeyVault({ kek: config.WALLET_KEK, previous: config.WALLET_KEK_PREVIOUS, dataDir: config.dataDir });
+      const vault = createKeyVault(config, { allowGenerated: false });
       console.log(`sealing wallet keys under ${vault.currentKekId}`);
       const moved = await rewrapWalletKeys(db, vault, (line) => console.log(line));
       console.log(`done: ${moved} moved; every wallet key is under the current KEK; WALLET_KEK_PREVIOUS can be emptied`);

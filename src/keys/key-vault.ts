@@ -60,10 +60,12 @@ export class EnvelopeKeyVault implements KeyVault {
 }
 
 /**
- * The local KEK for `npm start` and tests: WALLET_KEK (32 bytes, base64) when given, else a key made
- * once and kept at DATA_DIR/keys/wallet-kek (mode 0600). Earlier KEKs (WALLET_KEK_PREVIOUS) still open.
+ * The local KEK: WALLET_KEK (32 bytes, base64). Only the embedded developer stack (`npm start`) may
+ * fall back to a key made once and kept at DATA_DIR/keys/wallet-kek (mode 0600); production processes
+ * refuse to start without one. Earlier KEKs (WALLET_KEK_PREVIOUS) still open.
  */
-export function localKeyVault(opts: { kek?: Buffer; previous?: Buffer[]; dataDir: string }): EnvelopeKeyVault {
+export function localKeyVault(opts: { kek?: Buffer; previous?: Buffer[]; dataDir: string; allowGenerated: boolean }): EnvelopeKeyVault {
+  if (!opts.kek && !opts.allowGenerated) throw new Error('WALLET_KEK is required (32 bytes, base64: openssl rand -base64 32)');
   const kek = opts.kek ?? readOrCreateKek(path.join(opts.dataDir, 'keys', 'wallet-kek'));
   const current = localKeyring(kek);
   return new EnvelopeKeyVault(current.id, current.keyring, (opts.previous ?? []).map((k) => localKeyring(k).keyring));
@@ -80,4 +82,11 @@ function readOrCreateKek(file: string): Buffer {
   } catch {
     return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   }
+}
+
+/** The key vault of a process, from its configuration (see localKeyVault for `allowGenerated`). */
+export function createKeyVault(
+  config: { WALLET_KEK?: Buffer; WALLET_KEK_PREVIOUS: Buffer[]; dataDir: string }, opts: { allowGenerated: boolean },
+): KeyVault {
+  return localKeyVault({ kek: config.WALLET_KEK, previous: config.WALLET_KEK_PREVIOUS, dataDir: config.dataDir, allowGenerated: opts.allowGenerated });
 }

@@ -1,8 +1,9 @@
-// Production API process: `npm run start:api`. Needs DATABASE_URL, TEMPORAL_ADDRESS and DATA_ENCRYPTION_KEY.
+// Production API process: `npm run start:api`. Needs DATABASE_URL, TEMPORAL_ADDRESS, DATA_ENCRYPTION_KEY and WALLET_KEK.
 import { startApiServer } from '../api/server';
 import { loadConfig } from '../config';
 import { createDataCipher } from '../crypto';
 import { createDb, migrateToLatest } from '../db';
+import { createKeyVault } from '../keys/key-vault';
 import { createLogger } from '../logger';
 import { SanctionsScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
@@ -14,13 +15,14 @@ runMain('api', async () => {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the API (npm start runs the embedded stack)');
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for the API');
   const cipher = createDataCipher(config, { allowGenerated: false });
+  const keys = createKeyVault(config, { allowGenerated: false });
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   await migrateToLatest(db);
   const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS);
   await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
   const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
   const stopWatching = await sanctions.loadAndWatch(config.DATABASE_URL);
-  const api = await startApiServer({ config, db, temporal, cipher, log, sanctions });
+  const api = await startApiServer({ config, db, temporal, cipher, keys, log, sanctions });
   log.info({ port: api.port }, 'api listening');
   return {
     stop: async () => {

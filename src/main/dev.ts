@@ -16,6 +16,7 @@ import { SanctionsScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
 import { activityDepsFromConfig, createWorker, requireWorkflowBundle } from '../../workers/create-worker';
 import { reportWhileWaiting, runMain } from './run';
+import { createKeyVault } from '../keys/key-vault';
 
 runMain('platform', async () => {
   const config = loadConfig();
@@ -62,6 +63,7 @@ runMain('platform', async () => {
     stops.push(['database pool', () => db.destroy()]);
     await migrateToLatest(db);
     const cipher = createDataCipher(config, { allowGenerated: true });
+    const keys = createKeyVault(config, { allowGenerated: true });
 
     const temporal = await connectTemporalClient(config, temporalAddress);
     stops.push(['Temporal client', () => temporal.connection.close()]);
@@ -74,13 +76,13 @@ runMain('platform', async () => {
       address: temporalAddress,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      activityDeps: activityDepsFromConfig(config, { db, cipher, sanctions }),
+      activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions }),
       workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
       log,
     });
     stops.push(['worker', worker.stop]);
 
-    const api = await startApiServer({ config, db, temporal, cipher, log, sanctions });
+    const api = await startApiServer({ config, db, temporal, cipher, keys, log, sanctions });
     stops.push(['API server', api.stop]);
 
     const sandboxKey = await ensureDefaultSandboxKey(db, config.dataDir);

@@ -5,7 +5,7 @@ import type { Db } from '../db';
 import { ASSET_SCALE } from '../domain/money';
 import { SandboxRateProvider, type RateProvider } from '../domain/quote';
 import type { ChainRail } from '../domain/rails';
-import { localKeyVault, type KeyVault } from '../keys/key-vault';
+import type { KeyVault } from '../keys/key-vault';
 import { SandboxRails, type RailAdapter, type SandboxRailControls } from './rails';
 
 /**
@@ -22,9 +22,9 @@ export interface MoneyProviders {
   keys: KeyVault;
 }
 
-export function createMoneyProviders(config: Config, db: Db): MoneyProviders {
+/** `keys`: the process's key vault, built by its entry point (createKeyVault). */
+export function createMoneyProviders(config: Config, db: Db, keys: KeyVault): MoneyProviders {
   const rails = new SandboxRails(db, config.SANDBOX_TIME_SCALE, (currency) => ASSET_SCALE[currency] ?? 2, config.RAIL_WEBHOOK_SECRET);
   const chains = createChainAdapters(config, db);
-  const keys = localKeyVault({ kek: config.WALLET_KEK, previous: config.WALLET_KEK_PREVIOUS, dataDir: config.dataDir });
   return { rails, chains, rates: new SandboxRateProvider(config.SANDBOX_FX_RATES), sandbox: { rails, chains }, keys };
 }

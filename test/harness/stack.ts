@@ -58,6 +58,7 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: `${opts.name}-${process.pid}`,
       DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      WALLET_KEK: randomBytes(32).toString('base64'),
       RAIL_WEBHOOK_SECRET: randomBytes(32).toString('hex'),
       REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
       PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
