@@ -1,7 +1,5 @@
-import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import { apiClient, createTenant, individual, stack, temporalClient, testDb, waitFor, wrongMicroDepositAmounts, type ApiClient, type Tenant } from './harness';
-import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
+import { apiClient, createTenant, individual, temporalClient, testDb, waitFor, wrongMicroDepositAmounts, type ApiClient, type Tenant } from './harness';
+import { apiAndWorkerOfTheirOwn } from './harness/own-processes';
 import { verificationState } from '../workflows/micro-deposit-verification';
 
 let t: Tenant;
@@ -123,35 +121,20 @@ test('verify refuses other account types, bad amounts, other tenants and live ke
 });
 
 describe('a worker killed between the two deposits', () => {
-  let api: ChildProcess;
-  let worker: ChildProcess;
-  let url: string;
-  const root = path.join(__dirname, '..');
-  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: `crash-${process.pid}` });
-
-  beforeAll(async () => {
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    api = startProcess('api-crash', path.join(root, 'src/main/api.ts'), { ...env(), PORT: String(port) }, stack().logDir);
-    await waitUntilReady(`${url}/readyz`, api, 60_000);
-  });
-  afterAll(async () => {
-    await Promise.all([api, worker].filter(Boolean).map(stopProcess));
-  });
+  const own = apiAndWorkerOfTheirOwn('crash');
 
   test('restarts without a third deposit or a lost attempt, and verifies', async () => {
-    const startWorker = () => startProcess('worker-crash', path.join(root, 'workers/main.ts'), env(), stack().logDir);
-    worker = startWorker();
-    const crashApi = apiClient(t.secret, url);
+    own.startWorker();
+    const crashApi = apiClient(t.secret, own.url());
     const account = (await crashApi.post('/v0/external-accounts', usAccount('7777777777'))).body;
     const deposits = () => testDb().selectFrom('rail_payments').select('id').where('external_account_id', '=', account.id).where('purpose', '=', 'micro_deposit').execute();
     // Poll tightly so the kill lands right after the first deposit, before the second in most runs.
     const deadline = Date.now() + 60_000;
     while ((await deposits()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
-    worker.kill('SIGKILL');
+    own.killWorker();
     const atKill = (await deposits()).length;
     await new Promise((r) => setTimeout(r, 500));
-    worker = startWorker();
+    own.startWorker();
     // A query needs a running worker: true once the restarted one answers for the workflow.
     const awaitingAmounts = async () =>
       (await (await temporalClient()).workflow.getHandle(`external-account-verification:${account.id}`).query(verificationState)).phase === 'awaiting_amounts';
@@ -163,8 +146,8 @@ describe('a worker killed between the two deposits', () => {
     const amounts = (await crashApi.get(`/v0/sandbox/external-accounts/${account.id}/micro-deposits`)).body.data.map((p: any) => p.amount);
     const wrong = await crashApi.post(`/v0/external-accounts/${account.id}/verify`, { amounts: wrongMicroDepositAmounts(amounts) });
     expect(wrong.body.verification.attempts_remaining).toBe(2);
-    worker.kill('SIGKILL');
-    worker = startWorker();
+    own.killWorker();
+    own.startWorker();
     // Sent once the workflow answers again: while no worker runs, a verification answers 503 after 10 s.
     await waitFor(awaitingAmounts, { timeoutMs: 60_000, what: 'the restarted worker' });
     const right = await crashApi.post(`/v0/external-accounts/${account.id}/verify`, { amounts });

@@ -1,8 +1,6 @@
-import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
-import { apiClient, createTenant, individual, stack, testDb, waitFor, type ApiClient, type Tenant } from './harness';
-import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
+import { apiClient, createTenant, individual, testDb, waitFor, type ApiClient, type Tenant } from './harness';
+import { apiAndWorkerOfTheirOwn } from './harness/own-processes';
 import { customerCreatedEvent, receiversOfThisFile, registerWebhook } from './harness/webhook-receiver';
 
 const receiver = receiversOfThisFile();
@@ -63,34 +61,19 @@ test("a developer's 10,000 queued events to a dead endpoint do not delay another
 });
 
 describe('a worker killed mid-delivery', () => {
-  const root = path.join(__dirname, '..');
-  let api: ChildProcess | undefined;
-  let worker: ChildProcess | undefined;
-  let url: string;
-  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: `webhook-crash-${process.pid}` });
-  const startWorker = () => startProcess('worker-webhook-crash', path.join(root, 'workers/main.ts'), env(), stack().logDir);
-
-  beforeAll(async () => {
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    api = startProcess('api-webhook-crash', path.join(root, 'src/main/api.ts'), { ...env(), PORT: String(port) }, stack().logDir);
-    await waitUntilReady(`${url}/readyz`, api, 60_000);
-  });
-  afterAll(async () => {
-    await Promise.all([api, worker].filter(Boolean).map((p) => stopProcess(p!)));
-  });
+  const own = apiAndWorkerOfTheirOwn('webhook-crash');
 
   test('still delivers every event, repeats under the same X-Webhook-Id', async () => {
     const t: Tenant = await createTenant();
-    const crashApi = apiClient(t.secret, url);
+    const crashApi = apiClient(t.secret, own.url());
     const r = await receiver((n) => (n === 0 ? 'hang' : 200));
-    worker = startWorker();
+    own.startWorker();
     await register(crashApi, r.url);
     const events = [await customerCreated(crashApi), await customerCreated(crashApi), await customerCreated(crashApi)];
     await waitFor(async () => r.received.length >= 1, { timeoutMs: 30_000, what: 'the first delivery under way' });
-    worker.kill('SIGKILL');
+    own.killWorker();
     await new Promise((resolve) => setTimeout(resolve, 500));
-    worker = startWorker();
+    own.startWorker();
     await waitFor(async () => {
       const rows = await testDb().selectFrom('webhook_deliveries').select('status').where('event_id', 'in', events).execute();
       return rows.length === 3 && rows.every((row) => row.status === 'delivered');

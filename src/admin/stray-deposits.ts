@@ -6,7 +6,7 @@ import { cryptoAddressError, isZeroEvmAddress } from '../domain/bank-validation'
 import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { isChainRail, type ChainRail, type CryptoChain } from '../domain/rails';
 import { strayDepositKeyOf } from '../payments/keys';
-import { paymentById, releaseHeldPayment, requirePayment, undoRelease } from '../payments/store';
+import { findPayment, releaseHeldPayment, requirePayment, undoRelease } from '../payments/store';
 import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../workflows/rail-deposit-return';
 
 /**
@@ -21,7 +21,7 @@ export async function releaseHeldStrayDeposit(
   deps: { db: Db; temporal: Client; taskQueue: string; chains: ChainAdapters },
   input: { paymentId: string; operator: string; note?: string; toAddress?: string },
 ): Promise<{ workflowId: string; toAddress: string | null }> {
-  const payment = await paymentById(deps.db, input.paymentId);
+  const payment = await findPayment(deps.db, { id: input.paymentId });
   if (!payment || payment.kind !== 'deposit_return') throw new Error(`No such stray deposit return: ${input.paymentId}`);
   if (payment.status !== 'held') throw new Error(`${payment.id} is ${payment.status}; only a held return can be released`);
   if (!isChainRail(payment.rail)) return releaseHeldRailReturn(deps, payment, input);

@@ -14,8 +14,9 @@ export async function recordEvent(
   tenant: Tenant,
   e: OutboxEvent,
   at = new Date(),
-) {
-  await recordEvents(trx, tenant, [{ ...e, at }]);
+): Promise<string> {
+  const [id] = await recordEvents(trx, tenant, [{ ...e, at }]);
+  return id!;
 }
 
 export interface OutboxEvent {
@@ -26,8 +27,8 @@ export interface OutboxEvent {
   previousAttributes?: Record<string, unknown>;
 }
 
-/** Several events in one insert (same transaction), each at its own time. */
-export async function recordEvents(trx: Kysely<Database> | Transaction<Database>, tenant: Tenant, events: (OutboxEvent & { at: Date })[]) {
+/** Several events in one insert (same transaction), each at its own time. Answers their ids, in order. */
+export async function recordEvents(trx: Kysely<Database> | Transaction<Database>, tenant: Tenant, events: (OutboxEvent & { at: Date })[]): Promise<string[]> {
   const rows = events.map((e) => ({ ...e, id: newId('event', e.at.getTime()) }));
   await trx
     .insertInto('events')
@@ -44,6 +45,7 @@ export async function recordEvents(trx: Kysely<Database> | Transaction<Database>
     .execute();
   // Webhook deliveries, in the same transaction: an event is delivered exactly when it committed.
   await queueWebhookDeliveries(trx, tenant, rows, new Date());
+  return rows.map((e) => e.id);
 }
 
 /** An event as developers see it, in `GET /v0/events` and in webhook payloads (docs/WEBHOOKS.md). */

@@ -16,21 +16,20 @@ const byRef = (ref: PaymentRef) => ('key' in ref ? (['idempotency_key', ref.key]
 
 // ---- reads ---------------------------------------------------------------------------------------
 
-export async function paymentByKey(q: Queryable, key: string, opts: { forUpdate?: boolean } = {}): Promise<PaymentRow | undefined> {
-  let query = q.selectFrom('payments').selectAll().where('idempotency_key', '=', key);
-  if (opts.forUpdate) query = query.forUpdate();
-  return query.executeTakeFirst();
-}
-
-export async function requirePayment(q: Queryable, ref: PaymentRef, opts: { forUpdate?: boolean } = {}): Promise<PaymentRow> {
+function paymentQuery(q: Queryable, ref: PaymentRef, opts: { forUpdate?: boolean }) {
   const [column, value] = byRef(ref);
-  let query = q.selectFrom('payments').selectAll().where(column, '=', value);
-  if (opts.forUpdate) query = query.forUpdate();
-  return query.executeTakeFirstOrThrow();
+  const query = q.selectFrom('payments').selectAll().where(column, '=', value);
+  return opts.forUpdate ? query.forUpdate() : query;
 }
 
-export function paymentById(q: Queryable, id: string): Promise<PaymentRow | undefined> {
-  return q.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+/** The payment, or undefined when there is none. */
+export function findPayment(q: Queryable, ref: PaymentRef, opts: { forUpdate?: boolean } = {}): Promise<PaymentRow | undefined> {
+  return paymentQuery(q, ref, opts).executeTakeFirst();
+}
+
+/** The payment, which must exist. */
+export function requirePayment(q: Queryable, ref: PaymentRef, opts: { forUpdate?: boolean } = {}): Promise<PaymentRow> {
+  return paymentQuery(q, ref, opts).executeTakeFirstOrThrow();
 }
 
 /** A payment the platform sent through a fiat provider, by the provider's id (its webhooks name it so). */

@@ -10,7 +10,7 @@ import {
 } from '../domain/transfers';
 import { postTransaction, type Posting } from '../ledger/ledger';
 import { paymentKey } from '../payments/keys';
-import { insertPayment, markPaymentFailed, markPaymentSettled, paymentByKey, type NewPayment } from '../payments/store';
+import { insertPayment, markPaymentFailed, markPaymentSettled, findPayment, type NewPayment } from '../payments/store';
 import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from './transfer';
 
 /** Each step of a transfer's life as the workflow records it: state, payments, ledger and events in one transaction. */
@@ -58,8 +58,8 @@ async function alreadyRecorded(trx: Transaction<Database>, row: TransferRow, ste
     const target = STEP_STATE[step.step];
     return row.state !== target && PROGRESS[row.state] >= PROGRESS[target];
   }
-  const refund = await paymentByKey(trx, paymentKey(row.id, 'refund', step.attempt ?? 1));
-  return REFUND_STEP_DONE[step.step](refund?.status);
+  const refundPayment = await findPayment(trx, refund(row, step.attempt ?? 1));
+  return REFUND_STEP_DONE[step.step](refundPayment?.status);
 }
 
 /** Records one step in one transaction; a step recorded before (a retried activity) changes nothing. Answers the state it leaves. */
@@ -235,7 +235,7 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
     await markPaymentSettled(s.trx, refund(s.row, input.attempt ?? 1));
     // A refund's failures and retries were shown while they lasted; once it settled, the transfer
     // says again why its money went back.
-    const paid = await paymentByKey(s.trx, paymentKey(s.row.id, 'payout'));
+    const paid = await findPayment(s.trx, payout(s.row));
     const returnReason = paid?.status === 'failed' ? paid.failure_reason
       : paid?.status === 'returned' ? `returned by the receiving bank (${s.row.return_code})` : null;
     const reason = input.reason ?? returnReason ?? s.row.state_reason;

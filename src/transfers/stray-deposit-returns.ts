@@ -7,7 +7,7 @@ import { isChainRail } from '../domain/rails';
 import { strayDepositPostings, strayReturnPostings } from '../domain/transfers';
 import { postTransaction } from '../ledger/ledger';
 import { releaseSuffix, strayReturnKey } from '../payments/keys';
-import { insertPayment, markPaymentHeld, markPaymentSettled, paymentByKey, requirePayment, straysToReturn } from '../payments/store';
+import { insertPayment, markPaymentHeld, markPaymentSettled, findPayment, requirePayment, straysToReturn } from '../payments/store';
 import type { SanctionsScreener } from '../sanctions/screener';
 
 /**
@@ -35,7 +35,7 @@ export class StrayDepositReturns {
   async prepare(depositKey: string): Promise<{ returnKey: string; held: boolean }> {
     const { db } = this.deps;
     const returnKey = strayReturnKey(depositKey);
-    const existing = await paymentByKey(db, returnKey);
+    const existing = await findPayment(db, { key: returnKey });
     if (existing) return { returnKey, held: await this.screenRelease(existing) };
 
     const stray = await requirePayment(db, { key: depositKey });

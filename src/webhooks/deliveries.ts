@@ -44,9 +44,6 @@ export async function redeliver(trx: Executor, tenant: Tenant, eventId: string, 
 
 /** A `webhook.test` event, queued for this endpoint alone. */
 export async function queueTestEvent(trx: Executor, tenant: Tenant, webhookId: string): Promise<void> {
-  const at = new Date();
-  await recordEvent(trx, tenant, { type: 'webhook.test', objectId: webhookId, data: { webhook_id: webhookId } }, at);
-  const event = await trx.selectFrom('events').select('id').where('object_id', '=', webhookId).where('type', '=', 'webhook.test')
-    .where('developer_id', '=', tenant.developerId).orderBy('id', 'desc').executeTakeFirstOrThrow();
-  await redeliver(trx, tenant, event.id, webhookId);
+  const eventId = await recordEvent(trx, tenant, { type: 'webhook.test', objectId: webhookId, data: { webhook_id: webhookId } });
+  await redeliver(trx, tenant, eventId, webhookId);
 }

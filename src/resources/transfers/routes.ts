@@ -9,7 +9,7 @@ import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
 import { CANCELABLE } from '../../domain/transfers';
 import { RETURN_CODES, isChainRail, railBoundsMinor, type ChainRail, type FiatRail, type PaymentRail } from '../../domain/rails';
 import { handleRailEvent } from '../../transfers/rail-events';
-import { findTenantPayment, latestPayment, paymentById, tenantPayments } from '../../payments/store';
+import { findPayment, findTenantPayment, latestPayment, tenantPayments } from '../../payments/store';
 import { findTransfer, PaymentSchema, serializePayment, serializeTransfer, TransferSchema } from '../../transfers/transfer';
 import { PaymentListQuery, PaymentListSchema, TransferListQuery, TransferListSchema } from './schemas';
 import { checkTransferShape, createTransfer, prepareChainLegs, resolveRefundDestination, TransferCreate } from '../../transfers/service';
@@ -213,7 +213,7 @@ export const sandboxReturn = defineRoute({
   handler: async ({ deps, tenant, params, body }) => {
     const row = await findTransfer(deps.db, tenant, params.transfer_id);
     if (body.payment_id !== undefined) {
-      const sent = await paymentById(deps.db, body.payment_id);
+      const sent = await findPayment(deps.db, { id: body.payment_id });
       if (!sent || sent.transfer_id !== row.id || sent.kind !== 'deposit_return' || isChainRail(sent.rail)) throw invalidField('body', 'payment_id', `must be a fiat deposit_return of ${row.id}`);
       if (sent.status !== 'submitted' && sent.status !== 'settled') throw invalidState(`The return is ${sent.status}; only a sent or settled return can come back`);
       await deps.sandbox.rails.returnPayment(sent.provider_payment_id!, body.code);

@@ -4,8 +4,8 @@ import { listParams, listSchema, paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
 import { findCustomer } from '../../customers/customer';
 import { tenantRows } from '../../db/tenant-scope';
-import { ASSET_SCALE, parseAmount } from '../../domain/money';
-import { CHAIN_RAILS, RAILS, type ChainRail } from '../../domain/rails';
+import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
+import { CHAIN_RAILS, RAILS, railBoundsMinor, type ChainRail } from '../../domain/rails';
 import { invalidField } from '../../errors';
 import { BalanceSchema, createWallet, prepareWalletChains, findWallet, serializeWallet, walletBalances, WalletCreate, WalletSchema } from '../../wallets/wallet';
 import { CustomerIdParams } from '../customers/schemas';
@@ -104,9 +104,12 @@ export const sandboxFundWallet = defineRoute({
     const wallet = await findWallet(deps.db, tenant, params.wallet_id);
     if (!wallet.chains.includes(body.chain)) throw invalidField('body', 'chain', `the wallet holds ${wallet.chains.join(', ')}, not ${body.chain}`);
     if (!RAILS[body.chain].currencies.includes(body.currency)) throw invalidField('body', 'currency', `${body.chain} carries ${RAILS[body.chain].currencies.join(', ')}`);
-    const amountMinor = parseAmount(body.amount, ASSET_SCALE[body.currency]!);
-    if (amountMinor === null || amountMinor > 1_000_000n * 10n ** BigInt(ASSET_SCALE[body.currency]!)) {
-      throw invalidField('body', 'amount', `must be a positive amount of ${body.currency}, at most 1000000`);
+    const scale = ASSET_SCALE[body.currency]!;
+    const amountMinor = parseAmount(body.amount, scale);
+    // Bounded as one payment on the chain is (the rail table).
+    const { max } = railBoundsMinor(body.chain, body.currency);
+    if (amountMinor === null || amountMinor > max) {
+      throw invalidField('body', 'amount', `must be a positive amount of ${body.currency}, at most ${formatAmount(max, scale)}`);
     }
     const { txHash } = await deps.sandbox.chains[body.chain as ChainRail].sandboxDeposit({ currency: body.currency, address: wallet.addresses[body.chain]!, amountMinor });
     return { status: 200, body: { tx_hash: txHash } };

@@ -1,0 +1,36 @@
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { stack } from './index';
+import { freePort, startProcess, stopProcess, waitUntilReady } from './stack';
+
+const root = path.join(__dirname, '../..');
+
+/**
+ * An API process, and a worker the test starts and kills, of their own task queue beside the stack's
+ * (same database, Temporal and chains): for tests of crashes. The API starts before the file's tests;
+ * both stop after them. `name` names the queue and the log files (`api-{name}`, `worker-{name}`).
+ */
+export function apiAndWorkerOfTheirOwn(name: string) {
+  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: `${name}-${process.pid}` });
+  const own: { api?: ChildProcess; worker?: ChildProcess; url?: string } = {};
+  beforeAll(async () => {
+    const port = await freePort();
+    own.url = `http://127.0.0.1:${port}`;
+    own.api = startProcess(`api-${name}`, path.join(root, 'src/main/api.ts'), { ...env(), PORT: String(port) }, stack().logDir);
+    await waitUntilReady(`${own.url}/readyz`, own.api, 60_000);
+  });
+  afterAll(async () => {
+    await Promise.all([own.api, own.worker].filter((p): p is ChildProcess => Boolean(p)).map(stopProcess));
+  });
+  return {
+    /** The API's base URL (once the file's tests run). */
+    url: () => own.url!,
+    /** Starts the worker (again, after a kill). */
+    startWorker: () => {
+      own.worker = startProcess(`worker-${name}`, path.join(root, 'workers/main.ts'), env(), stack().logDir);
+      return own.worker;
+    },
+    /** Kills the running worker at once, as a crash would. */
+    killWorker: () => own.worker!.kill('SIGKILL'),
+  };
+}
