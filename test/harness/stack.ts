@@ -200,15 +200,25 @@ export async function waitForPoller(env: Pick<TestWorkflowEnvironment, 'client' 
 /** anvil's well-known development mnemonic: its first accounts are funded on every local chain. */
 export const TEST_MNEMONIC = 'test test test test test test test test test test test junk';
 
-/** `count` consecutive free ports (for the anvil nodes, one per chain). */
+/** Ports this test process has handed out: never handed out twice, though nothing holds them meanwhile. */
+const handedOut = new Set<number>();
+
+/**
+ * `count` consecutive free ports (for the anvil nodes, one per chain), below Linux's ephemeral range
+ * (32768–60999): a port the OS hands out meanwhile to a connection or to a server that asked for
+ * any port (the Temporal dev server's own services) cannot be one of these before our server binds
+ * it. A port asked of the OS (port 0) could: a CI run saw `npm start` fail with EADDRINUSE on one.
+ */
 export async function freePortRange(count: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    // Below Linux's ephemeral range (32768–60999): a port the OS hands out meanwhile to a connection
-    // or to a server that asked for any port (the Temporal dev server's own services) cannot be one of
-    // these before anvil binds them; up to 40000 it could (a Node 22 CI run: anvil "Address already in use").
     const base = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await Promise.all(Array.from({ length: count }, (_, i) => isFree(base + i)));
-    if (free.every(Boolean)) return base;
+    const ports = Array.from({ length: count }, (_, i) => base + i);
+    if (ports.some((p) => handedOut.has(p))) continue;
+    const free = await Promise.all(ports.map(isFree));
+    if (free.every(Boolean)) {
+      for (const p of ports) handedOut.add(p);
+      return base;
+    }
   }
   throw new Error(`no ${count} consecutive free ports`);
 }
@@ -221,15 +231,9 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
+/** A free port for one server, chosen as freePortRange chooses. */
 export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
+  return freePortRange(1);
 }
 
 /** A developer on the enterprise plan with limits out of the way, and its sandbox secret key. */
