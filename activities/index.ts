@@ -15,6 +15,7 @@ import { createFiatRailActivities } from './fiat-rails';
 import { createChainActivities } from './chains';
 import { createStrayDepositActivities } from './stray-deposits';
 import { createTransferReviewActivities, type TransferReviewLimits } from './transfer-review';
+import { createWalletWatchActivities } from './wallet-watch';
 import { createWebhookActivities } from './webhooks';
 import type { DeliveryOptions } from '../src/webhooks/delivery';
 
@@ -53,6 +54,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFiatRailActivities({ db: deps.db, rails: deps.providers.rails }),
     ...createChainActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs, strayDepositWatchMs: deps.strayDepositWatchMs }),
     ...createStrayDepositActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
+    ...createWalletWatchActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs }),
     ...createWebhookActivities({ db: deps.db, cipher: deps.cipher, delivery: deps.webhookDelivery }),
     ...createTransferReviewActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits }),
   };

@@ -185,6 +185,8 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(20_000).default(10_000),
   /** How often an endpoint's delivery loop looks for new events when it has none. */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /** How long one wallet watcher activity runs before the next (it looks at the chain every poll interval meanwhile). */
+  WALLET_WATCH_PERIOD_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),
   /** Transfers of at least this many US dollars (or their equivalent) wait for an operator's review. */
   TRANSFER_REVIEW_THRESHOLD_USD: z.coerce.number().positive().default(10_000),
   /** A customer's transfers within 24 hours above this many US dollars are held for review (velocity). */

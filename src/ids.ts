@@ -7,6 +7,7 @@ export const ID_PREFIXES = {
   customer: 'cus',
   externalAccount: 'ext',
   wallet: 'wal',
+  walletTransaction: 'wtx',
   account: 'acct',
   transfer: 'tr',
   payment: 'pay',

@@ -173,3 +173,15 @@ test('a webhook endpoint history (deliveries, then the endpoint deleted) replays
     await r.close();
   }
 });
+
+test('a wallet watcher history (several watch periods, deposits recorded) replays without non-determinism', async () => {
+  const customer = await approvedCustomer(t.api);
+  const w = (await t.api.post('/v0/wallets', { customer_id: customer.id, type: 'custodial', chains: ['optimism'] })).body;
+  await t.api.post(`/v0/sandbox/wallets/${w.id}/fund`, { chain: 'optimism', currency: 'usdc', amount: '1' });
+  await waitFor(async () => (await t.api.get(`/v0/wallets/${w.id}/transactions`)).body.data[0]?.state === 'confirmed');
+  const handle = (await temporalClient()).workflow.getHandle('wallet-watcher:optimism');
+  // Two periods (WALLET_WATCH_PERIOD_MS is 5 s in tests) have ended: activities completed, the loop went on.
+  await waitFor(async () => (await handle.fetchHistory()).events!.filter((e) => e.activityTaskCompletedEventAttributes).length >= 2,
+    { timeoutMs: 30_000, what: 'two watch periods to end' });
+  expect(await replay(['wallet-watcher:optimism'])).toBe(1);
+});

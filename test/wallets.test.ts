@@ -1,11 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { privateKeyToAddress } from 'viem/accounts';
+import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
 import { randomBytes } from 'node:crypto';
-import { createPublicClient, http } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, erc20Abi, getAddress, http } from 'viem';
+import { polygon } from 'viem/chains';
 import { apiClient, createTenant, individual, runCli, stack, testDb, waitFor, type Tenant } from './harness';
-import { approvedCustomer, chainUrl, expectLedgerBalanced, tokenBalance } from './harness/transfers';
+import { approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, tokenBalance } from './harness/transfers';
+import { sandboxTokenAddress } from '../src/chains/evm';
 import { localKeyVault } from '../src/keys/key-vault';
 
 let t: Tenant;
@@ -92,6 +94,69 @@ describe('custodial wallets', () => {
     const simulated = (await t.api.get(`/v0/wallets/${w.id}/balances`)).body.data;
     expect(balanceOf(simulated, 'solana', 'usdt')).toEqual({ chain: 'solana', currency: 'usdt', balance: '3.500000', pending: '0.000000' });
     await expectLedgerBalanced();
+  });
+
+  test("the chain's watcher records each deposit in the wallet's history, pending then confirmed, with its events", async () => {
+    const w = (await t.api.post('/v0/wallets', { customer_id: customerId, type: 'custodial', chains: ['base', 'stellar'] })).body;
+    // A deposit is seen pending when the watcher looks while its block is still the newest (blocks come
+    // four a second here, looks every 0.5 s); deposits are made until one is, each confirmed in the end.
+    let seenPending = false;
+    for (let n = 1; n <= 20 && !seenPending; n++) {
+      const fund = (await t.api.post(`/v0/sandbox/wallets/${w.id}/fund`, { chain: 'base', currency: 'usdt', amount: '12.5' })).body;
+      const confirmed = await waitFor(async () => {
+        const list = (await t.api.get(`/v0/wallets/${w.id}/transactions`)).body.data;
+        return list.length === n && list[0].state === 'confirmed' && list[0];
+      }, { what: 'the deposit to be confirmed in the history' });
+      expect(confirmed).toMatchObject({
+        object: 'wallet_transaction', wallet_id: w.id, chain: 'base', currency: 'usdt', direction: 'incoming', amount: '12.500000',
+        tx_hash: fund.tx_hash, counterparty_address: '0x0000000000000000000000000000000000000000', transfer_id: null,
+      });
+      expect(confirmed.id).toMatch(/^wtx_/);
+      expect(confirmed.confirmations).toBeGreaterThanOrEqual(2);
+      const events = (await t.api.get(`/v0/events?object_id=${confirmed.id}`)).body.data;
+      const created = events.find((e: any) => e.event === 'wallet.transaction.created');
+      expect(created.data).toMatchObject({ id: confirmed.id, tx_hash: fund.tx_hash });
+      if (created.data.state === 'pending') {
+        seenPending = true;
+        expect(events.map((e: any) => e.event).sort()).toEqual(['wallet.transaction.created', 'wallet.transaction.updated']);
+        const updated = events.find((e: any) => e.event === 'wallet.transaction.updated');
+        expect(updated.data).toMatchObject({ id: confirmed.id, state: 'confirmed', previous_attributes: { state: 'pending' } });
+      } else {
+        expect([created.data.state, events.length]).toEqual(['confirmed', 1]);
+      }
+    }
+    expect(seenPending).toBe(true);
+
+    // A simulated chain's transfer is final at once.
+    await t.api.post(`/v0/sandbox/wallets/${w.id}/fund`, { chain: 'stellar', currency: 'usdc', amount: '7' });
+    const stellar = await waitFor(async () => (await t.api.get(`/v0/wallets/${w.id}/transactions?chain=stellar`)).body.data[0]);
+    expect(stellar).toMatchObject({ chain: 'stellar', currency: 'usdc', amount: '7.000000', direction: 'incoming', state: 'confirmed' });
+    const all = (await t.api.get(`/v0/wallets/${w.id}/transactions?limit=1`)).body;
+    expect(all.data.map((x: any) => x.id)).toEqual([stellar.id]);
+    expect(all.has_more).toBe(true);
+    expect((await t.api.get(`/v0/wallets/${w.id}/transactions?state=pending`)).body.data).toEqual([]);
+  });
+
+  test("a token transfer between two wallets shows in both histories: out of one, into the other", async () => {
+    const from = (await t.api.post('/v0/wallets', { customer_id: customerId, type: 'custodial', chains: ['polygon'] })).body;
+    const to = (await t.api.post('/v0/wallets', { customer_id: customerId, type: 'custodial', chains: ['polygon'] })).body;
+    await t.api.post(`/v0/sandbox/wallets/${from.id}/fund`, { chain: 'polygon', currency: 'usdc', amount: '10' });
+    // Signed here with the wallet's own key (transfers from wallets come with the next step).
+    const row = await testDb().selectFrom('wallets').select('key_sealed').where('id', '=', from.id).executeTakeFirstOrThrow();
+    const vault = localKeyVault({ kek: Buffer.from(stack().processEnv.WALLET_KEK!, 'base64'), dataDir: '/nonexistent', allowGenerated: false });
+    const account = privateKeyToAccount(`0x${(await vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: from.id })).toString('hex')}`);
+    const url = chainUrl('polygon');
+    await createTestClient({ mode: 'anvil', transport: http(url) }).setBalance({ address: account.address, value: 10n ** 18n });
+    const client = createWalletClient({ account, transport: http(url), chain: { ...polygon, id: await createPublicClient({ transport: http(url) }).getChainId() } });
+    const hash = await client.writeContract({
+      address: sandboxTokenAddress(chainKeys, 'polygon', 'usdc'), abi: erc20Abi, functionName: 'transfer', args: [getAddress(to.addresses.polygon), 4_000_000n],
+    });
+    const sent = await waitFor(async () => (await t.api.get(`/v0/wallets/${from.id}/transactions`)).body.data.find((x: any) => x.tx_hash === hash && x.state === 'confirmed'));
+    expect(sent).toMatchObject({ direction: 'outgoing', amount: '4.000000', counterparty_address: getAddress(to.addresses.polygon) });
+    const received = await waitFor(async () => (await t.api.get(`/v0/wallets/${to.id}/transactions`)).body.data.find((x: any) => x.tx_hash === hash && x.state === 'confirmed'));
+    expect(received).toMatchObject({ direction: 'incoming', amount: '4.000000', counterparty_address: getAddress(from.addresses.polygon) });
+    const other = await createTenant();
+    expect((await other.api.get(`/v0/wallets/${from.id}/transactions`)).status).toBe(404);
   });
 
   test('bad input is refused, naming the field, and creates nothing', async () => {

@@ -93,7 +93,9 @@ export async function createWorker(opts: {
     }),
     // A watcher mostly sleeps between two looks at the chain, and each webhook endpoint's delivery
     // loop mostly waits for events: many of either fit in one process.
-    await waitingActivitiesWorker(chainWatchTaskQueue(opts.taskQueue), { watchChainDeposit: activities.watchChainDeposit }),
+    await waitingActivitiesWorker(chainWatchTaskQueue(opts.taskQueue), {
+      watchChainDeposit: activities.watchChainDeposit, watchWalletTransfers: activities.watchWalletTransfers,
+    }),
     await waitingActivitiesWorker(webhookTaskQueue(opts.taskQueue), { deliverWebhooks: activities.deliverWebhooks }),
   ];
   const running = Promise.all(workers.map((w) => w.run().catch((err) => {

@@ -8,3 +8,4 @@ export { scanStrayDepositsWorkflow } from './stray-deposit-scan';
 export { returnStrayDepositsWorkflow } from './stray-deposit-return';
 export { returnRailDepositWorkflow } from './rail-deposit-return';
 export { webhookEndpointWorkflow } from './webhook-endpoint';
+export { walletWatcherWorkflow } from './wallet-watcher';

@@ -100,6 +100,36 @@ export interface ChainAdapter {
    * newest block deep enough to count (`confirmedMinor`), and as of the newest block (`latestMinor`).
    */
   balancesOf(address: string, assets: string[]): Promise<AssetBalance[]>;
+  /**
+   * Every token transfer of the chain's currencies from `fromPosition` to the newest block, a bounded
+   * range per call: what one watcher matches against all wallet addresses at once.
+   */
+  readTokenTransfers(fromPosition: string): Promise<TokenTransferPage>;
+  /** How deep a transfer read before now is, or null when its transaction is no longer on the chain (a reorganisation). */
+  transferDepth(t: { txHash: string; position: string }): Promise<{ confirmations: number; final: boolean } | null>;
+}
+
+/** A token transfer of any of the chain's currencies, whoever sent or received it (the wallet watcher's view). */
+export interface ChainTokenTransfer {
+  /** `{txHash}:{logIndex}` on EVM chains; the transaction hash on the simulators. */
+  id: string;
+  txHash: string;
+  currency: string;
+  from: string;
+  to: string;
+  amountMinor: bigint;
+  /** The block (EVM) or time (simulators) it is in. */
+  position: string;
+  confirmations: number;
+  /** Deep enough to count (finalized, or as many confirmations as the chain requires). */
+  final: boolean;
+}
+
+export interface TokenTransferPage {
+  transfers: ChainTokenTransfer[];
+  nextPosition: string;
+  /** False when the read stopped at its range limit and newer blocks wait to be read. */
+  caughtUp: boolean;
 }
 
 export interface AssetBalance {

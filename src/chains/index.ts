@@ -55,6 +55,6 @@ function unavailableChain(chain: ChainRail): ChainAdapter & SandboxChainFunding 
   return {
     chain, nativeAsset: 'eth', sweepsDeposits: true, depositAddress: () => { throw new ChainUnavailableError(`No RPC address is configured for ${chain}`); },
     checkCurrency: fail, currentPosition: fail, findTransfersTo: fail, estimatePayoutFee: fail, sendPayout: fail, payoutStatus: fail, sweepDeposit: fail, sandboxDeposit: fail,
-    balancesOf: fail,
+    balancesOf: fail, readTokenTransfers: fail, transferDepth: fail,
   };
 }

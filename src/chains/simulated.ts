@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db';
 import type { SimulatedChain } from '../domain/rails';
 import { encodeChainAddress } from '../domain/bank-validation';
-import type { AssetBalance, ChainAdapter, SandboxChainFunding, PayoutRequest, PayoutStatus, SweepStatus, TransferScan } from './chain-adapter';
+import type { AssetBalance, ChainAdapter, SandboxChainFunding, PayoutRequest, PayoutStatus, SweepStatus, TokenTransferPage, TransferScan } from './chain-adapter';
 import { recordMinedTransaction } from '../payments/store';
 
 const NATIVE: Record<SimulatedChain, string> = { solana: 'sol', stellar: 'xlm', tron: 'trx' };
@@ -62,6 +62,28 @@ export class SimulatedChainAdapter implements ChainAdapter, SandboxChainFunding 
       const net = BigInt(rows.find((r) => r.currency === asset)?.net ?? '0');
       return { asset, confirmedMinor: net, latestMinor: net };
     });
+  }
+
+  /**
+   * Every simulated transfer since the position (a time). The next read starts a few seconds back,
+   * so a row whose insert committed late is still read; the watcher records each transfer once.
+   */
+  async readTokenTransfers(fromPosition: string): Promise<TokenTransferPage> {
+    const now = Date.now();
+    const rows = await this.db.selectFrom('simulated_chain_transactions').selectAll()
+      .where('chain', '=', this.chain).where('created_at', '>=', new Date(fromPosition)).orderBy('created_at').limit(5_000).execute();
+    const transfers = rows.map((r) => ({
+      id: r.hash, txHash: r.hash, currency: r.currency, from: r.from_address, to: r.to_address, amountMinor: BigInt(r.amount_minor),
+      position: r.created_at.toISOString(), confirmations: 1, final: true,
+    }));
+    if (rows.length === 5_000) return { transfers, nextPosition: rows.at(-1)!.created_at.toISOString(), caughtUp: false };
+    const next = new Date(Math.max(new Date(fromPosition).getTime(), now - 5_000)).toISOString();
+    return { transfers, nextPosition: next, caughtUp: true };
+  }
+
+  /** Final at once, and never reorganised. */
+  async transferDepth(): Promise<{ confirmations: number; final: boolean }> {
+    return { confirmations: 1, final: true };
   }
 
   async estimatePayoutFee(): Promise<bigint> {

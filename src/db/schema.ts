@@ -371,6 +371,47 @@ export interface WalletsTable {
   updated_at: Date;
 }
 
+/** A wallet's address on one chain (migration 0020): what the chain's watcher matches transfers against. */
+export interface WalletAddressesTable {
+  chain: string;
+  /** Lower-cased on EVM chains. */
+  address: string;
+  wallet_id: string;
+}
+
+/** Where a chain's wallet watcher reads on from (migration 0020). */
+export interface ChainWatchCursorsTable {
+  chain: string;
+  position: string;
+  updated_at: Date;
+}
+
+export type WalletTransactionState = 'pending' | 'confirmed' | 'dropped';
+
+/** A token transfer into or out of a wallet, as the chain's watcher saw it (migration 0020). */
+export interface WalletTransactionsTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  wallet_id: string;
+  chain: string;
+  currency: string;
+  direction: 'incoming' | 'outgoing';
+  amount_minor: string;
+  tx_hash: string;
+  /** The transfer's id on its chain: `{txHash}:{logIndex}` on EVM chains. */
+  transfer_ref: string;
+  counterparty: string;
+  /** The block (or time, on the simulators) it was seen in. */
+  position: string;
+  confirmations: number;
+  state: WalletTransactionState;
+  /** The platform transfer it is a leg of, where there is one. */
+  transfer_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export type WebhookEndpointStatus = 'enabled' | 'disabled' | 'failing';
 
 /** A developer's webhook endpoint (migration 0018). */
@@ -459,6 +500,9 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   wallets: WalletsTable;
+  wallet_addresses: WalletAddressesTable;
+  chain_watch_cursors: ChainWatchCursorsTable;
+  wallet_transactions: WalletTransactionsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;
@@ -476,3 +520,4 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type EventRow = Selectable<EventsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WalletRow = Selectable<WalletsTable>;
+export type WalletTransactionRow = Selectable<WalletTransactionsTable>;

@@ -28,6 +28,8 @@ export const EVENT_CATALOGUE = {
   'transfer.returned': 'The payout came back.',
   'transfer.refunded': 'The funds went back to the source.',
   'wallet.created': 'A wallet was created (its addresses on each of its chains).',
+  'wallet.transaction.created': 'A token transfer into or out of a wallet was seen on chain (pending until deep enough, or confirmed at once).',
+  'wallet.transaction.updated': 'A wallet transaction became confirmed, or was dropped by a reorganisation of the chain.',
   'webhook.test': 'Sent to one endpoint by `POST /v0/webhooks/{id}/test` (`data.webhook_id`), to try a receiver.',
 } as const satisfies Record<string, string> & Record<`transfer.${Exclude<TransferState, 'awaiting_funds'>}`, string>;
 

@@ -7,6 +7,7 @@ import { createKeyVault } from '../keys/key-vault';
 import { createLogger } from '../logger';
 import { SanctionsScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
+import { ensureWalletWatchers } from '../wallets/workflow-client';
 import { runMain } from './run';
 
 runMain('api', async () => {
@@ -20,6 +21,7 @@ runMain('api', async () => {
   await migrateToLatest(db);
   const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS);
   await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
+  await ensureWalletWatchers({ config, temporal, db });
   const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
   const stopWatching = await sanctions.loadAndWatch(config.DATABASE_URL);
   const api = await startApiServer({ config, db, temporal, cipher, keys, log, sanctions });

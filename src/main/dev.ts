@@ -14,6 +14,7 @@ import { lockDataDir } from '../embedded/service-process';
 import { createLogger } from '../logger';
 import { SanctionsScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
+import { ensureWalletWatchers } from '../wallets/workflow-client';
 import { activityDepsFromConfig, createWorker, requireWorkflowBundle } from '../../workers/create-worker';
 import { reportWhileWaiting, runMain } from './run';
 import { createKeyVault } from '../keys/key-vault';
@@ -68,6 +69,7 @@ runMain('platform', async () => {
     const temporal = await connectTemporalClient(config, temporalAddress);
     stops.push(['Temporal client', () => temporal.connection.close()]);
     await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
+    await ensureWalletWatchers({ config, temporal, db });
 
     // One in-memory copy of the lists serves the API and the worker of this process.
     const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });

@@ -56,6 +56,14 @@ export function settledDeposits(q: Queryable, transferIds: string[]) {
     .where('transfer_id', 'in', transferIds).where('kind', '=', 'deposit').where('status', '=', 'settled').execute();
 }
 
+/** The transfers whose payments on a chain were these transactions (a wallet's transactions name them). */
+export async function transfersOfTransactions(q: Queryable, rail: string, txHashes: string[]): Promise<Map<string, string>> {
+  if (txHashes.length === 0) return new Map();
+  const rows = await q.selectFrom('payments').select(['transfer_id', 'tx_hash'])
+    .where('rail', '=', rail).where('tx_hash', 'in', txHashes).execute();
+  return new Map(rows.map((r) => [r.tx_hash!, r.transfer_id]));
+}
+
 /** The latest payment of a kind of a transfer (optionally in one status). */
 export function latestPayment(q: Queryable, transferId: string, kind: PaymentKind, status?: PaymentStatus) {
   let query = q.selectFrom('payments').selectAll().where('transfer_id', '=', transferId).where('kind', '=', kind);

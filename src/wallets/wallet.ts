@@ -14,9 +14,10 @@ import { CHAIN_RAILS, RAILS, isEvmChain, isSimulatedChain, type ChainRail } from
 import { ApiError, invalidField, invalidStateField } from '../errors';
 import { newId, objectId } from '../ids';
 import type { KeyVault } from '../keys/key-vault';
+import { walletAddressKey } from './watcher';
 
-// Customers' wallets (spec 2.4, docs/WALLETS.md). This step: custodial wallets, their keys sealed
-// at rest, and balances read from the chain.
+// Customers' wallets (spec 2.4, docs/WALLETS.md): custodial wallets, their keys sealed at rest, and
+// balances read from the chain; their history is src/wallets/watcher.ts's.
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -81,7 +82,7 @@ function addressOn(chain: ChainRail, privateKey: `0x${string}`): string {
  * inside this call. Announced as `wallet.created`.
  */
 export async function createWallet(
-  trx: Transaction<Database>, deps: { keys: KeyVault }, tenant: Tenant, body: z.output<typeof WalletCreate>, chains: ChainRail[],
+  trx: Transaction<Database>, deps: { keys: KeyVault }, tenant: Tenant, body: z.output<typeof WalletCreate>, chains: ServedChain[],
 ): Promise<WalletRow> {
   const customer = await findCustomer(trx, tenant, body.customer_id).catch((err) => {
     throw err instanceof ApiError && err.code === 'not_found' ? invalidField('body', 'customer_id', `No such customer: '${body.customer_id}'`) : err;
@@ -95,33 +96,43 @@ export async function createWallet(
   const now = new Date();
   const id = newId('wallet', now.getTime());
   const privateKey = generatePrivateKey();
-  const addresses = Object.fromEntries(chains.map((chain) => [chain, addressOn(chain, privateKey)]));
+  const addresses = Object.fromEntries(chains.map(({ chain }) => [chain, addressOn(chain, privateKey)]));
   const sealed = await deps.keys.seal(Buffer.from(privateKey.slice(2), 'hex'), { purpose: 'wallet-key', wallet_id: id });
   const row = await trx.insertInto('wallets').values({
     id, developer_id: tenant.developerId, environment: tenant.environment, customer_id: customer.id, type: 'custodial', label: body.label ?? null,
-    chains: JSON.stringify(chains), addresses: JSON.stringify(addresses), key_sealed: sealed, kek_id: deps.keys.currentKekId, status: 'active',
+    chains: JSON.stringify(chains.map((c) => c.chain)), addresses: JSON.stringify(addresses), key_sealed: sealed, kek_id: deps.keys.currentKekId, status: 'active',
     created_at: now, updated_at: now,
   }).returningAll().executeTakeFirstOrThrow();
+  await trx.insertInto('wallet_addresses')
+    .values(chains.map(({ chain }) => ({ chain, address: walletAddressKey(chain, addresses[chain]!), wallet_id: id }))).execute();
+  // The chain's watcher reads from before the wallet existed (an earlier cursor stays: it is behind).
+  await trx.insertInto('chain_watch_cursors').values(chains.map(({ chain, position }) => ({ chain, position, updated_at: now })))
+    .onConflict((oc) => oc.column('chain').doNothing()).execute();
   await recordEvent(trx, tenant, { type: 'wallet.created', objectId: id, data: serializeWallet(row) }, now);
   return row;
+}
+
+/** A chain a new wallet holds, and the chain's position before the wallet exists (where its watcher may start). */
+export interface ServedChain {
+  chain: ChainRail;
+  position: string;
 }
 
 /**
  * What can be checked before a database transaction opens: the type, and the chains (named right,
  * and served here: a chain without a node, no RPC address, cannot hold a wallet). A 400 names the field.
  */
-export async function prepareWalletChains(adapters: ChainAdapters, body: z.output<typeof WalletCreate>): Promise<ChainRail[]> {
+export async function prepareWalletChains(adapters: ChainAdapters, body: z.output<typeof WalletCreate>): Promise<ServedChain[]> {
   if (body.type === 'mpc') throw invalidField('body', 'type', 'mpc wallets are not available yet: create a custodial wallet (docs/WALLETS.md)');
   const chains = [...new Set(checkChains(body.chains))];
-  for (const [i, chain] of chains.entries()) {
+  return Promise.all(chains.map(async (chain, i) => {
     try {
-      await adapters[chain].currentPosition();
+      return { chain, position: await adapters[chain].currentPosition() };
     } catch (err) {
       if (err instanceof ChainUnavailableError) throw invalidField('body', `chains[${i}]`, `${chain} is not served here: ${err.message}`);
       throw err;
     }
-  }
-  return chains;
+  }));
 }
 
 /** Every asset of every chain of the wallet (the native asset first), read from the chain. */

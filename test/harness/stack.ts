@@ -72,6 +72,8 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
       WEBHOOK_RETRY_BASE_MS: '200',
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_POLL_MS: '100',
+      // A wallet watcher's activity ends every 5 s (its replay test reads a history of several).
+      WALLET_WATCH_PERIOD_MS: '5000',
       // The real lists from ../shared/sanctions-data, read in place.
       SANCTIONS_DATA_DIR: writeSharedManifest(path.join(opts.logDir, 'sanctions')),
       EVM_RPC_URLS: anvil.env,

@@ -1,13 +1,24 @@
 import { erc20Abi, getAddress, type Hex } from 'viem';
+import { RAILS } from '../../domain/rails';
 import type { Db } from '../../db';
 import type { EvmChain } from '../../domain/rails';
-import type { AssetBalance, ChainAdapter, SandboxChainFunding, PayoutRequest, PayoutStatus, SweepRequest, SweepStatus, TransferScan } from '../chain-adapter';
+import {
+  ChainUnavailableError, type AssetBalance, type ChainAdapter, type SandboxChainFunding, type PayoutRequest, type PayoutStatus, type SweepRequest,
+  type SweepStatus, type TokenTransferPage, type TransferScan,
+} from '../chain-adapter';
 import type { ChainKeys } from './keys';
 import { EvmNode, TOKEN_TRANSFER_GAS } from './node';
 import { EvmPayouts } from './payouts';
 import { mintSandboxDeposit } from './sandbox-funding';
 import { EvmSweeps } from './sweeps';
 import { TreasurySigner } from './treasury-signer';
+
+/** The ERC-20 Transfer event. */
+const TRANSFER_EVENT = {
+  type: 'event', name: 'Transfer', inputs: [
+    { type: 'address', name: 'from', indexed: true }, { type: 'address', name: 'to', indexed: true }, { type: 'uint256', name: 'value', indexed: false },
+  ],
+} as const;
 
 /**
  * An EVM chain over JSON-RPC: deposit addresses and the scan for token transfers to them here;
@@ -63,9 +74,7 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
     const toBlock = confirmedTip < rangeEnd ? confirmedTip : rangeEnd;
     const raw = await client.getLogs({
       address: await this.node.token(q.currency),
-      event: { type: 'event', name: 'Transfer', inputs: [
-        { type: 'address', name: 'from', indexed: true }, { type: 'address', name: 'to', indexed: true }, { type: 'uint256', name: 'value', indexed: false },
-      ] },
+      event: TRANSFER_EVENT,
       // Several addresses in one query: the node matches any of them.
       args: { to: q.addresses.map((a) => getAddress(a)) },
       fromBlock,
@@ -76,6 +85,44 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
       confirmations: Number(latest - l.blockNumber + 1n),
     }));
     return { transfers, nextPosition: (toBlock + 1n).toString(), caughtUp: toBlock === confirmedTip };
+  }
+
+  async readTokenTransfers(fromPosition: string): Promise<TokenTransferPage> {
+    const { latest, confirmed } = await this.tips();
+    const fromBlock = BigInt(fromPosition);
+    const tokens = await this.servedTokens();
+    if (latest < fromBlock || tokens.size === 0) return { transfers: [], nextPosition: fromPosition, caughtUp: true };
+    const rangeEnd = fromBlock + BigInt(this.deps.logBlockRange) - 1n;
+    const toBlock = latest < rangeEnd ? latest : rangeEnd;
+    // Every transfer of the chain's tokens in the range, whoever it is to: the cost follows the
+    // chain's traffic, not the number of wallets, which are matched afterwards in the database.
+    const logs = await this.node.client.getLogs({ address: [...tokens.keys()], event: TRANSFER_EVENT, fromBlock, toBlock });
+    const transfers = logs.map((l) => ({
+      id: `${l.transactionHash}:${l.logIndex}`, txHash: l.transactionHash, currency: tokens.get(l.address.toLowerCase() as Hex)!,
+      from: l.args.from!, to: l.args.to!, amountMinor: l.args.value!, position: l.blockNumber.toString(),
+      confirmations: Number(latest - l.blockNumber + 1n), final: l.blockNumber <= confirmed,
+    }));
+    return { transfers, nextPosition: (toBlock + 1n).toString(), caughtUp: toBlock === latest };
+  }
+
+  async transferDepth(t: { txHash: string; position: string }): Promise<{ confirmations: number; final: boolean } | null> {
+    const receipt = await this.node.client.getTransactionReceipt({ hash: t.txHash as Hex }).catch(() => null);
+    if (!receipt || receipt.blockNumber.toString() !== t.position) return null;
+    const { latest, confirmed } = await this.tips();
+    return { confirmations: Number(latest - receipt.blockNumber + 1n), final: receipt.blockNumber <= confirmed };
+  }
+
+  /** The token contracts of the chain's currencies that are set up here, by lower-cased address. */
+  private async servedTokens(): Promise<Map<Hex, string>> {
+    const tokens = new Map<Hex, string>();
+    for (const currency of RAILS[this.chain].currencies) {
+      try {
+        tokens.set((await this.node.token(currency)).toLowerCase() as Hex, currency);
+      } catch (err) {
+        if (!(err instanceof ChainUnavailableError)) throw err;
+      }
+    }
+    return tokens;
   }
 
   async balancesOf(address: string, assets: string[]): Promise<AssetBalance[]> {

@@ -4,6 +4,7 @@ import { EVENT_CATALOGUE, type EventType } from '../../domain/event-catalogue';
 import { ExternalAccountSchema } from '../../external-accounts/external-account';
 import { objectId } from '../../ids';
 import { TransferSchema } from '../../transfers/transfer';
+import { WalletTransactionSchema } from '../../wallets/transactions';
 import { WalletSchema } from '../../wallets/wallet';
 
 const ScreeningCompletedData = z.object({
@@ -24,6 +25,7 @@ const dataOf = (type: EventType): z.ZodType => {
   if (type.startsWith('customer.')) return withPrevious(CustomerSchema);
   if (type.startsWith('external_account.')) return withPrevious(ExternalAccountSchema);
   if (type.startsWith('transfer.')) return withPrevious(TransferSchema);
+  if (type.startsWith('wallet.transaction.')) return withPrevious(WalletTransactionSchema);
   if (type.startsWith('wallet.')) return WalletSchema;
   if (type === 'screening.completed') return ScreeningCompletedData;
   if (type === 'screening_batch.completed') return ScreeningBatchCompletedData;

@@ -8,6 +8,8 @@ import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
 import { CHAIN_RAILS, RAILS, railBoundsMinor, type ChainRail } from '../../domain/rails';
 import { invalidField } from '../../errors';
 import { BalanceSchema, createWallet, prepareWalletChains, findWallet, serializeWallet, walletBalances, WalletCreate, WalletSchema } from '../../wallets/wallet';
+import { serializeWalletTransaction, WalletTransactionSchema } from '../../wallets/transactions';
+import { startWalletWatcher } from '../../wallets/workflow-client';
 import { CustomerIdParams } from '../customers/schemas';
 
 const TAG = 'Wallets';
@@ -24,7 +26,12 @@ export const createWalletRoute = defineRoute({
   responses: { 201: WalletSchema },
   handler: async ({ deps, tenant, body, write }) => {
     const chains = await prepareWalletChains(deps.chains, body);
-    return write(async (trx) => ({ status: 201, body: serializeWallet(await createWallet(trx, deps, tenant, body, chains)) }));
+    return write(async (trx) => {
+      const wallet = await createWallet(trx, deps, tenant, body, chains);
+      // In the transaction: the wallet exists only if its chains' watchers do.
+      for (const { chain } of chains) await startWalletWatcher(deps, chain);
+      return { status: 201, body: serializeWallet(wallet) };
+    });
   },
 });
 
@@ -90,6 +97,28 @@ export const getWalletBalances = defineRoute({
   },
 });
 
+export const listWalletTransactions = defineRoute({
+  method: 'get',
+  path: '/v0/wallets/{wallet_id}/transactions',
+  summary: "The wallet's token transfers in and out, newest first, as its chains' watchers saw them",
+  tag: TAG,
+  permission: 'accounts:read',
+  params: WalletIdParams,
+  query: z.strictObject({
+    ...listParams,
+    chain: z.enum(CHAIN_RAILS).optional(),
+    state: z.enum(['pending', 'confirmed', 'dropped']).optional(),
+  }),
+  responses: { 200: listSchema(WalletTransactionSchema, 'WalletTransaction') },
+  handler: async ({ deps, tenant, params, query }) => {
+    const wallet = await findWallet(deps.db, tenant, params.wallet_id);
+    let q = tenantRows(deps.db, 'wallet_transactions', tenant).where('wallet_id', '=', wallet.id);
+    if (query.chain) q = q.where('chain', '=', query.chain);
+    if (query.state) q = q.where('state', '=', query.state);
+    return { status: 200, body: await paginate(q, query, serializeWalletTransaction) };
+  },
+});
+
 export const sandboxFundWallet = defineRoute({
   method: 'post',
   path: '/v0/sandbox/wallets/{wallet_id}/fund',
@@ -116,4 +145,4 @@ export const sandboxFundWallet = defineRoute({
   },
 });
 
-export const walletRoutes = [createWalletRoute, listWallets, listCustomerWallets, getWallet, getWalletBalances, sandboxFundWallet];
+export const walletRoutes = [createWalletRoute, listWallets, listCustomerWallets, getWallet, getWalletBalances, listWalletTransactions, sandboxFundWallet];
