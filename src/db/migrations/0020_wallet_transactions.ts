@@ -44,7 +44,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz not null,
       unique (chain, transfer_ref, wallet_id, direction)
     );
-    create index wallet_transactions_wallet on wallet_transactions (wallet_id, id);
+    create index wallet_transactions_wallet on wallet_transactions (wallet_id, created_at, id);
     create index wallet_transactions_pending on wallet_transactions (chain) where state = 'pending';
   `.execute(db);
 }
