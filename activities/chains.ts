@@ -10,10 +10,12 @@ import { recordPaymentFailure, recordPaymentSent } from '../src/transfers/paymen
 import { scanStrayChainDeposits } from '../src/transfers/stray-chain-scan';
 import { recordStrayChainDeposits } from '../src/transfers/stray-deposits';
 import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
+import { sendFromSourceWallet } from '../src/transfers/wallet-legs';
+import type { KeyVault } from '../src/keys/key-vault';
 
 /** Activities that watch and move a transfer's money on chains (EVM over JSON-RPC, or the simulators). */
 export function createChainActivities(deps: {
-  db: Db; chains: ChainAdapters; pollMs: number;
+  db: Db; chains: ChainAdapters; pollMs: number; keys: KeyVault;
   /** How long after its creation a transfer's deposit address is still read for stray deposits. */
   strayDepositWatchMs: number;
 }) {
@@ -57,6 +59,16 @@ export function createChainActivities(deps: {
         Context.current().heartbeat(position);
         // Behind the chain (a bounded range per look): read on at once.
         if (scan.caughtUp) await sleep(deps.pollMs);
+      }
+    },
+
+    /** Sends the deposit from the transfer's source wallet, signed with the wallet's key (opened only here); a retry re-sends the same transaction. */
+    async sendFromSourceWallet(input: { transferId: string }): Promise<{ txHash: string }> {
+      try {
+        return await sendFromSourceWallet(deps, input.transferId);
+      } catch (err) {
+        if (err instanceof PayoutRejectedError) throw ApplicationFailure.nonRetryable(err.message, FAILURE.PayoutRejected);
+        throw err;
       }
     },
 

@@ -52,7 +52,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createExternalAccountActivities(deps.db),
     ...createTransferDatabaseActivities(deps.db),
     ...createFiatRailActivities({ db: deps.db, rails: deps.providers.rails }),
-    ...createChainActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs, strayDepositWatchMs: deps.strayDepositWatchMs }),
+    ...createChainActivities({ db: deps.db, chains: deps.providers.chains, keys: deps.providers.keys, pollMs: deps.chainPollMs, strayDepositWatchMs: deps.strayDepositWatchMs }),
     ...createStrayDepositActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
     ...createWalletWatchActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs }),
     ...createWebhookActivities({ db: deps.db, cipher: deps.cipher, delivery: deps.webhookDelivery }),

@@ -20,6 +20,8 @@ export interface TransferWorkflowInput {
   refundReturnWindowMs?: number;
   /** How long one chain-watching activity waits before the workflow looks again. */
   chainWatchMs: number;
+  /** The wallet that sends the deposit (signed by the platform), when the source is one. */
+  sourceWalletId?: string;
 }
 
 export interface DepositNotice {

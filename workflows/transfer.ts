@@ -2,7 +2,7 @@ import { CancellationScope, condition, isCancellation, patched, proxyActivities,
 import type { ChainActivities } from '../activities/chains';
 import type { TransferReviewActivities } from '../activities/transfer-review';
 import { chainWatchTaskQueue } from '../src/temporal/task-queues';
-import { chainRetry, chains } from './chain-activities';
+import { chainRefusal, chainRetry, chainSend, chains } from './chain-activities';
 import type { TransferStatus, TransferWorkflowInput } from './transfer-messages';
 import { refundToSource, sendPayment, waitOutReturnWindow } from './transfer-payments';
 import { TransferRun } from './transfer-run';
@@ -131,6 +131,26 @@ async function recordReviewDecision(run: TransferRun) {
 }
 
 /**
+ * The platform sends the deposit from the source wallet (unless the transfer was canceled first); a
+ * refusal by the chain (the wallet no longer holds enough) cancels the transfer. Once sent, the deposit
+ * is on its way: the watch below finds it; a cancel that comes first leaves it a stray deposit, which
+ * goes back to the wallet as every stray goes back to its sender.
+ */
+async function sendFromSourceWallet(run: TransferRun): Promise<boolean> {
+  if (run.cancelReason) return false;
+  run.show('Sending the deposit from the source wallet');
+  try {
+    await CancellationScope.nonCancellable(() => chainSend.sendFromSourceWallet({ transferId: run.input.transferId }));
+    return true;
+  } catch (err) {
+    const refusal = chainRefusal(err);
+    if (refusal === undefined) throw err;
+    run.cancelReason ??= `wallet_send_refused: ${refusal}`;
+    return false;
+  }
+}
+
+/**
  * Waits for the deposit: a fiat one is offered by the rail's webhook (the `offerDeposit` Update); a
  * chain one is found by watching the chain in periods. A DELETE stops the current watching activity
  * at once; cancelling the workflow reaches it through the root scope, and also ends this wait for the
@@ -145,6 +165,7 @@ async function waitForFunds(run: TransferRun) {
     await condition(() => run.deposit !== undefined || run.cancelReason !== undefined, input.depositExpiryMs);
     return;
   }
+  if (input.sourceWalletId && !(await sendFromSourceWallet(run))) return;
   const watcher = proxyActivities<ChainActivities>({
     taskQueue: chainWatchTaskQueue(workflowInfo().taskQueue), startToCloseTimeout: '1 hour', heartbeatTimeout: '10 seconds', retry: chainRetry,
   });

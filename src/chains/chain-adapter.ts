@@ -41,6 +41,21 @@ export type PayoutStatus =
   | { status: 'confirmed'; txHash: string; networkFee: string; nativeAsset: string }
   | { status: 'failed'; txHash: string; reason: string };
 
+/** A token transfer signed by a customer's wallet (a transfer's source): the wallet pays its own gas. */
+export interface WalletSendRequest {
+  /** Derived from the transfer; the same key never sends twice. */
+  idempotencyKey: string;
+  walletId: string;
+  transferId: string | null;
+  /** The wallet's address on this chain. */
+  from: string;
+  currency: string;
+  to: string;
+  amountMinor: bigint;
+  /** Opens the wallet's sealed private key; called only when there is something to sign, and only inside the send. */
+  openKey: () => Promise<Buffer>;
+}
+
 /** Moving a deposit (the transfer's own, or a stray one going back to its sender) into the treasury. */
 export interface SweepRequest {
   /** Idempotency: the transfer id for its deposit, the stray's payment key for a stray. */
@@ -85,6 +100,14 @@ export interface ChainAdapter {
   estimatePayoutFee(currency: string): Promise<bigint>;
   /** Signs, records and broadcasts a payout; a retry with the same key re-sends the same transaction. */
   sendPayout(request: PayoutRequest): Promise<{ txHash: string }>;
+  /**
+   * Signs with the wallet's key, records and broadcasts a token transfer from the wallet; a retry
+   * with the same key re-sends the same transaction. PayoutRejectedError when the chain would refuse
+   * it (too little of the token, or of the native asset for gas): nothing is signed then.
+   */
+  sendFromWallet(request: WalletSendRequest): Promise<{ txHash: string }>;
+  /** Whether a wallet pays its own transactions' fees in the native asset (false on the simulators). */
+  readonly walletsPayGas: boolean;
   /** `pending` until the payout's transaction is mined and deep enough (confirmed or reverted alike); then final. */
   payoutStatus(idempotencyKey: string): Promise<PayoutStatus>;
   /**
@@ -140,7 +163,8 @@ export interface AssetBalance {
 
 /** What only the sandbox does on a chain: make a deposit of `amountMinor` to `address` appear (a mint, or a simulated transfer). */
 export interface SandboxChainFunding {
-  sandboxDeposit(q: { currency: string; address: string; amountMinor: bigint; from?: string }): Promise<{ txHash: string }>;
+  /** `gasMoney`: the address also gets native asset for its own gas, where the chain charges it (a wallet). */
+  sandboxDeposit(q: { currency: string; address: string; amountMinor: bigint; from?: string; gasMoney?: boolean }): Promise<{ txHash: string }>;
 }
 
 /**

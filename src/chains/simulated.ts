@@ -4,7 +4,10 @@ import { sql } from 'kysely';
 import type { Db } from '../db';
 import type { SimulatedChain } from '../domain/rails';
 import { encodeChainAddress } from '../domain/bank-validation';
-import type { AssetBalance, ChainAdapter, SandboxChainFunding, PayoutRequest, PayoutStatus, SweepStatus, TokenTransferPage, TransferScan } from './chain-adapter';
+import {
+  PayoutRejectedError, type AssetBalance, type ChainAdapter, type SandboxChainFunding, type PayoutRequest, type PayoutStatus, type SweepStatus,
+  type TokenTransferPage, type TransferScan, type WalletSendRequest,
+} from './chain-adapter';
 import { recordMinedTransaction } from '../payments/store';
 
 const NATIVE: Record<SimulatedChain, string> = { solana: 'sol', stellar: 'xlm', tron: 'trx' };
@@ -21,6 +24,8 @@ export class SimulatedChainAdapter implements ChainAdapter, SandboxChainFunding 
   readonly treasuryAddress: string;
   /** No balance per address here: a deposit is the treasury's as soon as it arrives. */
   readonly sweepsDeposits = false;
+  /** The simulators charge wallets no fee. */
+  readonly walletsPayGas = false;
 
   constructor(readonly chain: SimulatedChain, private readonly db: Db, private readonly seed: string) {
     this.nativeAsset = NATIVE[chain];
@@ -105,6 +110,15 @@ export class SimulatedChainAdapter implements ChainAdapter, SandboxChainFunding 
     const txHash = await this.record({ currency: r.currency, from: this.treasuryAddress, to: r.to, amountMinor: r.amountMinor, idempotencyKey: r.idempotencyKey });
     await recordMinedTransaction(this.db, r.idempotencyKey, txHash);
     return { txHash };
+  }
+
+  /** A transfer from the wallet's address, recorded once per key; refused when the wallet holds too little. */
+  async sendFromWallet(r: WalletSendRequest): Promise<{ txHash: string }> {
+    const sent = await this.db.selectFrom('simulated_chain_transactions').select('hash').where('idempotency_key', '=', r.idempotencyKey).executeTakeFirst();
+    if (sent) return { txHash: sent.hash };
+    const [held] = await this.balancesOf(r.from, [r.currency]);
+    if (held!.confirmedMinor < r.amountMinor) throw new PayoutRejectedError(`the wallet holds ${held!.confirmedMinor} of ${r.amountMinor} ${r.currency} (smallest units)`);
+    return { txHash: await this.record({ currency: r.currency, from: r.from, to: r.to, amountMinor: r.amountMinor, idempotencyKey: r.idempotencyKey }) };
   }
 
   /** The simulators keep no balance per address: a deposit is the treasury's as soon as it arrives. */

@@ -217,6 +217,10 @@ export interface TransfersTable {
   source_rail: string;
   source_currency: string;
   source_from_address: string | null;
+  /** The wallet that signs the deposit (migration 0021). */
+  source_wallet_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The wallet paid at its address (migration 0021). */
+  destination_wallet_id: ColumnType<string | null, string | null | undefined, string | null>;
   source_account_id: string | null;
   destination_rail: string;
   destination_currency: string;
@@ -412,6 +416,17 @@ export interface WalletTransactionsTable {
   updated_at: Date;
 }
 
+/** A transaction a wallet's key signed (migration 0021), stored before it was broadcast. */
+export interface WalletSignedTransactionsTable {
+  idempotency_key: string;
+  wallet_id: string;
+  transfer_id: string | null;
+  chain: string;
+  signed_transaction: string | null;
+  tx_hash: string | null;
+  created_at: Date;
+}
+
 export type WebhookEndpointStatus = 'enabled' | 'disabled' | 'failing';
 
 /** A developer's webhook endpoint (migration 0018). */
@@ -503,6 +518,7 @@ export interface Database {
   wallet_addresses: WalletAddressesTable;
   chain_watch_cursors: ChainWatchCursorsTable;
   wallet_transactions: WalletTransactionsTable;
+  wallet_signed_transactions: WalletSignedTransactionsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;

@@ -13,6 +13,7 @@ import { newId, randomBase62 } from '../ids';
 import { findCustomer } from '../customers/customer';
 import { serializeTransfer, type StoredReceipt } from './transfer';
 import type { RefundDestination } from '../domain/transfers';
+import { resolveTransferWallets } from './wallet-legs';
 
 // What a transfer is created from (POST /v0/transfers validates its body against this).
 const decimal = z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal string such as "100.00"');
@@ -29,6 +30,7 @@ export const TransferCreate = z.strictObject({
     currency: currencyCode,
     from_address: z.string().trim().min(1).optional(),
     account_id: z.string().min(1).optional(),
+    wallet_id: z.string().min(1).optional().describe("The customer's wallet that sends the deposit (chain sources); refunds go back to it"),
   }),
   destination: z.strictObject({
     payment_rail: z.enum(PAYMENT_RAILS),
@@ -36,6 +38,7 @@ export const TransferCreate = z.strictObject({
     external_account_id: z.string().min(1).optional(),
     to_address: z.string().trim().min(1).optional(),
     account_id: z.string().min(1).optional(),
+    wallet_id: z.string().min(1).optional().describe("The customer's wallet the payout goes to (chain destinations)"),
     swift_charges: z.enum(['sha', 'our', 'ben']).optional(),
   }),
 });
@@ -66,16 +69,20 @@ export function checkTransferShape(input: TransferCreateInput) {
 
   if (source.account_id) throw body('source.account_id', `No such account: '${source.account_id}' (platform accounts are funded through wallets)`);
   if (destination.account_id) throw body('destination.account_id', `No such account: '${destination.account_id}'`);
-  if (isChainRail(source.payment_rail)) {
-    if (!source.from_address) throw body('source.from_address', `is required when the source is the ${source.payment_rail} chain (refunds go back to it)`);
+  if (isChainRail(source.payment_rail) && source.wallet_id) {
+    if (source.from_address) throw body('source.from_address', 'is the wallet\'s own address when source.wallet_id is given: leave it out');
+  } else if (isChainRail(source.payment_rail)) {
+    if (!source.from_address) throw body('source.from_address', `is required when the source is the ${source.payment_rail} chain (refunds go back to it), or a source.wallet_id`);
     const error = cryptoAddressError(source.payment_rail as CryptoChain, source.from_address);
     if (error) throw body('source.from_address', `${error}`);
   } else if (source.from_address) {
     throw body('source.from_address', 'is only for chain sources');
   }
-  if (isChainRail(destination.payment_rail)) {
+  if (isChainRail(destination.payment_rail) && destination.wallet_id) {
+    if (destination.to_address || destination.external_account_id) throw body('destination.wallet_id', 'names the payee alone: leave out to_address and external_account_id');
+  } else if (isChainRail(destination.payment_rail)) {
     if (!destination.to_address && !destination.external_account_id) {
-      throw body('destination.to_address', `is required (or an external_account_id of a ${destination.payment_rail} address)`);
+      throw body('destination.to_address', `is required (or an external_account_id of a ${destination.payment_rail} address, or a wallet_id)`);
     }
     if (destination.to_address) {
       const error = cryptoAddressError(destination.payment_rail as CryptoChain, destination.to_address);
@@ -177,7 +184,9 @@ export async function createTransfer(
     const needed = RAILS[rail].endorsement;
     if (!customer.endorsements.includes(needed)) throw invalidStateField('on_behalf_of', `Customer ${customer.id} lacks the ${needed} endorsement that ${rail} needs`);
   }
-  const { toAddress } = await checkPayeeAccount(trx, tenant, customer.id, input.destination, 'destination.');
+  const wallets = await resolveTransferWallets(trx, deps.chains, tenant, customer.id, input, prepared.amountMinor);
+  const toAddress = wallets.destinationAddress ?? (await checkPayeeAccount(trx, tenant, customer.id, input.destination, 'destination.')).toAddress;
+  const fromAddress = wallets.sourceAddress ?? input.source.from_address ?? null;
 
   const rate = await deps.rates.rate(input.source.currency, input.destination.currency);
   let receipt;
@@ -205,7 +214,11 @@ export async function createTransfer(
     const { index } = (await sql<{ index: string }>`select nextval('deposit_address_index')::text as index`.execute(trx)).rows[0];
     depositAddress = deps.chains[input.source.payment_rail].depositAddress(Number(index));
     depositIndex = index;
-    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, to_address: depositAddress, from_address: input.source.from_address! };
+    instructions = {
+      payment_rail: input.source.payment_rail, currency: input.source.currency, amount, to_address: depositAddress, from_address: fromAddress!,
+      // The platform sends it from the wallet: nothing for the customer to do.
+      ...(wallets.sourceWalletId ? { wallet_id: wallets.sourceWalletId } : {}),
+    };
   } else {
     instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, deposit_reference: depositReference, ...(RAILS[input.source.payment_rail] as FiatRailProfile).collectionAccount };
   }
@@ -232,7 +245,9 @@ export async function createTransfer(
     developer_fee_minor: prepared.developerFeeMinor.toString(),
     source_rail: input.source.payment_rail,
     source_currency: input.source.currency,
-    source_from_address: input.source.from_address ?? null,
+    source_from_address: fromAddress,
+    source_wallet_id: wallets.sourceWalletId,
+    destination_wallet_id: wallets.destinationWalletId,
     source_account_id: null,
     destination_rail: input.destination.payment_rail,
     destination_currency: input.destination.currency,

@@ -32,6 +32,7 @@ export async function startTransferWorkflow(deps: Pick<PlatformDeps, 'config' | 
     args: [{
       transferId: row.id,
       sourceIsChain: isChainRail(row.source_rail),
+      ...(row.source_wallet_id ? { sourceWalletId: row.source_wallet_id } : {}),
       destinationIsChain: isChainRail(row.destination_rail),
       depositExpiryMs: deps.config.TRANSFER_DEPOSIT_EXPIRY_HOURS * 3600_000,
       returnWindowMs,

@@ -7,6 +7,7 @@ import { recordEvent } from '../domain/events';
 import { isEvmChain, type ChainRail } from '../domain/rails';
 import { newId } from '../ids';
 import { transfersOfTransactions } from '../payments/store';
+import { transfersOfWalletTransactions } from './signed-transactions';
 import { serializeWalletTransaction } from './transactions';
 
 // One watcher per chain (workflows/wallet-watcher.ts) follows every token transfer of the chain and
@@ -75,7 +76,9 @@ async function recordWalletTransfers(db: Db, chain: ChainRail, transfers: ChainT
   if (transfers.length === 0) return 0;
   const legs = await walletLegs(db, chain, transfers);
   if (legs.length === 0) return 0;
-  const transferIds = await transfersOfTransactions(db, chain, [...new Set(legs.map((l) => l.transfer.txHash))]);
+  const hashes = [...new Set(legs.map((l) => l.transfer.txHash))];
+  // A transfer's leg: a payment of the platform's, or a wallet's own signed send (known before its deposit is).
+  const transferIds = new Map([...await transfersOfTransactions(db, chain, hashes), ...await transfersOfWalletTransactions(db, chain, hashes)]);
   let recorded = 0;
   for (const { transfer: t, wallet, direction } of legs) {
     await db.transaction().execute(async (trx) => {

@@ -4,14 +4,15 @@ import type { Db } from '../../db';
 import type { EvmChain } from '../../domain/rails';
 import {
   ChainUnavailableError, type AssetBalance, type ChainAdapter, type SandboxChainFunding, type PayoutRequest, type PayoutStatus, type SweepRequest,
-  type SweepStatus, type TokenTransferPage, type TransferScan,
+  type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest,
 } from '../chain-adapter';
 import type { ChainKeys } from './keys';
 import { EvmNode, TOKEN_TRANSFER_GAS } from './node';
 import { EvmPayouts } from './payouts';
 import { mintSandboxDeposit } from './sandbox-funding';
 import { EvmSweeps } from './sweeps';
-import { TreasurySigner } from './treasury-signer';
+import { EvmWalletSends } from './wallet-sends';
+import { AccountSigner } from './account-signer';
 
 /** The ERC-20 Transfer event. */
 const TRANSFER_EVENT = {
@@ -23,13 +24,15 @@ const TRANSFER_EVENT = {
 /**
  * An EVM chain over JSON-RPC: deposit addresses and the scan for token transfers to them here;
  * payouts (src/chains/evm/payouts.ts), sweeps (sweeps.ts) and the treasury's nonces and signing
- * (treasury-signer.ts) in files of their own.
+ * (account-signer.ts) in files of their own.
  */
 export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
   readonly sweepsDeposits = true;
+  readonly walletsPayGas = true;
   private readonly node: EvmNode;
   private readonly payouts: EvmPayouts;
   private readonly sweeps: EvmSweeps;
+  private readonly walletSends: EvmWalletSends;
 
   constructor(
     readonly chain: EvmChain,
@@ -44,9 +47,10 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
     },
   ) {
     this.node = new EvmNode(chain, rpcUrl, deps);
-    const treasury = new TreasurySigner(this.node, deps.keys);
+    const treasury = new AccountSigner(this.node, deps.keys.treasury);
     this.payouts = new EvmPayouts(this.node, treasury, deps.db);
     this.sweeps = new EvmSweeps(this.node, treasury, deps.keys, deps.db);
+    this.walletSends = new EvmWalletSends(this.node, deps.db);
   }
 
   get nativeAsset(): string {
@@ -160,11 +164,15 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
     return this.payouts.status(idempotencyKey);
   }
 
+  sendFromWallet(r: WalletSendRequest): Promise<{ txHash: string }> {
+    return this.walletSends.send(r);
+  }
+
   sweepDeposit(q: SweepRequest): Promise<SweepStatus> {
     return this.sweeps.sweep(q);
   }
 
-  sandboxDeposit(q: { currency: string; address: string; amountMinor: bigint }): Promise<{ txHash: string }> {
+  sandboxDeposit(q: { currency: string; address: string; amountMinor: bigint; gasMoney?: boolean }): Promise<{ txHash: string }> {
     return mintSandboxDeposit(this.node, this.deps.keys, q);
   }
 }

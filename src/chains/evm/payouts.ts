@@ -3,7 +3,7 @@ import type { Db } from '../../db';
 import { recordMinedTransaction, signedTransactionOf, storeSignedTransaction } from '../../payments/store';
 import { PayoutRejectedError, type PayoutRequest, type PayoutStatus } from '../chain-adapter';
 import { revertReason, stablecoinAbi, TOKEN_TRANSFER_GAS, type EvmNode } from './node';
-import type { TreasurySigner } from './treasury-signer';
+import type { AccountSigner } from './account-signer';
 
 /**
  * Token payouts from the treasury (payouts, refunds, stray-deposit returns). Each is signed here,
@@ -12,7 +12,7 @@ import type { TreasurySigner } from './treasury-signer';
  * include at most once.
  */
 export class EvmPayouts {
-  constructor(private readonly node: EvmNode, private readonly treasury: TreasurySigner, private readonly db: Db) {}
+  constructor(private readonly node: EvmNode, private readonly treasury: AccountSigner, private readonly db: Db) {}
 
   async send(r: PayoutRequest): Promise<{ txHash: string }> {
     let raw = (await signedTransactionOf(this.db, r.idempotencyKey)).signed_transaction as Hex | null;

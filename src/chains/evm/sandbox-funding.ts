@@ -12,8 +12,16 @@ const issuerLock = {
   },
 };
 
-/** Sandbox: the issuer mints the amount to the address, which shows on chain as a Transfer to it. */
-export function mintSandboxDeposit(node: EvmNode, keys: ChainKeys, q: { currency: string; address: string; amountMinor: bigint }): Promise<{ txHash: string }> {
+/** What a sandbox wallet is topped up to in the native asset, for the gas of its own transfers (0.01). */
+const SANDBOX_GAS_MONEY = 10n ** 16n;
+
+/**
+ * Sandbox: the issuer mints the amount to the address, which shows on chain as a Transfer to it;
+ * with `gasMoney`, it also sends native asset up to SANDBOX_GAS_MONEY (a wallet pays its own gas).
+ */
+export function mintSandboxDeposit(
+  node: EvmNode, keys: ChainKeys, q: { currency: string; address: string; amountMinor: bigint; gasMoney?: boolean },
+): Promise<{ txHash: string }> {
   return issuerLock.run(node.chain, async () => {
     const issuer = keys.issuer;
     const [fees, chainId, nonce] = await Promise.all([
@@ -25,6 +33,16 @@ export function mintSandboxDeposit(node: EvmNode, keys: ChainKeys, q: { currency
       maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     });
     const hash = await node.client.sendRawTransaction({ serializedTransaction: signed });
+    if (q.gasMoney) {
+      const held = await node.client.getBalance({ address: getAddress(q.address) });
+      if (held < SANDBOX_GAS_MONEY) {
+        const gas = await issuer.signTransaction({
+          type: 'eip1559', chainId, nonce: nonce + 1, to: getAddress(q.address), value: SANDBOX_GAS_MONEY - held, gas: 21_000n,
+          maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        });
+        await node.client.waitForTransactionReceipt({ hash: await node.client.sendRawTransaction({ serializedTransaction: gas }), pollingInterval: 200 });
+      }
+    }
     await node.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
     return { txHash: hash };
   });

@@ -6,7 +6,7 @@ import { markSwept, startSweep, storeSweepTransaction, sweepByKey } from '../../
 import type { SweepRequest, SweepStatus } from '../chain-adapter';
 import type { ChainKeys } from './keys';
 import { stablecoinAbi, TOKEN_TRANSFER_GAS, type EvmNode } from './node';
-import type { TreasurySigner } from './treasury-signer';
+import type { AccountSigner } from './account-signer';
 
 /**
  * Moves deposits into the treasury: the deposit address holds tokens but no native asset for gas, so
@@ -15,7 +15,7 @@ import type { TreasurySigner } from './treasury-signer';
  * broadcast; a call after a crash re-sends the stored bytes, so the tokens move once.
  */
 export class EvmSweeps {
-  constructor(private readonly node: EvmNode, private readonly treasury: TreasurySigner, private readonly keys: ChainKeys, private readonly db: Db) {}
+  constructor(private readonly node: EvmNode, private readonly treasury: AccountSigner, private readonly keys: ChainKeys, private readonly db: Db) {}
 
   /** One step of the sweep per call: the caller calls again while it is pending. */
   async sweep(q: SweepRequest): Promise<SweepStatus> {

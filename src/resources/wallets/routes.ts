@@ -122,7 +122,7 @@ export const listWalletTransactions = defineRoute({
 export const sandboxFundWallet = defineRoute({
   method: 'post',
   path: '/v0/sandbox/wallets/{wallet_id}/fund',
-  summary: 'Sandbox: tokens arrive at the wallet on one of its chains (minted on the local node, or a simulated transfer)',
+  summary: 'Sandbox: tokens arrive at the wallet on one of its chains (minted on the local node, with native asset for its gas; or a simulated transfer)',
   tag: 'Sandbox',
   permission: 'accounts:write',
   sandboxOnly: true,
@@ -140,7 +140,7 @@ export const sandboxFundWallet = defineRoute({
     if (amountMinor === null || amountMinor > max) {
       throw invalidField('body', 'amount', `must be a positive amount of ${body.currency}, at most ${formatAmount(max, scale)}`);
     }
-    const { txHash } = await deps.sandbox.chains[body.chain as ChainRail].sandboxDeposit({ currency: body.currency, address: wallet.addresses[body.chain]!, amountMinor });
+    const { txHash } = await deps.sandbox.chains[body.chain as ChainRail].sandboxDeposit({ currency: body.currency, address: wallet.addresses[body.chain]!, amountMinor, gasMoney: true });
     return { status: 200, body: { tx_hash: txHash } };
   },
 });

@@ -1,0 +1,92 @@
+import { sql, type Transaction } from 'kysely';
+import type { ChainAdapters } from '../chains';
+import type { Db } from '../db';
+import type { Database, WalletRow } from '../db/schema';
+import type { Tenant } from '../db/tenant-scope';
+import { ASSET_SCALE, formatAmount } from '../domain/money';
+import { isChainRail, type ChainRail } from '../domain/rails';
+import { invalidField, invalidStateField } from '../errors';
+import type { KeyVault } from '../keys/key-vault';
+
+// Transfers from and to a customer's wallet (docs/WALLETS.md). A source wallet signs the deposit to
+// the transfer's deposit address (the activity sendFromSourceWallet); from then on the transfer runs
+// as every chain-funded one, and refunds go back to the wallet's address. A destination wallet is
+// paid at its address.
+
+/** The customer's wallet named by a transfer leg, holding the leg's chain; a 400 names the field otherwise. */
+async function legWallet(
+  trx: Transaction<Database>, tenant: Tenant, customerId: string, leg: { payment_rail: string; wallet_id?: string }, side: 'source' | 'destination',
+): Promise<WalletRow | null> {
+  if (!leg.wallet_id) return null;
+  const key = `${side}.wallet_id`;
+  if (!isChainRail(leg.payment_rail)) throw invalidField('body', key, `is only for chain ${side}s; ${leg.payment_rail} is a fiat rail`);
+  // Locked: two transfers from one wallet are created one after the other, each seeing the other's reservation.
+  const wallet = await trx.selectFrom('wallets').selectAll().where('id', '=', leg.wallet_id)
+    .where('developer_id', '=', tenant.developerId).where('environment', '=', tenant.environment).forUpdate().executeTakeFirst();
+  if (!wallet) throw invalidField('body', key, `No such wallet: '${leg.wallet_id}'`);
+  if (wallet.customer_id !== customerId) throw invalidField('body', key, `Wallet ${wallet.id} belongs to another customer than on_behalf_of`);
+  if (!wallet.chains.includes(leg.payment_rail)) throw invalidField('body', key, `Wallet ${wallet.id} holds ${wallet.chains.join(', ')}, not ${leg.payment_rail}`);
+  return wallet;
+}
+
+/**
+ * What a source wallet can spend must cover the amount: its confirmed holdings of the currency less
+ * what its open transfers (awaiting their deposit) have reserved, and gas for one token transfer in
+ * the chain's native asset where the wallet pays it. A 409 says what is short; nothing is created.
+ */
+async function checkSpendable(trx: Transaction<Database>, chains: ChainAdapters, wallet: WalletRow, rail: ChainRail, currency: string, amountMinor: bigint) {
+  const chain = chains[rail];
+  const address = wallet.addresses[rail]!;
+  const [token, native] = await chain.balancesOf(address, [currency, chain.nativeAsset]);
+  const { reserved } = await trx.selectFrom('transfers').select(sql<string>`coalesce(sum(amount_minor), 0)::text`.as('reserved'))
+    .where('source_wallet_id', '=', wallet.id).where('state', '=', 'awaiting_funds')
+    .where('source_rail', '=', rail).where('source_currency', '=', currency).executeTakeFirstOrThrow();
+  const available = token!.confirmedMinor - BigInt(reserved);
+  const scale = ASSET_SCALE[currency]!;
+  if (available < amountMinor) {
+    throw invalidStateField('source.wallet_id', `Wallet ${wallet.id} can spend ${formatAmount(available < 0n ? 0n : available, scale)} ${currency} on ${rail} `
+      + `(${formatAmount(token!.confirmedMinor, scale)} held, ${formatAmount(BigInt(reserved), scale)} reserved by its open transfers); the transfer needs ${formatAmount(amountMinor, scale)}`);
+  }
+  if (chain.walletsPayGas) {
+    const gas = await chain.estimatePayoutFee(currency);
+    const nativeScale = ASSET_SCALE[chain.nativeAsset] ?? 18;
+    if (native!.confirmedMinor < gas) {
+      throw invalidStateField('source.wallet_id', `Wallet ${wallet.id} holds ${formatAmount(native!.confirmedMinor, nativeScale)} ${chain.nativeAsset} on ${rail}; `
+        + `sending the deposit takes about ${formatAmount(gas, nativeScale)} ${chain.nativeAsset} of gas`);
+    }
+  }
+}
+
+/** The wallets of a transfer's legs, checked (the source's spendable balance too), with the addresses they stand for. */
+export async function resolveTransferWallets(
+  trx: Transaction<Database>, chains: ChainAdapters, tenant: Tenant, customerId: string,
+  input: { source: { payment_rail: string; currency: string; wallet_id?: string }; destination: { payment_rail: string; wallet_id?: string } },
+  amountMinor: bigint,
+) {
+  const source = await legWallet(trx, tenant, customerId, input.source, 'source');
+  const destination = await legWallet(trx, tenant, customerId, input.destination, 'destination');
+  if (source) await checkSpendable(trx, chains, source, input.source.payment_rail as ChainRail, input.source.currency, amountMinor);
+  return {
+    sourceWalletId: source?.id ?? null,
+    sourceAddress: source ? source.addresses[input.source.payment_rail]! : null,
+    destinationWalletId: destination?.id ?? null,
+    destinationAddress: destination ? destination.addresses[input.destination.payment_rail]! : null,
+  };
+}
+
+/**
+ * Sends the transfer's deposit from its source wallet to its deposit address, signed with the
+ * wallet's key (opened only inside this call); stored before broadcast, so a retry re-sends the
+ * same transaction. PayoutRejectedError when the chain would refuse it now.
+ */
+export async function sendFromSourceWallet(deps: { db: Db; chains: ChainAdapters; keys: KeyVault }, transferId: string): Promise<{ txHash: string }> {
+  const t = await deps.db.selectFrom('transfers').select(['id', 'source_rail', 'source_currency', 'source_wallet_id', 'deposit_address', 'amount_minor'])
+    .where('id', '=', transferId).executeTakeFirstOrThrow();
+  const wallet = await deps.db.selectFrom('wallets').select(['id', 'addresses', 'key_sealed']).where('id', '=', t.source_wallet_id!).executeTakeFirstOrThrow();
+  const rail = t.source_rail as ChainRail;
+  return deps.chains[rail].sendFromWallet({
+    idempotencyKey: `${t.id}:wallet_deposit`, walletId: wallet.id, transferId: t.id, from: wallet.addresses[rail]!, currency: t.source_currency,
+    to: t.deposit_address!, amountMinor: BigInt(t.amount_minor),
+    openKey: () => deps.keys.open(wallet.key_sealed, { purpose: 'wallet-key', wallet_id: wallet.id }),
+  });
+}
