@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs before `npm test`: makes sure what the suite drives for real is on the machine.
 #   - the pinned Temporal CLI (dev server), built once into a cache outside the clone
+#   - local-kms, an AWS KMS-compatible server for the KMS key vault's tests, built the same way
 #   - Chromium for the hosted KYC page test (Debian's package; installed when running as root)
 #   - PostgreSQL and Redis answering on 127.0.0.1 (TEST_DATABASE_ADMIN_URL / TEST_REDIS_URL to change)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-temporal-cli.sh >/dev/null
+bash scripts/install-local-kms.sh >/dev/null
 
 if [ -z "${CHROMIUM_PATH:-}" ] && ! [ -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -90,6 +90,15 @@ const envSchema = z.object({
   WALLET_KEK: base64Key().transform((v) => (v ? Buffer.from(v, 'base64') : undefined)),
   /** Earlier KEKs, comma-separated: they still open wallet keys until `keys rewrap` has moved them. */
   WALLET_KEK_PREVIOUS: base64KeyList(),
+  /**
+   * An AWS KMS key (ARN, id or alias ARN) that wraps wallet data keys instead of WALLET_KEK (which,
+   * if set too, then only opens). Region and credentials: the AWS SDK's own (AWS_REGION, AWS_PROFILE, …).
+   */
+  WALLET_KMS_KEY_ID: z.string().trim().min(1).optional(),
+  /** Earlier KMS keys, comma-separated: they still open wallet keys until `keys rewrap` has moved them. */
+  WALLET_KMS_KEY_IDS_PREVIOUS: z.string().optional().transform((v) => (v ?? '').split(',').map((k) => k.trim()).filter(Boolean)),
+  /** The KMS endpoint, where it is not AWS's own for the region (a VPC endpoint; a local KMS in tests). */
+  WALLET_KMS_ENDPOINT: z.url().optional(),
   /** How long a customer has to confirm micro-deposit amounts (14 days; on the sandbox clock in the sandbox). */
   MICRO_DEPOSIT_EXPIRY_HOURS: z.coerce.number().positive().default(24 * 14),
   KYC_LINK_TTL_HOURS: z.coerce.number().positive().default(24 * 30),

@@ -46,9 +46,11 @@ test('every transfer posting set balances per currency, FX included', () => {
   const m: TransferMoney = {
     transferId: 'tr_x', customerId: 'cus_x', developerId: 'dev_x', sourceRail: 'sepa', sourceCurrency: 'eur', destinationRail: 'base',
     destinationCurrency: 'usdc', amountMinor: 10_000n, developerFeeMinor: 100n, exchangeFeeMinor: 50n, subtotalMinor: 9_850n,
-    gasFeeMinor: 400_000n, finalMinor: 106_000_000n,
+    gasFeeMinor: 400_000n, finalMinor: 106_000_000n, sourceAccountId: null, destinationAccountId: null,
   };
-  for (const postings of [depositPostings(m), payoutPostings(m), payoutReversalPostings(m), refundPostings(m)]) {
+  // The same money from and to platform accounts.
+  const accounts: TransferMoney = { ...m, sourceAccountId: 'acct_a', destinationAccountId: 'acct_b' };
+  for (const postings of [m, accounts].flatMap((x) => [depositPostings(x), payoutPostings(x), payoutReversalPostings(x), refundPostings(x)])) {
     const sums = new Map<string, bigint>();
     for (const p of postings) sums.set(p.account.currency, (sums.get(p.account.currency) ?? 0n) + p.amountMinor);
     for (const sum of sums.values()) expect(sum).toBe(0n);

@@ -22,6 +22,10 @@ export interface TransferWorkflowInput {
   chainWatchMs: number;
   /** The wallet that sends the deposit (signed by the platform), when the source is one. */
   sourceWalletId?: string;
+  /** The funds come from a platform account (reserved at creation): taken at once, refunded to it. */
+  sourceIsAccount?: boolean;
+  /** The payout is a credit to a platform account, in the ledger. */
+  destinationIsAccount?: boolean;
 }
 
 export interface DepositNotice {

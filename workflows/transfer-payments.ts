@@ -15,6 +15,8 @@ export type SentPayment =
  */
 export async function sendPayment(run: TransferRun, kind: 'payout' | 'refund', nth: { attempt?: number } = {}): Promise<SentPayment> {
   const { input } = run;
+  // A platform account is paid in the ledger, by the step that records the payment: nothing to send.
+  if (kind === 'payout' ? input.destinationIsAccount : input.sourceIsAccount) return { settled: true };
   const onChain = kind === 'payout' ? input.destinationIsChain : input.sourceIsChain;
   if (onChain) {
     try {

@@ -161,6 +161,11 @@ async function sendFromSourceWallet(run: TransferRun): Promise<boolean> {
 async function waitForFunds(run: TransferRun) {
   const { input } = run;
   const expiresAt = Date.now() + input.depositExpiryMs;
+  // Reserved in the account when the transfer was created: taken now, unless canceled first.
+  if (input.sourceIsAccount) {
+    if (!run.cancelReason) run.deposit = {};
+    return;
+  }
   if (!input.sourceIsChain) {
     await condition(() => run.deposit !== undefined || run.cancelReason !== undefined, input.depositExpiryMs);
     return;

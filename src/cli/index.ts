@@ -185,7 +185,7 @@ async function main(argv: string[]) {
       const vault = createKeyVault(config, { allowGenerated: false });
       console.log(`sealing wallet keys under ${vault.currentKekId}`);
       const moved = await rewrapWalletKeys(db, vault, (line) => console.log(line));
-      console.log(`done: ${moved} moved; every wallet key is under the current KEK; WALLET_KEK_PREVIOUS can be emptied`);
+      console.log(`done: ${moved} moved; every wallet key is under the current KEK; WALLET_KEK_PREVIOUS and WALLET_KMS_KEY_IDS_PREVIOUS can be emptied`);
     } else if (group === 'rail-events' && action === 'list') {
       const events = await railEventsNeedingOperators(db);
       for (const e of events) {

@@ -225,6 +225,8 @@ export interface TransfersTable {
   destination_rail: string;
   destination_currency: string;
   destination_external_account_id: string | null;
+  /** The platform account credited (migration 0022). */
+  destination_account_id: ColumnType<string | null, string | null | undefined, string | null>;
   destination_to_address: string | null;
   swift_charges: string | null;
   receipt: ColumnType<Record<string, string | null>, string, string>;
@@ -304,13 +306,14 @@ export interface SimulatedChainTransactionsTable {
   created_at: Date;
 }
 
-export type LedgerPurpose = 'customer_funds' | 'rail_clearing' | 'chain_treasury' | 'platform_fees' | 'developer_fees' | 'fx_conversion' | 'unapplied_deposits';
+export type LedgerPurpose =
+  | 'customer_funds' | 'rail_clearing' | 'chain_treasury' | 'platform_fees' | 'developer_fees' | 'fx_conversion' | 'unapplied_deposits' | 'account_reserved';
 
 export interface LedgerAccountsTable {
   id: string;
   developer_id: string;
   environment: Environment;
-  owner_type: 'customer' | 'developer' | 'platform';
+  owner_type: 'customer' | 'developer' | 'platform' | 'account';
   owner_id: string;
   purpose: LedgerPurpose;
   currency: string;
@@ -427,6 +430,18 @@ export interface WalletSignedTransactionsTable {
   created_at: Date;
 }
 
+/** A customer's platform account (migration 0022): its balance is in the ledger. */
+export interface PlatformAccountsTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  customer_id: string;
+  currency: string;
+  status: 'active';
+  created_at: Date;
+  updated_at: Date;
+}
+
 export type WebhookEndpointStatus = 'enabled' | 'disabled' | 'failing';
 
 /** A developer's webhook endpoint (migration 0018). */
@@ -519,6 +534,7 @@ export interface Database {
   chain_watch_cursors: ChainWatchCursorsTable;
   wallet_transactions: WalletTransactionsTable;
   wallet_signed_transactions: WalletSignedTransactionsTable;
+  platform_accounts: PlatformAccountsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;
@@ -537,3 +553,4 @@ export type EventRow = Selectable<EventsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WalletRow = Selectable<WalletsTable>;
 export type WalletTransactionRow = Selectable<WalletTransactionsTable>;
+export type PlatformAccountRow = Selectable<PlatformAccountsTable>;

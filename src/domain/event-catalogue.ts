@@ -27,6 +27,7 @@ export const EVENT_CATALOGUE = {
   'transfer.undeliverable': 'The payout could not be delivered.',
   'transfer.returned': 'The payout came back.',
   'transfer.refunded': 'The funds went back to the source.',
+  'account.created': 'A platform account was created for a customer and currency.',
   'wallet.created': 'A wallet was created (its addresses on each of its chains).',
   'wallet.transaction.created': 'A token transfer into or out of a wallet was seen on chain (pending until deep enough, or confirmed at once).',
   'wallet.transaction.updated': 'A wallet transaction became confirmed, or was dropped by a reorganisation of the chain.',

@@ -47,6 +47,9 @@ export interface TransferMoney {
   subtotalMinor: bigint;
   gasFeeMinor: bigint;
   finalMinor: bigint;
+  /** The platform account the money comes from, or goes to, where a leg is one. */
+  sourceAccountId: string | null;
+  destinationAccountId: string | null;
 }
 
 /** Money in flight with a bank rail, or held on a chain by the platform. */
@@ -54,8 +57,33 @@ function clearing(rail: string, currency: string): Posting['account'] {
   return { ownerType: 'platform', ownerId: rail, purpose: isChainRail(rail) ? 'chain_treasury' : 'rail_clearing', currency };
 }
 
+/** Where a deposit comes from: the rail or chain, or what the source platform account reserved. */
+const sourceSide = (m: TransferMoney): Posting['account'] =>
+  (m.sourceAccountId ? accountReserved(m.sourceAccountId, m.sourceCurrency) : clearing(m.sourceRail, m.sourceCurrency));
+
 const customerFunds = (m: TransferMoney, currency = m.sourceCurrency): Posting['account'] =>
   ({ ownerType: 'customer', ownerId: m.customerId, purpose: 'customer_funds', currency });
+
+/** A platform account's spendable balance (docs/ACCOUNTS.md). */
+export const accountAvailable = (accountId: string, currency: string): Posting['account'] =>
+  ({ ownerType: 'account', ownerId: accountId, purpose: 'customer_funds', currency });
+
+/** What a platform account's open transfers have reserved: no longer spendable, not yet gone. */
+export const accountReserved = (accountId: string, currency: string): Posting['account'] =>
+  ({ ownerType: 'account', ownerId: accountId, purpose: 'account_reserved', currency });
+
+/** A transfer from a platform account reserves its amount at creation (and a cancel releases it: the same, negated). */
+export function accountReservePostings(accountId: string, currency: string, amountMinor: bigint): Posting[] {
+  return [
+    { account: accountAvailable(accountId, currency), amountMinor: -amountMinor },
+    { account: accountReserved(accountId, currency), amountMinor },
+  ];
+}
+
+/** A canceled transfer's reservation, back to the account's available balance. */
+export function accountReleasePostings(accountId: string, currency: string, amountMinor: bigint): Posting[] {
+  return accountReservePostings(accountId, currency, -amountMinor);
+}
 
 /**
  * What the platform holds for operators on a rail: a stray deposit owed to its sender until it goes
@@ -80,7 +108,7 @@ export function strayReturnPostings(rail: string, currency: string, amountMinor:
 /** The deposit arrived on the source rail: the platform now holds it for the customer. */
 export function depositPostings(m: TransferMoney): Posting[] {
   return [
-    { account: clearing(m.sourceRail, m.sourceCurrency), amountMinor: -m.amountMinor },
+    { account: sourceSide(m), amountMinor: -m.amountMinor },
     { account: customerFunds(m), amountMinor: m.amountMinor },
   ];
 }
@@ -107,7 +135,9 @@ export function payoutPostings(m: TransferMoney): Posting[] {
   if (m.gasFeeMinor > 0n) {
     postings.push({ account: { ownerType: 'platform', ownerId: 'network', purpose: 'platform_fees', currency: m.destinationCurrency }, amountMinor: m.gasFeeMinor });
   }
-  postings.push({ account: clearing(m.destinationRail, m.destinationCurrency), amountMinor: m.finalMinor });
+  // Out on the rail or chain, or into the destination platform account.
+  const destination = m.destinationAccountId ? accountAvailable(m.destinationAccountId, m.destinationCurrency) : clearing(m.destinationRail, m.destinationCurrency);
+  postings.push({ account: destination, amountMinor: m.finalMinor });
   return postings;
 }
 
@@ -118,9 +148,11 @@ export function payoutReversalPostings(m: TransferMoney): Posting[] {
 
 /** The refund left on the source rail: the customer's funds go back where they came from. */
 export function refundPostings(m: TransferMoney): Posting[] {
+  // A refund to a platform account makes the money spendable there again.
+  const back = m.sourceAccountId ? accountAvailable(m.sourceAccountId, m.sourceCurrency) : clearing(m.sourceRail, m.sourceCurrency);
   return [
     { account: customerFunds(m), amountMinor: -m.amountMinor },
-    { account: clearing(m.sourceRail, m.sourceCurrency), amountMinor: m.amountMinor },
+    { account: back, amountMinor: m.amountMinor },
   ];
 }
 

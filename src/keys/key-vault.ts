@@ -2,8 +2,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes, createHash } from 'node:crypto';
 import {
-  buildClient, CommitmentPolicy, MultiKeyringNode, RawAesKeyringNode, RawAesWrappingSuiteIdentifier, type KeyringNode,
+  buildClient, CommitmentPolicy, getClient, KmsKeyringNode, MultiKeyringNode, RawAesKeyringNode, RawAesWrappingSuiteIdentifier, type KeyringNode,
 } from '@aws-crypto/client-node';
+import { KMS } from '@aws-sdk/client-kms';
 
 // Private keys at rest (docs/WALLETS.md): each is encrypted under a data key of its own, which is
 // wrapped by a key-encryption key (KEK) held by a key-management system. The envelope format and its
@@ -41,7 +42,7 @@ function localKeyring(kek: Buffer): { id: string; keyring: RawAesKeyringNode } {
 export class EnvelopeKeyVault implements KeyVault {
   private readonly opener: KeyringNode;
 
-  constructor(readonly currentKekId: string, private readonly sealer: KeyringNode, openers: KeyringNode[] = []) {
+  constructor(readonly currentKekId: string, readonly sealer: KeyringNode, readonly openers: KeyringNode[] = []) {
     this.opener = openers.length === 0 ? sealer : new MultiKeyringNode({ generator: sealer as never, children: openers as never[] });
   }
 
@@ -65,7 +66,7 @@ export class EnvelopeKeyVault implements KeyVault {
  * refuse to start without one. Earlier KEKs (WALLET_KEK_PREVIOUS) still open.
  */
 export function localKeyVault(opts: { kek?: Buffer; previous?: Buffer[]; dataDir: string; allowGenerated: boolean }): EnvelopeKeyVault {
-  if (!opts.kek && !opts.allowGenerated) throw new Error('WALLET_KEK is required (32 bytes, base64: openssl rand -base64 32)');
+  if (!opts.kek && !opts.allowGenerated) throw new Error('WALLET_KEK is required (32 bytes, base64: openssl rand -base64 32), or WALLET_KMS_KEY_ID');
   const kek = opts.kek ?? readOrCreateKek(path.join(opts.dataDir, 'keys', 'wallet-kek'));
   const current = localKeyring(kek);
   return new EnvelopeKeyVault(current.id, current.keyring, (opts.previous ?? []).map((k) => localKeyring(k).keyring));
@@ -84,9 +85,40 @@ function readOrCreateKek(file: string): Buffer {
   }
 }
 
-/** The key vault of a process, from its configuration (see localKeyVault for `allowGenerated`). */
-export function createKeyVault(
-  config: { WALLET_KEK?: Buffer; WALLET_KEK_PREVIOUS: Buffer[]; dataDir: string }, opts: { allowGenerated: boolean },
-): KeyVault {
-  return localKeyVault({ kek: config.WALLET_KEK, previous: config.WALLET_KEK_PREVIOUS, dataDir: config.dataDir, allowGenerated: opts.allowGenerated });
+/**
+ * Data keys wrapped by AWS KMS: `keyId` seals (KMS generates each data key and wraps it; the KEK
+ * never leaves KMS); earlier KMS keys and local KEKs only open.
+ */
+export function kmsKeyVault(opts: { keyId: string; previousKeyIds?: string[]; previousLocal?: Buffer[]; endpoint?: string }): EnvelopeKeyVault {
+  const sealer = new KmsKeyringNode({ generatorKeyId: opts.keyId, clientProvider: kmsClients(opts.endpoint) });
+  const openers = [...kmsOpeners(opts.previousKeyIds ?? [], opts.endpoint), ...(opts.previousLocal ?? []).map((k) => localKeyring(k).keyring)];
+  return new EnvelopeKeyVault(opts.keyId, sealer, openers);
+}
+
+const kmsClients = (endpoint?: string) => getClient(KMS, endpoint ? { endpoint } : {});
+
+/** Keyrings that open what these KMS keys wrapped. */
+const kmsOpeners = (keyIds: string[], endpoint?: string): KeyringNode[] =>
+  keyIds.map((keyId) => new KmsKeyringNode({ keyIds: [keyId], clientProvider: kmsClients(endpoint) }));
+
+type KeyVaultConfig = {
+  WALLET_KEK?: Buffer; WALLET_KEK_PREVIOUS: Buffer[]; WALLET_KMS_KEY_ID?: string; WALLET_KMS_KEY_IDS_PREVIOUS: string[]; WALLET_KMS_ENDPOINT?: string;
+  dataDir: string;
+};
+
+/**
+ * The key vault of a process, from its configuration: AWS KMS when WALLET_KMS_KEY_ID is set, else the
+ * local KEK (see localKeyVault for `allowGenerated`). Keys of the other kind named in the
+ * configuration still open, so `keys rewrap` moves wallets from one to the other either way.
+ */
+export function createKeyVault(config: KeyVaultConfig, opts: { allowGenerated: boolean }): KeyVault {
+  if (config.WALLET_KMS_KEY_ID) {
+    return kmsKeyVault({
+      keyId: config.WALLET_KMS_KEY_ID, previousKeyIds: config.WALLET_KMS_KEY_IDS_PREVIOUS, endpoint: config.WALLET_KMS_ENDPOINT,
+      previousLocal: [...(config.WALLET_KEK ? [config.WALLET_KEK] : []), ...config.WALLET_KEK_PREVIOUS],
+    });
+  }
+  const local = localKeyVault({ kek: config.WALLET_KEK, previous: config.WALLET_KEK_PREVIOUS, dataDir: config.dataDir, allowGenerated: opts.allowGenerated });
+  if (config.WALLET_KMS_KEY_IDS_PREVIOUS.length === 0) return local;
+  return new EnvelopeKeyVault(local.currentKekId, local.sealer, [...local.openers, ...kmsOpeners(config.WALLET_KMS_KEY_IDS_PREVIOUS, config.WALLET_KMS_ENDPOINT)]);
 }

@@ -6,7 +6,7 @@ import { newId } from '../ids';
 type Executor = Kysely<Database> | Transaction<Database>;
 
 export interface LedgerAccountRef {
-  ownerType: 'customer' | 'developer' | 'platform';
+  ownerType: 'customer' | 'developer' | 'platform' | 'account';
   ownerId: string;
   purpose: LedgerPurpose;
   /** Lower-case asset code: usd, eur, usdc, … */
@@ -41,6 +41,7 @@ const MAY_GO_NEGATIVE: Record<LedgerPurpose, boolean> = {
   chain_treasury: true,
   fx_conversion: true,
   unapplied_deposits: false,
+  account_reserved: false,
 };
 
 /** The one account a reference names (tenant, owner, purpose, currency). */

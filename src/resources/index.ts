@@ -1,4 +1,5 @@
 import type { RouteDef } from '../api/route';
+import { accountRoutes } from './accounts/routes';
 import { customerRoutes } from './customers/routes';
 import { eventRoutes } from './events/routes';
 import { externalAccountRoutes } from './external-accounts/routes';
@@ -9,4 +10,4 @@ import { walletRoutes } from './wallets/routes';
 import { webhookRoutes } from './webhooks/routes';
 
 /** Every /v0 route, one module per resource. The OpenAPI document is generated from this list. */
-export const allRoutes: RouteDef[] = [...customerRoutes, ...kycRoutes, ...externalAccountRoutes, ...sanctionsRoutes, ...transferRoutes, ...eventRoutes, ...webhookRoutes, ...walletRoutes];
+export const allRoutes: RouteDef[] = [...customerRoutes, ...kycRoutes, ...externalAccountRoutes, ...sanctionsRoutes, ...transferRoutes, ...eventRoutes, ...webhookRoutes, ...walletRoutes, ...accountRoutes];

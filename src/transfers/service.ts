@@ -13,6 +13,7 @@ import { newId, randomBase62 } from '../ids';
 import { findCustomer } from '../customers/customer';
 import { serializeTransfer, type StoredReceipt } from './transfer';
 import type { RefundDestination } from '../domain/transfers';
+import { reserveFromAccount, resolveTransferAccounts } from './account-legs';
 import { resolveTransferWallets } from './wallet-legs';
 
 // What a transfer is created from (POST /v0/transfers validates its body against this).
@@ -67,8 +68,7 @@ export function checkTransferShape(input: TransferCreateInput) {
     throw body('amount', `${source.payment_rail} takes amounts from ${formatAmount(bounds.min, scale)} to ${formatAmount(bounds.max, scale)} ${source.currency}`);
   }
 
-  if (source.account_id) throw body('source.account_id', `No such account: '${source.account_id}' (platform accounts are funded through wallets)`);
-  if (destination.account_id) throw body('destination.account_id', `No such account: '${destination.account_id}'`);
+  checkAccountLegs(input);
   if (isChainRail(source.payment_rail) && source.wallet_id) {
     if (source.from_address) throw body('source.from_address', 'is the wallet\'s own address when source.wallet_id is given: leave it out');
   } else if (isChainRail(source.payment_rail)) {
@@ -88,12 +88,26 @@ export function checkTransferShape(input: TransferCreateInput) {
       const error = cryptoAddressError(destination.payment_rail as CryptoChain, destination.to_address);
       if (error) throw body('destination.to_address', error);
     }
-  } else {
-    if (!destination.external_account_id) throw body('destination.external_account_id', `is required for a payout on ${destination.payment_rail}`);
+  } else if (!destination.account_id) {
+    if (!destination.external_account_id) throw body('destination.external_account_id', `is required for a payout on ${destination.payment_rail} (or an account_id)`);
     if (destination.to_address) throw body('destination.to_address', 'is only for chain destinations');
   }
   if (destination.swift_charges && destination.payment_rail !== 'swift') throw body('destination.swift_charges', 'is only for the swift rail');
   return { amountMinor, developerFeeMinor };
+}
+
+/** A platform account holds fiat and names its leg alone. */
+function checkAccountLegs({ source, destination }: TransferCreateInput) {
+  if (source.account_id) {
+    if (isChainRail(source.payment_rail)) throw body('source.account_id', `is only for fiat sources: a platform account holds fiat, not ${source.payment_rail}`);
+    if (source.from_address || source.wallet_id) throw body('source.account_id', 'names the source alone: leave out from_address and wallet_id');
+  }
+  if (destination.account_id) {
+    if (isChainRail(destination.payment_rail)) throw body('destination.account_id', `is only for fiat destinations: a platform account holds fiat, not ${destination.payment_rail}`);
+    if (destination.external_account_id || destination.to_address || destination.wallet_id) {
+      throw body('destination.account_id', 'names the payee alone: leave out external_account_id, to_address and wallet_id');
+    }
+  }
 }
 
 type Executor = Kysely<Database> | Transaction<Database>;
@@ -185,7 +199,9 @@ export async function createTransfer(
     if (!customer.endorsements.includes(needed)) throw invalidStateField('on_behalf_of', `Customer ${customer.id} lacks the ${needed} endorsement that ${rail} needs`);
   }
   const wallets = await resolveTransferWallets(trx, deps.chains, tenant, customer.id, input, prepared.amountMinor);
-  const toAddress = wallets.destinationAddress ?? (await checkPayeeAccount(trx, tenant, customer.id, input.destination, 'destination.')).toAddress;
+  const accounts = await resolveTransferAccounts(trx, tenant, customer.id, input);
+  const toAddress = wallets.destinationAddress
+    ?? (accounts.destinationAccountId ? null : (await checkPayeeAccount(trx, tenant, customer.id, input.destination, 'destination.')).toAddress);
   const fromAddress = wallets.sourceAddress ?? input.source.from_address ?? null;
 
   const rate = await deps.rates.rate(input.source.currency, input.destination.currency);
@@ -219,6 +235,9 @@ export async function createTransfer(
       // The platform sends it from the wallet: nothing for the customer to do.
       ...(wallets.sourceWalletId ? { wallet_id: wallets.sourceWalletId } : {}),
     };
+  } else if (accounts.sourceAccountId) {
+    // Taken from the account: nothing for the customer to send.
+    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, account_id: accounts.sourceAccountId };
   } else {
     instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, deposit_reference: depositReference, ...(RAILS[input.source.payment_rail] as FiatRailProfile).collectionAccount };
   }
@@ -248,7 +267,8 @@ export async function createTransfer(
     source_from_address: fromAddress,
     source_wallet_id: wallets.sourceWalletId,
     destination_wallet_id: wallets.destinationWalletId,
-    source_account_id: null,
+    source_account_id: accounts.sourceAccountId,
+    destination_account_id: accounts.destinationAccountId,
     destination_rail: input.destination.payment_rail,
     destination_currency: input.destination.currency,
     destination_external_account_id: input.destination.external_account_id ?? null,
@@ -266,6 +286,7 @@ export async function createTransfer(
     created_at: now,
     updated_at: now,
   }).returningAll().executeTakeFirstOrThrow();
+  if (accounts.sourceAccountId) await reserveFromAccount(trx, tenant, id, accounts.sourceAccountId, input.source.currency, prepared.amountMinor);
   await recordEvent(trx, tenant, { type: 'transfer.created', objectId: id, data: serializeTransfer(row) }, now);
   return row;
 }

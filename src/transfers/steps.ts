@@ -5,7 +5,7 @@ import { tenantOf } from '../db/tenant-scope';
 import { transferStateEvent } from '../domain/event-catalogue';
 import { recordEvents } from '../domain/events';
 import {
-  PROGRESS, TRANSITIONS, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings,
+  PROGRESS, TRANSITIONS, accountReleasePostings, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings,
   type RefundDestination, type TransferMoney,
 } from '../domain/transfers';
 import { postTransaction, type Posting } from '../ledger/ledger';
@@ -245,6 +245,10 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
   },
 
   async canceled(s, input) {
+    // Canceled before it took the funds: what it reserved in its source account is spendable again.
+    if (s.row.source_account_id && s.row.state === 'awaiting_funds') {
+      await s.post('account-release', accountReleasePostings(s.row.source_account_id, s.row.source_currency, s.money.amountMinor));
+    }
     await s.move('canceled', { state_reason: input.reason });
   },
 };

@@ -65,6 +65,8 @@ export function transferMoney(row: TransferRow): TransferMoney {
     subtotalMinor: BigInt(r.subtotal_minor),
     gasFeeMinor: BigInt(r.gas_fee_minor),
     finalMinor: BigInt(r.final_minor),
+    sourceAccountId: row.source_account_id,
+    destinationAccountId: row.destination_account_id,
   };
 }
 
@@ -87,6 +89,7 @@ export function serializeTransfer(row: TransferRow) {
       currency: row.source_currency,
       ...(row.source_from_address ? { from_address: row.source_from_address } : {}),
       ...(row.source_wallet_id ? { wallet_id: row.source_wallet_id } : {}),
+      ...(row.source_account_id ? { account_id: row.source_account_id } : {}),
     },
     destination: {
       payment_rail: row.destination_rail as never,
@@ -94,6 +97,7 @@ export function serializeTransfer(row: TransferRow) {
       ...(row.destination_external_account_id ? { external_account_id: row.destination_external_account_id } : {}),
       ...(row.destination_to_address ? { to_address: row.destination_to_address } : {}),
       ...(row.destination_wallet_id ? { wallet_id: row.destination_wallet_id } : {}),
+      ...(row.destination_account_id ? { account_id: row.destination_account_id } : {}),
       ...(row.swift_charges ? { swift_charges: row.swift_charges } : {}),
     },
     source_deposit_instructions: row.deposit_instructions,
@@ -175,6 +179,7 @@ export const TransferSchema = z
       currency: z.string(),
       from_address: z.string().optional(),
       wallet_id: z.string().optional().describe('The wallet that sent the deposit'),
+      account_id: z.string().optional().describe('The platform account the funds came from'),
     }),
     destination: z.object({
       payment_rail: z.enum(PAYMENT_RAILS),
@@ -182,6 +187,7 @@ export const TransferSchema = z
       external_account_id: z.string().optional(),
       to_address: z.string().optional(),
       wallet_id: z.string().optional().describe('The wallet paid'),
+      account_id: z.string().optional().describe('The platform account credited'),
       swift_charges: z.string().optional(),
     }),
     source_deposit_instructions: z.record(z.string(), z.string()).describe('Where and how the customer sends the funds'),

@@ -24,8 +24,9 @@ export async function startTransferWorkflow(deps: Pick<PlatformDeps, 'config' | 
   const scale = tenant.environment === 'sandbox' ? deps.config.SANDBOX_TIME_SCALE : 1;
   const destination = RAILS[row.destination_rail as PaymentRail];
   const source = RAILS[row.source_rail as PaymentRail];
-  const returnWindowMs = destination.kind === 'fiat' ? Math.round((destination as FiatRailProfile).returnWindowMs / scale) : 0;
-  const refundReturnWindowMs = source.kind === 'fiat' ? Math.round((source as FiatRailProfile).returnWindowMs / scale) : 0;
+  // A platform account is credited in the ledger: nothing a bank could return.
+  const returnWindowMs = destination.kind === 'fiat' && !row.destination_account_id ? Math.round((destination as FiatRailProfile).returnWindowMs / scale) : 0;
+  const refundReturnWindowMs = source.kind === 'fiat' && !row.source_account_id ? Math.round((source as FiatRailProfile).returnWindowMs / scale) : 0;
   await deps.temporal.workflow.start<typeof transferWorkflow>('transferWorkflow', {
     workflowId: transferWorkflowId(row.id),
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -33,6 +34,8 @@ export async function startTransferWorkflow(deps: Pick<PlatformDeps, 'config' | 
       transferId: row.id,
       sourceIsChain: isChainRail(row.source_rail),
       ...(row.source_wallet_id ? { sourceWalletId: row.source_wallet_id } : {}),
+      ...(row.source_account_id ? { sourceIsAccount: true } : {}),
+      ...(row.destination_account_id ? { destinationIsAccount: true } : {}),
       destinationIsChain: isChainRail(row.destination_rail),
       depositExpiryMs: deps.config.TRANSFER_DEPOSIT_EXPIRY_HOURS * 3600_000,
       returnWindowMs,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AccountSchema } from '../../accounts/account';
 import { CustomerSchema } from '../../customers/customer';
 import { EVENT_CATALOGUE, type EventType } from '../../domain/event-catalogue';
 import { ExternalAccountSchema } from '../../external-accounts/external-account';
@@ -23,6 +24,7 @@ const withPrevious = (schema: z.ZodObject) => schema.extend({
 
 const dataOf = (type: EventType): z.ZodType => {
   if (type.startsWith('customer.')) return withPrevious(CustomerSchema);
+  if (type.startsWith('account.')) return AccountSchema;
   if (type.startsWith('external_account.')) return withPrevious(ExternalAccountSchema);
   if (type.startsWith('transfer.')) return withPrevious(TransferSchema);
   if (type.startsWith('wallet.transaction.')) return withPrevious(WalletTransactionSchema);
