@@ -48,7 +48,7 @@ export function operationsOf(doc: any): Operation[] {
 export type KnownIds = Record<string, string[]>;
 
 const ID_FIELDS: Record<string, string> = {
-  customer_id: 'customer', on_behalf_of: 'customer', external_account_id: 'external_account', transfer_id: 'transfer',
+  customer_id: 'customer', on_behalf_of: 'customer', external_account_id: 'external_account', transfer_id: 'transfer', wallet_id: 'wallet', account_id: 'account',
   payment_id: 'payment', screening_id: 'screening', batch_id: 'batch', event_id: 'event', object_id: 'any',
 };
 
