@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
-import { apiClient, createTenant, testDb } from './harness';
-import { approvedCustomer, expectLedgerBalanced, RECEIVER, sandboxDeposit, usTransferParties, waitForTransferState } from './harness/transfers';
+import { apiClient, createTenant, testDb, waitFor } from './harness';
+import {
+  approvedCustomer, expectLedgerBalanced, RECEIVER, sandboxDeposit, usTransferParties, verifiedUsAccount, waitForTransferState,
+} from './harness/transfers';
 
 // Platform accounts: a customer's fiat balance in the ledger, funded by a deposit credited to it,
 // spent by transfers that reserve their amount at creation. (HTTP → API → PostgreSQL → Temporal.)
@@ -124,3 +126,32 @@ test('bad account references are refused, naming the field, and create nothing',
   expect((await apiClient(p.t.publishable).post('/v0/accounts', { customer_id: customerId, currency: 'gbp' })).status).toBe(403);
   expect((await apiClient(p.t.publishable).get(`/v0/accounts/${account.id}`)).status).toBe(403);
 });
+
+test('a transfer from the account held in review and rejected: the funds go back to the account', async () => {
+  // 12,000 USD: above the review threshold (10,000), so both the funding deposit and the spend are held.
+  const customerId = (await approvedCustomer(p.t.api)).id;
+  const account = (await p.t.api.post('/v0/accounts', { customer_id: customerId, currency: 'usd' })).body;
+  const funding = (await p.t.api.post('/v0/transfers', {
+    amount: '12000.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' }, destination: { payment_rail: 'ach', currency: 'usd', account_id: account.id },
+  })).body;
+  await sandboxDeposit(p.t.api, funding.id);
+  await waitForTransferState(p.t.api, funding.id, 'in_review', 60_000);
+  await waitFor(async () => (await p.t.api.get(`/v0/transfers/${funding.id}`)).body.state_reason?.startsWith('on_hold'));
+  expect((await p.t.api.get(`/v0/accounts/${account.id}`)).body).toMatchObject({ available: '0.00', pending: '12000.00' });
+  expect((await p.t.api.post(`/v0/sandbox/transfers/${funding.id}/review`, { decision: 'approve' })).status).toBe(200);
+  await waitForTransferState(p.t.api, funding.id, 'payment_processed', 60_000);
+  const funded = (await p.t.api.get(`/v0/accounts/${account.id}`)).body;
+  expect(funded.pending).toBe('0.00');
+
+  const spend = (await p.t.api.post('/v0/transfers', {
+    amount: '11000.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd', account_id: account.id },
+    destination: { payment_rail: 'ach', currency: 'usd', external_account_id: (await verifiedUsAccount(p.t.api, customerId)).id },
+  })).body;
+  await waitFor(async () => (await p.t.api.get(`/v0/transfers/${spend.id}`)).body.state_reason?.startsWith('on_hold'));
+  expect((await p.t.api.post(`/v0/sandbox/transfers/${spend.id}/review`, { decision: 'reject', note: 'not this time' })).status).toBe(200);
+  const back = await waitForTransferState(p.t.api, spend.id, 'canceled', 60_000);
+  expect(back.state_reason).toMatch(/rejected_in_review/);
+  expect((await p.t.api.get(`/v0/accounts/${account.id}`)).body).toMatchObject({ available: funded.available, pending: '0.00' });
+  const refund = (await p.t.api.get(`/v0/payments?transfer_id=${spend.id}&kind=refund`)).body.data[0];
+  expect(refund).toMatchObject({ status: 'settled' });
+}, 150_000);

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { createPublicClient, getAddress, http, parseAbiItem } from 'viem';
-import { apiClient, createTenant, testDb, waitFor } from './harness';
+import { apiClient, createTenant, stack, temporalClient, testDb, waitFor } from './harness';
+import { expectNowhereInClear } from './harness/secrets';
+import { localKeyVault } from '../src/keys/key-vault';
 import { apiAndWorkerOfTheirOwn } from './harness/own-processes';
 import {
   approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, RECEIVER, sandboxDeposit, tokenBalance, usTransferParties, waitForTransferState,
@@ -48,6 +50,15 @@ test("wallet → external address: the wallet's own key signs the deposit; the p
   expect(await tokenBalance('base', 'usdc', w.addresses.base)).toBe(30_000_000n);
   const leg = await waitFor(async () => (await p.t.api.get(`/v0/wallets/${w.id}/transactions`)).body.data.find((x: any) => x.direction === 'outgoing'));
   expect(leg).toMatchObject({ amount: '20.000000', tx_hash: done.receipt.source_tx_hash, transfer_id: res.body.id, counterparty_address: getAddress(res.body.source_deposit_instructions.to_address) });
+
+  // The key the worker opened to sign is in no table, event, workflow input or log.
+  const row = await testDb().selectFrom('wallets').select('key_sealed').where('id', '=', w.id).executeTakeFirstOrThrow();
+  const vault = localKeyVault({ kek: Buffer.from(stack().processEnv.WALLET_KEK!, 'base64'), dataDir: '/nonexistent', allowGenerated: false });
+  const key = (await vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: w.id })).toString('hex');
+  await expectNowhereInClear(key);
+  const history = await (await temporalClient()).workflow.getHandle(`transfer:${res.body.id}`).fetchHistory();
+  expect(JSON.stringify(history).includes(key)).toBe(false);
+  expect(JSON.stringify(history).includes(Buffer.from(key, 'hex').toString('base64'))).toBe(false);
 }, 120_000);
 
 test('more than the wallet can spend is refused (409) before anything moves: its holdings, less what open transfers reserved', async () => {

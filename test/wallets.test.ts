@@ -1,5 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
 import { randomBytes } from 'node:crypto';
@@ -9,6 +7,7 @@ import { apiClient, createTenant, individual, runCli, stack, testDb, waitFor, ty
 import { approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, tokenBalance } from './harness/transfers';
 import { sandboxTokenAddress } from '../src/chains/evm';
 import { localKeyVault } from '../src/keys/key-vault';
+import { expectNowhereInClear } from './harness/secrets';
 
 let t: Tenant;
 let customerId: string;
@@ -38,15 +37,7 @@ describe('custodial wallets', () => {
     expect(privateKeyToAddress(`0x${key.toString('hex')}`)).toBe(w.addresses.base);
     await expect(vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: 'wal_other' })).rejects.toThrow();
     // Nowhere in the clear: not in any table, not in the logs.
-    const hex = key.toString('hex');
-    const { rows } = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public'`.execute(testDb());
-    for (const { table_name } of rows) {
-      const found = await sql<{ n: string }>`select count(*)::text as n from ${sql.table(table_name)} t where t::text ilike ${`%${hex}%`}`.execute(testDb());
-      expect([table_name, found.rows[0]!.n]).toEqual([table_name, '0']);
-    }
-    for (const file of readdirSync(stack().logDir).filter((f) => f.endsWith('.log'))) {
-      expect(readFileSync(path.join(stack().logDir, file), 'utf8').includes(hex)).toBe(false);
-    }
+    await expectNowhereInClear(key.toString('hex'));
 
     expect((await t.api.get(`/v0/wallets/${w.id}`)).body).toEqual(w);
     expect((await t.api.get(`/v0/customers/${customerId}/wallets`)).body.data.map((x: any) => x.id)).toContain(w.id);
