@@ -23,7 +23,9 @@ describe('custodial wallets', () => {
     const res = await t.api.post('/v0/wallets', { customer_id: customerId, type: 'custodial', label: 'Treasury', chains: ['base', 'Polygon', 'solana'] });
     expect(res.status).toBe(201);
     const w = res.body;
-    expect(w).toMatchObject({ object: 'wallet', customer_id: customerId, type: 'custodial', label: 'Treasury', chains: ['base', 'polygon', 'solana'], status: 'active' });
+    expect(w).toMatchObject({
+      object: 'wallet', customer_id: customerId, type: 'custodial', label: 'Treasury', chains: ['base', 'polygon', 'solana'], simulated_chains: ['solana'], status: 'active',
+    });
     expect(w.id).toMatch(/^wal_/);
     expect(w.addresses.base).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(w.addresses.polygon).toBe(w.addresses.base);

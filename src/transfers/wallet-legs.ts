@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { ChainAdapters } from '../chains';
 import type { Db } from '../db';
 import type { Database, WalletRow } from '../db/schema';
@@ -7,6 +7,7 @@ import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { isChainRail, type ChainRail } from '../domain/rails';
 import { invalidField, invalidStateField } from '../errors';
 import type { KeyVault } from '../keys/key-vault';
+import { walletReservations } from '../wallets/wallet';
 
 // Transfers from and to a customer's wallet (docs/WALLETS.md). A source wallet signs the deposit to
 // the transfer's deposit address (the activity sendFromSourceWallet); from then on the transfer runs
@@ -38,14 +39,12 @@ async function checkSpendable(trx: Transaction<Database>, chains: ChainAdapters,
   const chain = chains[rail];
   const address = wallet.addresses[rail]!;
   const [token, native] = await chain.balancesOf(address, [currency, chain.nativeAsset]);
-  const { reserved } = await trx.selectFrom('transfers').select(sql<string>`coalesce(sum(amount_minor), 0)::text`.as('reserved'))
-    .where('source_wallet_id', '=', wallet.id).where('state', '=', 'awaiting_funds')
-    .where('source_rail', '=', rail).where('source_currency', '=', currency).executeTakeFirstOrThrow();
-  const available = token!.confirmedMinor - BigInt(reserved);
+  const reserved = (await walletReservations(trx, wallet.id)).get(`${rail}|${currency}`) ?? 0n;
+  const available = token!.confirmedMinor - reserved;
   const scale = ASSET_SCALE[currency]!;
   if (available < amountMinor) {
     throw invalidStateField('source.wallet_id', `Wallet ${wallet.id} can spend ${formatAmount(available < 0n ? 0n : available, scale)} ${currency} on ${rail} `
-      + `(${formatAmount(token!.confirmedMinor, scale)} held, ${formatAmount(BigInt(reserved), scale)} reserved by its open transfers); the transfer needs ${formatAmount(amountMinor, scale)}`);
+      + `(${formatAmount(token!.confirmedMinor, scale)} held, ${formatAmount(reserved, scale)} reserved by its open transfers); the transfer needs ${formatAmount(amountMinor, scale)}`);
   }
   if (chain.walletsPayGas) {
     const gas = await chain.estimatePayoutFee(currency);

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { privateKeyToAddress, generatePrivateKey } from 'viem/accounts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -37,6 +37,7 @@ export const WalletSchema = z.object({
   label: z.string().nullable(),
   chains: z.array(z.string()),
   addresses: z.record(z.string(), z.string()).describe('The wallet\'s address on each of its chains (one address on every EVM chain)'),
+  simulated_chains: z.array(z.string()).describe('Its chains served by the sandbox simulator (solana, stellar, tron) until they get real nodes'),
   status: z.literal('active'),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
@@ -45,14 +46,14 @@ export const WalletSchema = z.object({
 export const BalanceSchema = z.object({
   chain: z.string(),
   currency: z.string(),
-  balance: z.string().describe('Decimal: what is held in blocks deep enough to count'),
-  pending: z.string().describe('Decimal: what arrived in newer blocks, not yet counted'),
+  balance: z.string().describe('Decimal: what the wallet can spend: held in blocks deep enough to count, less what its open transfers reserved'),
+  pending: z.string().describe('Decimal: what is in motion: arrived in newer blocks (not yet counted), or reserved by its open transfers'),
 }).meta({ id: 'WalletBalance' });
 
 export function serializeWallet(row: WalletRow) {
   return {
     id: row.id, object: 'wallet' as const, customer_id: row.customer_id, type: row.type, label: row.label, chains: row.chains,
-    addresses: row.addresses, status: row.status, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+    addresses: row.addresses, simulated_chains: row.chains.filter((c) => isSimulatedChain(c as ChainRail)), status: row.status, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
   };
 }
 
@@ -135,16 +136,33 @@ export async function prepareWalletChains(adapters: ChainAdapters, body: z.outpu
   }));
 }
 
-/** Every asset of every chain of the wallet (the native asset first), read from the chain. */
-export async function walletBalances(chains: ChainAdapters, row: WalletRow) {
+/**
+ * What the wallet's open transfers have reserved (those still awaiting the deposit the wallet sends),
+ * by `{chain}|{currency}`: no longer spendable, not yet gone on chain as far as a confirmed balance shows.
+ */
+export async function walletReservations(db: Executor, walletId: string): Promise<Map<string, bigint>> {
+  const rows = await db.selectFrom('transfers').select(['source_rail', 'source_currency', sql<string>`sum(amount_minor)::text`.as('reserved')])
+    .where('source_wallet_id', '=', walletId).where('state', '=', 'awaiting_funds').groupBy(['source_rail', 'source_currency']).execute();
+  return new Map(rows.map((r) => [`${r.source_rail}|${r.source_currency}`, BigInt(r.reserved)]));
+}
+
+/**
+ * Every asset of every chain of the wallet (the native asset first), read from the chain: `balance`
+ * is what it can spend (held in blocks deep enough, less what its open transfers reserved);
+ * `pending` what is in motion (arrived in newer blocks, or reserved by its open transfers).
+ */
+export async function walletBalances(db: Executor, chains: ChainAdapters, row: WalletRow) {
+  const reserved = await walletReservations(db, row.id);
   const perChain = await Promise.all((row.chains as ChainRail[]).map(async (chain) => {
     const adapter = chains[chain];
     const assets = [adapter.nativeAsset, ...RAILS[chain].currencies];
     const balances = await adapter.balancesOf(row.addresses[chain]!, assets);
     return balances.map((b) => {
       const scale = ASSET_SCALE[b.asset] ?? 18;
-      const pending = b.latestMinor > b.confirmedMinor ? b.latestMinor - b.confirmedMinor : 0n;
-      return { chain, currency: b.asset, balance: formatAmount(b.confirmedMinor, scale), pending: formatAmount(pending, scale) };
+      const out = reserved.get(`${chain}|${b.asset}`) ?? 0n;
+      const incoming = b.latestMinor > b.confirmedMinor ? b.latestMinor - b.confirmedMinor : 0n;
+      const spendable = b.confirmedMinor > out ? b.confirmedMinor - out : 0n;
+      return { chain, currency: b.asset, balance: formatAmount(spendable, scale), pending: formatAmount(incoming + out, scale) };
     });
   }));
   return perChain.flat();

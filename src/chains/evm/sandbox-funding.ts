@@ -27,22 +27,24 @@ export function mintSandboxDeposit(
     const [fees, chainId, nonce] = await Promise.all([
       node.client.estimateFeesPerGas(), node.getChainId(), node.client.getTransactionCount({ address: issuer.address, blockTag: 'pending' }),
     ]);
-    const signed = await issuer.signTransaction({
-      type: 'eip1559', chainId, nonce, to: await node.token(q.currency), gas: 120_000n,
-      data: encodeFunctionData({ abi: stablecoinAbi, functionName: 'mint', args: [getAddress(q.address), q.amountMinor] }),
-      maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
-    const hash = await node.client.sendRawTransaction({ serializedTransaction: signed });
+    // The gas money first: the tokens are mined with it or after it, so once they count, so does the gas.
+    let next = nonce;
     if (q.gasMoney) {
       const held = await node.client.getBalance({ address: getAddress(q.address) });
       if (held < SANDBOX_GAS_MONEY) {
         const gas = await issuer.signTransaction({
-          type: 'eip1559', chainId, nonce: nonce + 1, to: getAddress(q.address), value: SANDBOX_GAS_MONEY - held, gas: 21_000n,
+          type: 'eip1559', chainId, nonce: next++, to: getAddress(q.address), value: SANDBOX_GAS_MONEY - held, gas: 21_000n,
           maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
         });
-        await node.client.waitForTransactionReceipt({ hash: await node.client.sendRawTransaction({ serializedTransaction: gas }), pollingInterval: 200 });
+        await node.client.sendRawTransaction({ serializedTransaction: gas });
       }
     }
+    const signed = await issuer.signTransaction({
+      type: 'eip1559', chainId, nonce: next, to: await node.token(q.currency), gas: 120_000n,
+      data: encodeFunctionData({ abi: stablecoinAbi, functionName: 'mint', args: [getAddress(q.address), q.amountMinor] }),
+      maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    });
+    const hash = await node.client.sendRawTransaction({ serializedTransaction: signed });
     await node.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
     return { txHash: hash };
   });

@@ -93,7 +93,7 @@ export const getWalletBalances = defineRoute({
   responses: { 200: z.object({ object: z.literal('list'), data: z.array(BalanceSchema) }) },
   handler: async ({ deps, tenant, params }) => {
     const wallet = await findWallet(deps.db, tenant, params.wallet_id);
-    return { status: 200, body: { object: 'list' as const, data: await walletBalances(deps.chains, wallet) } };
+    return { status: 200, body: { object: 'list' as const, data: await walletBalances(deps.db, deps.chains, wallet) } };
   },
 });
 
