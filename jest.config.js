@@ -1,12 +1,15 @@
 // Two projects: `unit` (pure logic and the lint rules: no stack, `npm test -- --selectProjects unit`
 // answers in seconds) and `e2e` (everything through the real stack the global setup starts).
-const UNIT = ['bank-validation', 'config', 'contracts', 'ids', 'lint-rules', 'production-image', 'rails-and-quotes', 'sanctions-lists', 'sanctions-matching', 'webhook-delivery-rules', 'key-vault'];
+const UNIT = ['bank-validation', 'config', 'contracts', 'ids', 'lint-rules', 'production-image', 'rails-and-quotes', 'sanctions-lists', 'sanctions-matching', 'webhook-delivery-rules', 'key-vault', 'mpc-dkls23'];
 
 const common = {
   testEnvironment: 'node',
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+    // The DKLs23 library's entry is an ES module (Node requires it natively; Jest's loader needs it compiled).
+    'dkls23-wasm/dkls23_wasm\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
+  transformIgnorePatterns: ['/node_modules/(?!@0xcarbon/dkls23-wasm/)'],
 };
 
 /** @type {import('jest').Config} */
