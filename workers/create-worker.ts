@@ -9,6 +9,7 @@ import { createMoneyProviders } from '../src/providers';
 import type { SanctionsScreener } from '../src/sanctions/screener';
 import type { Logger } from '../src/logger';
 import { reportWhileWaiting } from '../src/main/run';
+import { encryptedDataConverter } from '../src/temporal/payload-codec';
 import { chainWatchTaskQueue, webhookTaskQueue } from '../src/temporal/task-queues';
 import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './workflow-bundle';
 import { classifyActivityFailures } from '../activities/failures';
@@ -64,11 +65,14 @@ export async function createWorker(opts: {
 }) {
   const connection = await NativeConnection.connect({ address: opts.address });
   const activities = createActivities(opts.activityDeps);
+  // Payloads encrypted as the clients encrypt them (src/temporal/payload-codec.ts).
+  const dataConverter = encryptedDataConverter(opts.activityDeps.cipher);
   /** A worker of activities that hold their slot while they wait, on a task queue of their own. */
   const waitingActivitiesWorker = (taskQueue: string, queueActivities: Partial<typeof activities>) => Worker.create({
     connection,
     namespace: opts.namespace,
     taskQueue,
+    dataConverter,
     activities: queueActivities,
     interceptors: { activity: [classifyActivityFailures] },
     maxConcurrentActivityTaskExecutions: 2_000,
@@ -79,6 +83,7 @@ export async function createWorker(opts: {
       connection,
       namespace: opts.namespace,
       taskQueue: opts.taskQueue,
+      dataConverter,
       ...(opts.workflowBundlePath
         ? { workflowBundle: { codePath: opts.workflowBundlePath } }
         : { workflowsPath: WORKFLOWS_PATH }),

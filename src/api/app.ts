@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { codecRouter } from './codec';
 import { ApiKeyAuthenticator } from './auth';
 import type { AppDeps } from './context';
 import { ApiError } from '../errors';
@@ -60,6 +61,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes) {
 
   // The fiat-rail provider's webhook reads its raw body (the signature covers the exact bytes).
   app.use('/provider-webhooks/rails', railWebhookRouter(deps));
+  // The Temporal Web UI's remote codec (payloads are encrypted), for requests from this machine only.
+  app.use('/codec', codecRouter(deps.cipher));
 
   // JSON bodies only: 415 for other media types, 413 over the limit.
   const smallJson = express.json({ limit: '1mb', type: () => true });

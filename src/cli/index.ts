@@ -66,7 +66,9 @@ function databaseUrl(config: ReturnType<typeof loadConfig>) {
 
 /** Operator commands that talk to a workflow: one Temporal connection, closed when done. */
 async function withTemporal<T>(config: ReturnType<typeof loadConfig>, fn: (temporal: Awaited<ReturnType<typeof connectTemporalClient>>) => Promise<T>) {
-  const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`);
+  // Against `npm start`'s stack (no DATABASE_URL), the key it keeps in DATA_DIR.
+  const cipher = createDataCipher(config, { allowGenerated: !config.DATABASE_URL });
+  const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`, cipher);
   try {
     return await fn(temporal);
   } finally {

@@ -8,7 +8,11 @@ import { startServiceProcess } from './service-process';
 
 const READY_TIMEOUT_MS = 60_000;
 
-interface DevServerOptions { dataDir: string; port: number; uiPort: number; namespace: string }
+interface DevServerOptions {
+  dataDir: string; port: number; uiPort: number; namespace: string;
+  /** Where the Web UI decodes the platform's encrypted payloads (the API's /codec). */
+  codecEndpoint?: string;
+}
 
 /**
  * The Temporal CLI dev server for the embedded stack: history in a SQLite file under DATA_DIR (kept
@@ -28,6 +32,7 @@ export async function startTemporalDevServer(opts: DevServerOptions) {
     args: [
       'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--ui-port', String(opts.uiPort),
       '--namespace', opts.namespace, '--db-filename', path.join(opts.dataDir, 'temporal.sqlite'), '--log-level', 'error',
+      ...(opts.codecEndpoint ? ['--ui-codec-endpoint', opts.codecEndpoint] : []),
       // As the SDK starts it: updates on (KYC documents, micro-deposit answers, cancels), no version check.
       '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
       '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',

@@ -19,7 +19,7 @@ runMain('api', async () => {
   const keys = createKeyVault(config, { allowGenerated: false });
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   await migrateToLatest(db);
-  const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS);
+  const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS, cipher);
   await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
   await ensureWalletWatchers({ config, temporal, db });
   const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });

@@ -47,6 +47,7 @@ runMain('platform', async () => {
       log.info('starting the Temporal dev server');
       const dev = await startTemporalDevServer({
         dataDir: config.dataDir, port: config.TEMPORAL_PORT, uiPort: config.TEMPORAL_UI_PORT, namespace: config.TEMPORAL_NAMESPACE,
+        codecEndpoint: `http://localhost:${config.PORT}/codec`,
       });
       stops.push(['Temporal dev server', dev.stop]);
       temporalAddress = dev.address;
@@ -66,7 +67,7 @@ runMain('platform', async () => {
     const cipher = createDataCipher(config, { allowGenerated: true });
     const keys = createKeyVault(config, { allowGenerated: true });
 
-    const temporal = await connectTemporalClient(config, temporalAddress);
+    const temporal = await connectTemporalClient(config, temporalAddress, cipher);
     stops.push(['Temporal client', () => temporal.connection.close()]);
     await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
     await ensureWalletWatchers({ config, temporal, db });

@@ -2,15 +2,18 @@ import {
   Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy, defaultGrpcRetryOptions, makeGrpcRetryInterceptor,
 } from '@temporalio/client';
 import type { Config } from '../config';
+import type { DataCipher } from '../crypto';
+import { encryptedDataConverter } from './payload-codec';
 
-export async function connectTemporalClient(config: Pick<Config, 'TEMPORAL_NAMESPACE'>, address: string): Promise<Client> {
+/** A client of the platform's namespace; its payloads are encrypted with `cipher` (payload-codec.ts). */
+export async function connectTemporalClient(config: Pick<Config, 'TEMPORAL_NAMESPACE'>, address: string, cipher: DataCipher): Promise<Client> {
   // An API request must fail fast (503) when Temporal is unreachable, not retry for ~20 s (the SDK default).
   const connection = await Connection.connect({
     address,
     connectTimeout: '10s',
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4 }))],
   });
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: encryptedDataConverter(cipher) });
 }
 
 /** Maintenance runs as Temporal schedules, not as loops in our processes. Safe to call at every start. */

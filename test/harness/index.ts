@@ -7,6 +7,8 @@ import { Client, Connection } from '@temporalio/client';
 import { createApiKey, createDeveloper } from '../../src/admin/accounts';
 import type { Permission } from '../../src/api/context';
 import { createDb, type Db } from '../../src/db';
+import { DataCipher } from '../../src/crypto';
+import { encryptedDataConverter } from '../../src/temporal/payload-codec';
 import { STACK_ENV, type StackInfo } from './stack-file';
 
 export function stack(): StackInfo {
@@ -15,9 +17,14 @@ export function stack(): StackInfo {
   return JSON.parse(raw);
 }
 
-/** The workflow code the stack's workers run (bundled once at its start): what a replay checks. */
+/** The stack's data converter: payloads encrypted under its DATA_ENCRYPTION_KEY, as its API and workers encrypt them. */
+export function stackDataConverter() {
+  return encryptedDataConverter(new DataCipher(Buffer.from(stack().processEnv.DATA_ENCRYPTION_KEY!, 'base64')));
+}
+
+/** The workflow code the stack's workers run (bundled once at its start), with their data converter: what a replay checks. */
 export function workflowBundle() {
-  return { workflowBundle: { codePath: stack().processEnv.WORKFLOW_BUNDLE_PATH! } };
+  return { workflowBundle: { codePath: stack().processEnv.WORKFLOW_BUNDLE_PATH! }, dataConverter: stackDataConverter() };
 }
 
 let sharedDb: Db | undefined;
@@ -31,7 +38,7 @@ let sharedTemporal: Client | undefined;
 export async function temporalClient(): Promise<Client> {
   if (!sharedTemporal) {
     const connection = await Connection.connect({ address: stack().temporalAddress });
-    sharedTemporal = new Client({ connection, namespace: stack().namespace });
+    sharedTemporal = new Client({ connection, namespace: stack().namespace, dataConverter: stackDataConverter() });
   }
   return sharedTemporal;
 }
