@@ -1,13 +1,13 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { z } from 'zod';
-import { findCustomer } from '../customers/customer';
+import { findCustodyCustomer } from '../customers/customer';
 import type { Database, PlatformAccountRow } from '../db/schema';
 import { findTenantRow, type Tenant } from '../db/tenant-scope';
 import { recordEvent } from '../domain/events';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { FIAT_RAILS, RAILS } from '../domain/rails';
 import { accountAvailable, accountReserved } from '../domain/transfers';
-import { ApiError, invalidField, invalidStateField } from '../errors';
+import { invalidField, invalidStateField } from '../errors';
 import { newId, objectId } from '../ids';
 import { balanceOf } from '../ledger/ledger';
 
@@ -75,15 +75,7 @@ async function incomingMinor(db: Executor, accountId: string): Promise<bigint> {
 /** One account per customer and currency; the customer active, KYC-approved and endorsed for custody. Announced as `account.created`. */
 export async function createAccount(trx: Transaction<Database>, tenant: Tenant, body: z.output<typeof AccountCreate>): Promise<PlatformAccountRow> {
   if (!ACCOUNT_CURRENCIES.includes(body.currency)) throw invalidField('body', 'currency', `must be one of ${ACCOUNT_CURRENCIES.join(', ')}`);
-  const customer = await findCustomer(trx, tenant, body.customer_id).catch((err) => {
-    throw err instanceof ApiError && err.code === 'not_found' ? invalidField('body', 'customer_id', `No such customer: '${body.customer_id}'`) : err;
-  });
-  if (customer.status !== 'active' || customer.kyc_status !== 'approved') {
-    throw invalidStateField('customer_id', `Customer ${customer.id} is ${customer.status} with KYC ${customer.kyc_status}; accounts need an active, KYC-approved customer`);
-  }
-  if (!customer.endorsements.includes('can_hold_custody')) {
-    throw invalidStateField('customer_id', `Customer ${customer.id} lacks the can_hold_custody endorsement that platform accounts need`);
-  }
+  const customer = await findCustodyCustomer(trx, tenant, body.customer_id, 'platform accounts');
   const now = new Date();
   const row = await trx.insertInto('platform_accounts').values({
     id: newId('account', now.getTime()), developer_id: tenant.developerId, environment: tenant.environment, customer_id: customer.id,

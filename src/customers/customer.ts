@@ -1,7 +1,7 @@
 // Customers (spec 2.2): their records, and what developers see of them.
 import type { Kysely, Transaction } from 'kysely';
 import { findTenantRow, type Tenant } from '../db/tenant-scope';
-import { invalidState } from '../errors';
+import { ApiError, invalidField, invalidState, invalidStateField } from '../errors';
 import type { CustomerRow, Database } from '../db/schema';
 import { z } from 'zod';
 import { ENDORSEMENTS, KYC_STATUSES } from '../domain/kyc';
@@ -64,6 +64,31 @@ export type Customer = z.infer<typeof CustomerSchema>;
 
 export function findCustomer(db: Executor, tenant: Tenant, id: string, opts: { forUpdate?: boolean } = {}) {
   return findTenantRow(db, 'customers', tenant, id, { what: 'customer', ...opts });
+}
+
+/**
+ * The customer a request body names in `key`: an unknown one is a fault in the body (400 naming the
+ * field), not a missing route; other errors (an outage) pass through.
+ */
+export function findBodyCustomer(db: Executor, tenant: Tenant, id: string, key: string) {
+  return findCustomer(db, tenant, id).catch((err) => {
+    throw err instanceof ApiError && err.code === 'not_found' ? invalidField('body', key, `No such customer: '${id}'`) : err;
+  });
+}
+
+/**
+ * A customer the platform may hold funds for (`what`: custodial wallets, platform accounts): active,
+ * KYC-approved and endorsed `can_hold_custody`; a 409 naming `customer_id` otherwise.
+ */
+export async function findCustodyCustomer(trx: Executor, tenant: Tenant, id: string, what: string): Promise<CustomerRow> {
+  const customer = await findBodyCustomer(trx, tenant, id, 'customer_id');
+  if (customer.status !== 'active' || customer.kyc_status !== 'approved') {
+    throw invalidStateField('customer_id', `Customer ${customer.id} is ${customer.status} with KYC ${customer.kyc_status}; ${what} need an active, KYC-approved customer`);
+  }
+  if (!customer.endorsements.includes('can_hold_custody')) {
+    throw invalidStateField('customer_id', `Customer ${customer.id} lacks the can_hold_custody endorsement that ${what} need`);
+  }
+  return customer;
 }
 
 /** A deleted customer stays readable but takes part in nothing new. */

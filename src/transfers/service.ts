@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { PlatformDeps } from '../deps';
 import type { Tenant } from '../db/tenant-scope';
-import { ApiError, invalidField, invalidStateField } from '../errors';
+import { invalidField, invalidStateField } from '../errors';
 import type { Database, TransferRow } from '../db/schema';
 import { cryptoAddressError } from '../domain/bank-validation';
 import { ASSET_SCALE, formatAmount, parseAmount } from '../domain/money';
@@ -10,7 +10,7 @@ import { QuoteError, convertMinor, quoteReceipt } from '../domain/quote';
 import { PAYMENT_RAILS, RAILS, isChainRail, railBoundsMinor, type CryptoChain, type FiatRailProfile, type PaymentRail } from '../domain/rails';
 import { recordEvent } from '../domain/events';
 import { newId, randomBase62 } from '../ids';
-import { findCustomer } from '../customers/customer';
+import { findBodyCustomer } from '../customers/customer';
 import { serializeTransfer, type StoredReceipt } from './transfer';
 import type { RefundDestination } from '../domain/transfers';
 import { reserveFromAccount, resolveTransferAccounts } from './account-legs';
@@ -188,9 +188,7 @@ export async function createTransfer(
   trx: Transaction<Database>, deps: PlatformDeps, tenant: Tenant, input: TransferCreateInput,
   prepared: { amountMinor: bigint; developerFeeMinor: bigint; sourcePosition: string | null; gasFeeMinor: bigint },
 ): Promise<TransferRow> {
-  const customer = await findCustomer(trx, tenant, input.on_behalf_of).catch((err) => {
-    throw err instanceof ApiError && err.code === 'not_found' ? body('on_behalf_of', `No such customer: '${input.on_behalf_of}'`) : err;
-  });
+  const customer = await findBodyCustomer(trx, tenant, input.on_behalf_of, 'on_behalf_of');
   if (customer.status !== 'active' || customer.kyc_status !== 'approved') {
     throw invalidStateField('on_behalf_of', `Customer ${customer.id} is ${customer.status} with KYC ${customer.kyc_status}; transfers need an active, KYC-approved customer`);
   }

@@ -4,14 +4,14 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ChainAdapters } from '../chains';
 import { ChainUnavailableError } from '../chains/chain-adapter';
-import { findCustomer } from '../customers/customer';
+import { findCustodyCustomer } from '../customers/customer';
 import type { Database, WalletRow } from '../db/schema';
 import { findTenantRow, type Tenant } from '../db/tenant-scope';
 import { encodeChainAddress } from '../domain/bank-validation';
 import { recordEvent } from '../domain/events';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { CHAIN_RAILS, RAILS, isEvmChain, isSimulatedChain, type ChainRail } from '../domain/rails';
-import { ApiError, invalidField, invalidStateField } from '../errors';
+import { invalidField } from '../errors';
 import { newId, objectId } from '../ids';
 import type { KeyVault } from '../keys/key-vault';
 import { walletAddressKey } from './watcher';
@@ -85,15 +85,7 @@ function addressOn(chain: ChainRail, privateKey: `0x${string}`): string {
 export async function createWallet(
   trx: Transaction<Database>, deps: { keys: KeyVault }, tenant: Tenant, body: z.output<typeof WalletCreate>, chains: ServedChain[],
 ): Promise<WalletRow> {
-  const customer = await findCustomer(trx, tenant, body.customer_id).catch((err) => {
-    throw err instanceof ApiError && err.code === 'not_found' ? invalidField('body', 'customer_id', `No such customer: '${body.customer_id}'`) : err;
-  });
-  if (customer.status !== 'active' || customer.kyc_status !== 'approved') {
-    throw invalidStateField('customer_id', `Customer ${customer.id} is ${customer.status} with KYC ${customer.kyc_status}; wallets need an active, KYC-approved customer`);
-  }
-  if (!customer.endorsements.includes('can_hold_custody')) {
-    throw invalidStateField('customer_id', `Customer ${customer.id} lacks the can_hold_custody endorsement that custodial wallets need`);
-  }
+  const customer = await findCustodyCustomer(trx, tenant, body.customer_id, 'custodial wallets');
   const now = new Date();
   const id = newId('wallet', now.getTime());
   const privateKey = generatePrivateKey();

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { defineRoute, type HandlerContext } from '../../api/route';
-import { ApiError, invalidField, invalidState } from '../../errors';
+import { invalidField, invalidState } from '../../errors';
 import { paginate } from '../../api/pagination';
 import { tenantRows } from '../../db/tenant-scope';
 import { recordEvent } from '../../domain/events';
 import { newId } from '../../ids';
-import { assertCustomerNotDeleted, findCustomer } from '../../customers/customer';
+import { assertCustomerNotDeleted, findBodyCustomer, findCustomer } from '../../customers/customer';
 import { CustomerIdParams } from '../customers/schemas';
 import { accountIdentity, ExternalAccountSchema, findExternalAccount, serializeExternalAccount } from '../../external-accounts/external-account';
 import { startMicroDepositVerification, submitVerificationAmounts } from '../../external-accounts/verification-client';
@@ -40,10 +40,7 @@ export const createExternalAccount = defineRoute({
   responses: { 201: ExternalAccountSchema },
   handler: async ({ deps, tenant, body, write }) =>
     write(async (trx) => {
-      // An unknown customer is a fault in the body, not a missing route; other errors (an outage) pass through.
-      const customer = await findCustomer(trx, tenant, body.customer_id).catch((err) => {
-        throw err instanceof ApiError && err.code === 'not_found' ? invalidField('body', 'customer_id', `No such customer: '${body.customer_id}'`) : err;
-      });
+      const customer = await findBodyCustomer(trx, tenant, body.customer_id, 'customer_id');
       assertCustomerNotDeleted(customer);
       const details = accountDetails(body);
       const identity = accountIdentity({ type: body.type, secret: details.secret, ...details.columns });
