@@ -11,7 +11,8 @@ import type { DataCipher } from '../crypto';
 /** The metadata encoding of an encrypted payload; `encryption-key-id` names the key. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 
-const utf8 = (text: string) => new TextEncoder().encode(text);
+const utf8 = (text: string) => Buffer.from(text, 'utf8');
+const fromUtf8 = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
 
 export class EncryptionCodec implements PayloadCodec {
   constructor(private readonly cipher: DataCipher) {}
@@ -25,9 +26,9 @@ export class EncryptionCodec implements PayloadCodec {
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
-      const encoding = payload.metadata?.encoding ? new TextDecoder().decode(payload.metadata.encoding) : undefined;
+      const encoding = payload.metadata?.encoding ? fromUtf8(payload.metadata.encoding) : undefined;
       if (encoding !== ENCRYPTED_ENCODING || !payload.data) return payload;
-      const plain = this.cipher.decrypt(new TextDecoder().decode(payload.data));
+      const plain = this.cipher.decrypt(fromUtf8(payload.data));
       return temporal.api.common.v1.Payload.decode(plain) as Payload;
     });
   }

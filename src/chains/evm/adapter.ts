@@ -74,8 +74,7 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
     const { latest, confirmed: confirmedTip } = await this.tips();
     const fromBlock = BigInt(q.fromPosition);
     if (confirmedTip < fromBlock || q.addresses.length === 0) return { transfers: [], nextPosition: q.fromPosition, caughtUp: true };
-    const rangeEnd = fromBlock + BigInt(this.deps.logBlockRange) - 1n;
-    const toBlock = confirmedTip < rangeEnd ? confirmedTip : rangeEnd;
+    const toBlock = this.lastBlockOfRead(fromBlock, confirmedTip);
     const raw = await client.getLogs({
       address: await this.node.token(q.currency),
       event: TRANSFER_EVENT,
@@ -96,8 +95,7 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
     const fromBlock = BigInt(fromPosition);
     const tokens = await this.servedTokens();
     if (latest < fromBlock || tokens.size === 0) return { transfers: [], nextPosition: fromPosition, caughtUp: true };
-    const rangeEnd = fromBlock + BigInt(this.deps.logBlockRange) - 1n;
-    const toBlock = latest < rangeEnd ? latest : rangeEnd;
+    const toBlock = this.lastBlockOfRead(fromBlock, latest);
     // Every transfer of the chain's tokens in the range, whoever it is to: the cost follows the
     // chain's traffic, not the number of wallets, which are matched afterwards in the database.
     const logs = await this.node.client.getLogs({ address: [...tokens.keys()], event: TRANSFER_EVENT, fromBlock, toBlock });
@@ -107,6 +105,12 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
       confirmations: Number(latest - l.blockNumber + 1n), final: l.blockNumber <= confirmed,
     }));
     return { transfers, nextPosition: (toBlock + 1n).toString(), caughtUp: toBlock === latest };
+  }
+
+  /** Where one log query from `fromBlock` ends: at `tip`, or after EVM_LOG_BLOCK_RANGE blocks (RPC providers cap log queries). */
+  private lastBlockOfRead(fromBlock: bigint, tip: bigint): bigint {
+    const rangeEnd = fromBlock + BigInt(this.deps.logBlockRange) - 1n;
+    return tip < rangeEnd ? tip : rangeEnd;
   }
 
   async transferDepth(t: { txHash: string; position: string }): Promise<{ confirmations: number; final: boolean } | null> {

@@ -1,10 +1,11 @@
 import {
-  BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, decodeErrorResult, erc20Abi, http, keccak256,
+  BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, decodeErrorResult, encodeFunctionData, erc20Abi, getAddress,
+  http, keccak256,
   type Abi, type Hex, type PublicClient, type TransactionReceipt,
 } from 'viem';
 import { ASSET_SCALE } from '../../domain/money';
 import type { EvmChain } from '../../domain/rails';
-import { ChainUnavailableError } from '../chain-adapter';
+import { ChainUnavailableError, PayoutRejectedError } from '../chain-adapter';
 import stablecoin from '../../../contracts/Stablecoin.json';
 
 export const STABLECOIN_ABI = stablecoin.abi as typeof stablecoin.abi;
@@ -96,6 +97,24 @@ export class EvmNode {
       if (/already known|nonce too low|already imported|known transaction/i.test(String((err as Error).message))) return;
       throw err;
     }
+  }
+
+  /**
+   * A token transfer of `currency` from `from`, tried on the node before anything is signed: its
+   * contract and call data, or PayoutRejectedError with the contract's reason when it would revert
+   * (a blocked address, a balance too small) — a refusal that is final.
+   */
+  async tokenTransfer(q: { currency: string; from: Hex; to: string; amountMinor: bigint }): Promise<{ token: Hex; data: Hex }> {
+    const token = await this.token(q.currency);
+    const data = encodeFunctionData({ abi: stablecoinAbi, functionName: 'transfer', args: [getAddress(q.to), q.amountMinor] });
+    try {
+      await this.client.call({ account: q.from, to: token, data });
+    } catch (err) {
+      const reason = revertReason(err);
+      if (reason) throw new PayoutRejectedError(reason);
+      throw err;
+    }
+    return { token, data };
   }
 
   /** Whether a receipt is as deep as the chain's confirmations require. */

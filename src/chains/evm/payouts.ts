@@ -1,8 +1,8 @@
-import { encodeFunctionData, getAddress, keccak256, type Hex, type TransactionReceipt } from 'viem';
+import { keccak256, type Hex, type TransactionReceipt } from 'viem';
 import type { Db } from '../../db';
 import { recordMinedTransaction, signedTransactionOf, storeSignedTransaction } from '../../payments/store';
-import { PayoutRejectedError, type PayoutRequest, type PayoutStatus } from '../chain-adapter';
-import { revertReason, stablecoinAbi, TOKEN_TRANSFER_GAS, type EvmNode } from './node';
+import type { PayoutRequest, PayoutStatus } from '../chain-adapter';
+import { TOKEN_TRANSFER_GAS, type EvmNode } from './node';
 import type { AccountSigner } from './account-signer';
 
 /**
@@ -17,16 +17,8 @@ export class EvmPayouts {
   async send(r: PayoutRequest): Promise<{ txHash: string }> {
     let raw = (await signedTransactionOf(this.db, r.idempotencyKey)).signed_transaction as Hex | null;
     if (!raw) {
-      const to = await this.node.token(r.currency);
-      const data = encodeFunctionData({ abi: stablecoinAbi, functionName: 'transfer', args: [getAddress(r.to), r.amountMinor] });
       // A revert now (a blocked receiver, say) is final: nothing is signed, the payout is undeliverable.
-      try {
-        await this.node.client.call({ account: this.treasury.address, to, data });
-      } catch (err) {
-        const reason = revertReason(err);
-        if (reason) throw new PayoutRejectedError(reason);
-        throw err;
-      }
+      const { token: to, data } = await this.node.tokenTransfer({ currency: r.currency, from: this.treasury.address, to: r.to, amountMinor: r.amountMinor });
       const prepared = await this.treasury.prepare();
       raw = await this.db.transaction().execute(async (trx) => {
         const row = await signedTransactionOf(trx, r.idempotencyKey, { forUpdate: true });

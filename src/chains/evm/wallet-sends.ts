@@ -1,10 +1,10 @@
-import { encodeFunctionData, getAddress, keccak256, type Hex } from 'viem';
+import { getAddress, keccak256, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Db } from '../../db';
 import { claimWalletTransaction, storedWalletTransaction, storeWalletTransaction } from '../../wallets/signed-transactions';
 import { PayoutRejectedError, type WalletSendRequest } from '../chain-adapter';
 import { AccountSigner } from './account-signer';
-import { revertReason, stablecoinAbi, TOKEN_TRANSFER_GAS, type EvmNode } from './node';
+import { TOKEN_TRANSFER_GAS, type EvmNode } from './node';
 
 /**
  * Token transfers signed by a wallet's own key, which pays its gas. The key is opened only when
@@ -21,17 +21,9 @@ export class EvmWalletSends {
   }
 
   private async sign(r: WalletSendRequest): Promise<Hex> {
-    const token = await this.node.token(r.currency);
     const from = getAddress(r.from);
-    const data = encodeFunctionData({ abi: stablecoinAbi, functionName: 'transfer', args: [getAddress(r.to), r.amountMinor] });
     // A revert now (the wallet holds too little, a blocked sender) is final: nothing is signed.
-    try {
-      await this.node.client.call({ account: from, to: token, data });
-    } catch (err) {
-      const reason = revertReason(err);
-      if (reason) throw new PayoutRejectedError(reason);
-      throw err;
-    }
+    const { token, data } = await this.node.tokenTransfer({ currency: r.currency, from, to: r.to, amountMinor: r.amountMinor });
     const key = await r.openKey();
     try {
       const account = privateKeyToAccount(`0x${key.toString('hex')}`);
