@@ -1,17 +1,13 @@
 import { sql } from 'kysely';
 import { apiClient, createTenant, testDb, waitFor } from './harness';
 import {
-  approvedCustomer, expectLedgerBalanced, RECEIVER, sandboxDeposit, usTransferParties, verifiedUsAccount, waitForTransferState,
+  approvedCustomer, RECEIVER, sandboxDeposit, transferTestParties, verifiedUsAccount, waitForTransferState,
 } from './harness/transfers';
 
 // Platform accounts: a customer's fiat balance in the ledger, funded by a deposit credited to it,
 // spent by transfers that reserve their amount at creation. (HTTP → API → PostgreSQL → Temporal.)
 
-let p: Awaited<ReturnType<typeof usTransferParties>>;
-beforeAll(async () => {
-  p = await usTransferParties();
-}, 120_000);
-afterEach(expectLedgerBalanced);
+const { parties: p } = transferTestParties();
 
 const transferCount = async () => Number((await sql<{ n: string }>`select count(*)::text as n from transfers`.execute(testDb())).rows[0]!.n);
 

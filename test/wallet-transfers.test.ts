@@ -1,11 +1,10 @@
 import { sql } from 'kysely';
 import { createPublicClient, getAddress, http, parseAbiItem } from 'viem';
-import { apiClient, createTenant, stack, temporalClient, testDb, waitFor } from './harness';
-import { expectNowhereInClear } from './harness/secrets';
-import { localKeyVault } from '../src/keys/key-vault';
+import { apiClient, createTenant, temporalClient, testDb, waitFor } from './harness';
+import { expectNowhereInClear, stackKeyVault } from './harness/secrets';
 import { apiAndWorkerOfTheirOwn } from './harness/own-processes';
 import {
-  approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, RECEIVER, sandboxDeposit, tokenBalance, usTransferParties, waitForTransferState,
+  approvedCustomer, chainKeys, chainUrl, RECEIVER, sandboxDeposit, tokenBalance, transferTestParties, waitForTransferState,
 } from './harness/transfers';
 import { sandboxTokenAddress } from '../src/chains/evm';
 import type { EvmChain } from '../src/domain/rails';
@@ -13,11 +12,7 @@ import type { EvmChain } from '../src/domain/rails';
 // Transfers from and to custodial wallets: the wallet's key signs the deposit, a destination wallet is
 // paid at its address, refunds go back to the wallet. (HTTP → API → PostgreSQL → Temporal → anvil.)
 
-let p: Awaited<ReturnType<typeof usTransferParties>>;
-beforeAll(async () => {
-  p = await usTransferParties();
-}, 120_000);
-afterEach(expectLedgerBalanced);
+const { parties: p } = transferTestParties();
 
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
@@ -53,7 +48,7 @@ test("wallet → external address: the wallet's own key signs the deposit; the p
 
   // The key the worker opened to sign is in no table, event, workflow input or log.
   const row = await testDb().selectFrom('wallets').select('key_sealed').where('id', '=', w.id).executeTakeFirstOrThrow();
-  const vault = localKeyVault({ kek: Buffer.from(stack().processEnv.WALLET_KEK!, 'base64'), dataDir: '/nonexistent', allowGenerated: false });
+  const vault = stackKeyVault();
   const key = (await vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: w.id })).toString('hex');
   await expectNowhereInClear(key);
   const history = await (await temporalClient()).workflow.getHandle(`transfer:${res.body.id}`).fetchHistory();

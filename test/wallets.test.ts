@@ -7,7 +7,7 @@ import { apiClient, createTenant, individual, runCli, stack, testDb, waitFor, ty
 import { approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, tokenBalance } from './harness/transfers';
 import { sandboxTokenAddress } from '../src/chains/evm';
 import { localKeyVault } from '../src/keys/key-vault';
-import { expectNowhereInClear } from './harness/secrets';
+import { expectNowhereInClear, stackKeyVault } from './harness/secrets';
 
 let t: Tenant;
 let customerId: string;
@@ -33,7 +33,7 @@ describe('custodial wallets', () => {
 
     // The stored key opens only with the KEK and only for this wallet, and is the key of the address.
     const row = await testDb().selectFrom('wallets').selectAll().where('id', '=', w.id).executeTakeFirstOrThrow();
-    const vault = localKeyVault({ kek: Buffer.from(stack().processEnv.WALLET_KEK!, 'base64'), dataDir: '/nonexistent', allowGenerated: false });
+    const vault = stackKeyVault();
     expect(row.kek_id).toBe(vault.currentKekId);
     const key = await vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: w.id });
     expect(privateKeyToAddress(`0x${key.toString('hex')}`)).toBe(w.addresses.base);
@@ -136,7 +136,7 @@ describe('custodial wallets', () => {
     await t.api.post(`/v0/sandbox/wallets/${from.id}/fund`, { chain: 'polygon', currency: 'usdc', amount: '10' });
     // Signed here with the wallet's own key (transfers from wallets come with the next step).
     const row = await testDb().selectFrom('wallets').select('key_sealed').where('id', '=', from.id).executeTakeFirstOrThrow();
-    const vault = localKeyVault({ kek: Buffer.from(stack().processEnv.WALLET_KEK!, 'base64'), dataDir: '/nonexistent', allowGenerated: false });
+    const vault = stackKeyVault();
     const account = privateKeyToAccount(`0x${(await vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: from.id })).toString('hex')}`);
     const url = chainUrl('polygon');
     await createTestClient({ mode: 'anvil', transport: http(url) }).setBalance({ address: account.address, value: 10n ** 18n });

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
+import { localKeyVault } from '../../src/keys/key-vault';
 import { stack, testDb } from './index';
 
 /** A secret (hex) is in no row of any table and in no log of the stack's processes. */
@@ -14,3 +15,6 @@ export async function expectNowhereInClear(hex: string) {
     expect([file, readFileSync(path.join(stack().logDir, file), 'utf8').includes(hex)]).toEqual([file, false]);
   }
 }
+
+/** The key vault of the stack's processes (its WALLET_KEK): what opens a wallet's sealed key. */
+export const stackKeyVault = () => localKeyVault({ kek: Buffer.from(stack().processEnv.WALLET_KEK!, 'base64'), dataDir: '/nonexistent', allowGenerated: false });
