@@ -55,7 +55,7 @@ export default tseslint.config(
   {
     // Core modules: use-cases, money, rails and chains, sanctions; they start workflows by their messages.
     files: [
-      'src/customers/**/*.ts', 'src/external-accounts/**/*.ts', 'src/kyc/**/*.ts', 'src/transfers/**/*.ts', 'src/payments/**/*.ts', 'src/webhooks/**/*.ts', 'src/wallets/**/*.ts', 'src/accounts/**/*.ts', 'src/mpc/**/*.ts', 'src/keys/**/*.ts', 'src/ledger/**/*.ts',
+      'src/customers/**/*.ts', 'src/external-accounts/**/*.ts', 'src/kyc/**/*.ts', 'src/transfers/**/*.ts', 'src/payments/**/*.ts', 'src/webhooks/**/*.ts', 'src/wallets/**/*.ts', 'src/accounts/**/*.ts', 'src/mpc/**/*.ts', 'src/signer/**/*.ts', 'src/keys/**/*.ts', 'src/ledger/**/*.ts',
       'src/chains/**/*.ts', 'src/providers/**/*.ts', 'src/sanctions/**/*.ts', 'src/domain/**/*.ts', 'src/temporal/**/*.ts',
       'src/embedded/**/*.ts', 'src/config.ts', 'src/deps.ts',
     ],

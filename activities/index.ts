@@ -17,6 +17,7 @@ import { createStrayDepositActivities } from './stray-deposits';
 import { createTransferReviewActivities, type TransferReviewLimits } from './transfer-review';
 import { createWalletWatchActivities } from './wallet-watch';
 import { createWebhookActivities } from './webhooks';
+import { createMpcActivities } from './mpc';
 import type { DeliveryOptions } from '../src/webhooks/delivery';
 
 export interface ActivityDeps {
@@ -54,6 +55,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFiatRailActivities({ db: deps.db, rails: deps.providers.rails }),
     ...createChainActivities({ db: deps.db, chains: deps.providers.chains, keys: deps.providers.keys, pollMs: deps.chainPollMs, strayDepositWatchMs: deps.strayDepositWatchMs }),
     ...createStrayDepositActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
+    ...createMpcActivities({ db: deps.db, keys: deps.providers.keys, chains: deps.providers.chains }),
     ...createWalletWatchActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs }),
     ...createWebhookActivities({ db: deps.db, cipher: deps.cipher, delivery: deps.webhookDelivery }),
     ...createTransferReviewActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits }),

@@ -196,6 +196,10 @@ const envSchema = z.object({
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   /** How long one wallet watcher activity runs before the next (it looks at the chain every poll interval meanwhile). */
   WALLET_WATCH_PERIOD_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),
+  /** How long an MPC wallet's key generation waits for the customer's signer before the wallet fails (docs/MPC.md). */
+  MPC_KEYGEN_EXPIRY_MS: z.coerce.number().int().min(1_000).max(7 * 86_400_000).default(3_600_000),
+  /** How long a transfer from an MPC wallet waits for the customer's co-signature before it is canceled (docs/MPC.md). */
+  MPC_SIGNATURE_EXPIRY_MS: z.coerce.number().int().min(1_000).max(30 * 86_400_000).default(86_400_000),
   /** Transfers of at least this many US dollars (or their equivalent) wait for an operator's review. */
   TRANSFER_REVIEW_THRESHOLD_USD: z.coerce.number().positive().default(10_000),
   /** A customer's transfers within 24 hours above this many US dollars are held for review (velocity). */

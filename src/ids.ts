@@ -9,6 +9,7 @@ export const ID_PREFIXES = {
   wallet: 'wal',
   walletTransaction: 'wtx',
   account: 'acct',
+  mpcSession: 'mpcs',
   transfer: 'tr',
   payment: 'pay',
   screening: 'scr',

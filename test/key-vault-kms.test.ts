@@ -68,9 +68,9 @@ test('keys rewrap moves every wallet key into KMS, and back to the local KEK; ea
   const inKms = await stored();
   expect(inKms.kek_id).toBe(keyId);
   const kmsVault = kmsKeyVault({ keyId, endpoint: kms.endpoint });
-  expect(privateKeyToAddress(`0x${(await kmsVault.open(inKms.key_sealed, { purpose: 'wallet-key', wallet_id: w.id })).toString('hex')}`)).toBe(w.addresses.base);
+  expect(privateKeyToAddress(`0x${(await kmsVault.open(inKms.key_sealed!, { purpose: 'wallet-key', wallet_id: w.id })).toString('hex')}`)).toBe(w.addresses.base);
   await expect(localKeyVault({ kek: Buffer.from(stackKek, 'base64'), dataDir: '/nonexistent', allowGenerated: false })
-    .open(inKms.key_sealed, { purpose: 'wallet-key', wallet_id: w.id })).rejects.toThrow();
+    .open(inKms.key_sealed!, { purpose: 'wallet-key', wallet_id: w.id })).rejects.toThrow();
 
   const back = runCli(['keys', 'rewrap'], { ...kmsEnv, WALLET_KEK: stackKek, WALLET_KMS_KEY_IDS_PREVIOUS: keyId });
   expect(errors(back.stderr)).toBe('');
@@ -78,5 +78,5 @@ test('keys rewrap moves every wallet key into KMS, and back to the local KEK; ea
   const local = await stored();
   const localVault = localKeyVault({ kek: Buffer.from(stackKek, 'base64'), dataDir: '/nonexistent', allowGenerated: false });
   expect(local.kek_id).toBe(localVault.currentKekId);
-  expect(privateKeyToAddress(`0x${(await localVault.open(local.key_sealed, { purpose: 'wallet-key', wallet_id: w.id })).toString('hex')}`)).toBe(w.addresses.base);
+  expect(privateKeyToAddress(`0x${(await localVault.open(local.key_sealed!, { purpose: 'wallet-key', wallet_id: w.id })).toString('hex')}`)).toBe(w.addresses.base);
 });

@@ -49,7 +49,7 @@ test("wallet → external address: the wallet's own key signs the deposit; the p
   // The key the worker opened to sign is in no table, event, workflow input or log.
   const row = await testDb().selectFrom('wallets').select('key_sealed').where('id', '=', w.id).executeTakeFirstOrThrow();
   const vault = stackKeyVault();
-  const key = (await vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: w.id })).toString('hex');
+  const key = (await vault.open(row.key_sealed!, { purpose: 'wallet-key', wallet_id: w.id })).toString('hex');
   await expectNowhereInClear(key);
   const history = await (await temporalClient()).workflow.getHandle(`transfer:${res.body.id}`).fetchHistory();
   expect(JSON.stringify(history).includes(key)).toBe(false);

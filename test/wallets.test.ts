@@ -35,9 +35,9 @@ describe('custodial wallets', () => {
     const row = await testDb().selectFrom('wallets').selectAll().where('id', '=', w.id).executeTakeFirstOrThrow();
     const vault = stackKeyVault();
     expect(row.kek_id).toBe(vault.currentKekId);
-    const key = await vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: w.id });
+    const key = await vault.open(row.key_sealed!, { purpose: 'wallet-key', wallet_id: w.id });
     expect(privateKeyToAddress(`0x${key.toString('hex')}`)).toBe(w.addresses.base);
-    await expect(vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: 'wal_other' })).rejects.toThrow();
+    await expect(vault.open(row.key_sealed!, { purpose: 'wallet-key', wallet_id: 'wal_other' })).rejects.toThrow();
     // Nowhere in the clear: not in any table, not in the logs.
     await expectNowhereInClear(key.toString('hex'));
 
@@ -137,7 +137,7 @@ describe('custodial wallets', () => {
     // Signed here with the wallet's own key (transfers from wallets come with the next step).
     const row = await testDb().selectFrom('wallets').select('key_sealed').where('id', '=', from.id).executeTakeFirstOrThrow();
     const vault = stackKeyVault();
-    const account = privateKeyToAccount(`0x${(await vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: from.id })).toString('hex')}`);
+    const account = privateKeyToAccount(`0x${(await vault.open(row.key_sealed!, { purpose: 'wallet-key', wallet_id: from.id })).toString('hex')}`);
     const url = chainUrl('polygon');
     await createTestClient({ mode: 'anvil', transport: http(url) }).setBalance({ address: account.address, value: 10n ** 18n });
     const client = createWalletClient({ account, transport: http(url), chain: { ...polygon, id: await createPublicClient({ transport: http(url) }).getChainId() } });
@@ -198,7 +198,7 @@ describe('custodial wallets', () => {
       const row = await testDb().selectFrom('wallets').select(['key_sealed', 'kek_id']).where('id', '=', w.id).executeTakeFirstOrThrow();
       const vault = localKeyVault({ kek: Buffer.from(kek, 'base64'), dataDir: '/nonexistent', allowGenerated: false });
       expect(row.kek_id).toBe(vault.currentKekId);
-      return privateKeyToAddress(`0x${(await vault.open(row.key_sealed, { purpose: 'wallet-key', wallet_id: w.id })).toString('hex')}`);
+      return privateKeyToAddress(`0x${(await vault.open(row.key_sealed!, { purpose: 'wallet-key', wallet_id: w.id })).toString('hex')}`);
     };
 
     const forward = runCli(['keys', 'rewrap'], { WALLET_KEK: newKek, WALLET_KEK_PREVIOUS: stackKek });

@@ -9,3 +9,4 @@ export { returnStrayDepositsWorkflow } from './stray-deposit-return';
 export { returnRailDepositWorkflow } from './rail-deposit-return';
 export { webhookEndpointWorkflow } from './webhook-endpoint';
 export { walletWatcherWorkflow } from './wallet-watcher';
+export { mpcSessionWorkflow } from './mpc-session';

@@ -22,6 +22,9 @@ export interface TransferWorkflowInput {
   chainWatchMs: number;
   /** The wallet that sends the deposit (signed by the platform), when the source is one. */
   sourceWalletId?: string;
+  /** The source wallet is an MPC wallet: its deposit waits for the customer's co-signature, for up to `mpcSignatureExpiryMs`. */
+  sourceWalletIsMpc?: boolean;
+  mpcSignatureExpiryMs?: number;
   /** The funds come from a platform account (reserved at creation): taken at once, refunded to it. */
   sourceIsAccount?: boolean;
   /** The payout is a credit to a platform account, in the ledger. */

@@ -1,4 +1,6 @@
-import { CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope, ChildWorkflowCancellationType, condition, executeChild, isCancellation, patched, proxyActivities, proxyLocalActivities, workflowInfo,
+} from '@temporalio/workflow';
 import type { ChainActivities } from '../activities/chains';
 import type { TransferReviewActivities } from '../activities/transfer-review';
 import { chainWatchTaskQueue } from '../src/temporal/task-queues';
@@ -6,6 +8,9 @@ import { chainRefusal, chainRetry, chainSend, chains } from './chain-activities'
 import type { TransferStatus, TransferWorkflowInput } from './transfer-messages';
 import { refundToSource, sendPayment, waitOutReturnWindow } from './transfer-payments';
 import { TransferRun } from './transfer-run';
+import type { MpcActivities } from '../activities/mpc';
+import { mpcSessionWorkflow } from './mpc-session';
+import { mpcSessionWorkflowId } from './mpc-messages';
 
 // The review is a short call (in-memory screening and a few queries): a local activity, like the
 // rail calls (workflows/rail-activities.ts).
@@ -13,6 +18,9 @@ const review = proxyLocalActivities<TransferReviewActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
+
+// Preparing an MPC wallet's transaction reads the chain and takes a nonce: retried like a chain send.
+const mpcSigning = proxyActivities<MpcActivities>({ startToCloseTimeout: '30 seconds', retry: chainRetry });
 
 /**
  * `transfer:{id}`: awaiting_funds → funds_received → in_review → payment_submitted →
@@ -151,6 +159,42 @@ async function sendFromSourceWallet(run: TransferRun): Promise<boolean> {
 }
 
 /**
+ * An MPC wallet's deposit is signed by the platform's share with the customer's: the transaction is
+ * prepared (a refusal by the chain cancels the transfer) and a signing session opens as a child
+ * workflow, which the customer's signer completes through the API. It expires after
+ * `mpcSignatureExpiryMs` (the transfer is canceled); a cancel meanwhile ends it.
+ */
+async function signWithCustomer(run: TransferRun): Promise<boolean> {
+  const { input } = run;
+  if (run.cancelReason) return false;
+  run.show('Preparing the transaction for the customer\'s signature');
+  let sessionId: string;
+  try {
+    ({ sessionId } = await mpcSigning.openTransferSigning({ transferId: input.transferId, expiresInMs: input.mpcSignatureExpiryMs! }));
+  } catch (err) {
+    const refusal = chainRefusal(err);
+    if (refusal === undefined) throw err;
+    run.cancelReason ??= `wallet_send_refused: ${refusal}`;
+    return false;
+  }
+  run.show('Waiting for the customer\'s signature');
+  const signing = new CancellationScope();
+  void condition(() => run.cancelReason !== undefined).then(() => signing.cancel(), () => undefined);
+  try {
+    const result = await signing.run(() => executeChild(mpcSessionWorkflow, {
+      workflowId: mpcSessionWorkflowId(sessionId), args: [{ sessionId, kind: 'signing', expiresInMs: input.mpcSignatureExpiryMs! }],
+      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED, staticSummary: `Signing of transfer ${input.transferId}'s deposit`,
+    }));
+    if (result.status === 'completed') return true;
+    run.cancelReason ??= `signature_${result.status}: ${result.reason ?? ''}`;
+    return false;
+  } catch (err) {
+    if (run.cancelReason) return false;
+    throw err;
+  }
+}
+
+/**
  * Waits for the deposit: a fiat one is offered by the rail's webhook (the `offerDeposit` Update); a
  * chain one is found by watching the chain in periods. A DELETE stops the current watching activity
  * at once; cancelling the workflow reaches it through the root scope, and also ends this wait for the
@@ -170,6 +214,7 @@ async function waitForFunds(run: TransferRun) {
     await condition(() => run.deposit !== undefined || run.cancelReason !== undefined, input.depositExpiryMs);
     return;
   }
+  if (input.sourceWalletIsMpc && !(await signWithCustomer(run))) return;
   if (input.sourceWalletId && !(await sendFromSourceWallet(run))) return;
   const watcher = proxyActivities<ChainActivities>({
     taskQueue: chainWatchTaskQueue(workflowInfo().taskQueue), startToCloseTimeout: '1 hour', heartbeatTimeout: '10 seconds', retry: chainRetry,

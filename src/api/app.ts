@@ -13,7 +13,8 @@ import { hostedKycRouter } from '../resources/kyc/hosted-page';
 import { railWebhookRouter } from '../resources/transfers/rail-webhook';
 import { isDependencyDown } from './dependency-errors';
 
-const LARGE_BODY_PATHS = [/^\/v0\/customers\/[^/]+\/kyc$/, /^\/kyc\/[^/]+\/submit$/];
+// KYC documents; an MPC key generation's third round (two messages of about 0.5 MB each).
+const LARGE_BODY_PATHS = [/^\/v0\/customers\/[^/]+\/kyc$/, /^\/kyc\/[^/]+\/submit$/, /^\/v0\/wallets\/[^/]+\/mpc_sessions\/[^/]+\/messages$/];
 
 function toExpressPath(template: string) {
   return template.replace(/\{(\w+)\}/g, ':$1');

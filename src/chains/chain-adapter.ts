@@ -1,3 +1,6 @@
+import type { Transaction } from 'kysely';
+import type { Hex } from 'viem';
+import type { Database } from '../db/schema';
 import type { ChainRail } from '../domain/rails';
 
 /** A token transfer into one of our deposit addresses, as the chain shows it. */
@@ -41,8 +44,8 @@ export type PayoutStatus =
   | { status: 'confirmed'; txHash: string; networkFee: string; nativeAsset: string }
   | { status: 'failed'; txHash: string; reason: string };
 
-/** A token transfer signed by a customer's wallet (a transfer's source): the wallet pays its own gas. */
-export interface WalletSendRequest {
+/** A token transfer from a customer's wallet (a transfer's source): the wallet pays its own gas. */
+export interface WalletTransactionRequest {
   /** Derived from the transfer; the same key never sends twice. */
   idempotencyKey: string;
   walletId: string;
@@ -52,8 +55,22 @@ export interface WalletSendRequest {
   currency: string;
   to: string;
   amountMinor: bigint;
+}
+
+/** A token transfer signed by the wallet's own key (custodial wallets). */
+export interface WalletSendRequest extends WalletTransactionRequest {
   /** Opens the wallet's sealed private key; called only when there is something to sign, and only inside the send. */
   openKey: () => Promise<Buffer>;
+}
+
+/** A wallet's transaction waiting for its signature (MPC wallets): EIP-1559, serialized unsigned, and the hash to sign. */
+export interface PreparedWalletTransaction {
+  serialized: Hex;
+  hash: Hex;
+  chainId: number;
+  nonce: number;
+  /** The token contract the transaction calls. */
+  token: Hex;
 }
 
 /** Moving a deposit (the transfer's own, or a stray one going back to its sender) into the treasury. */
@@ -106,6 +123,14 @@ export interface ChainAdapter {
    * it (too little of the token, or of the native asset for gas): nothing is signed then.
    */
   sendFromWallet(request: WalletSendRequest): Promise<{ txHash: string }>;
+  /**
+   * The same token transfer, unsigned, for a wallet whose key is shared (MPC): checked as
+   * `sendFromWallet` checks it, its nonce taken in the database transaction that `keep` stores it in.
+   * A transaction signed later is stored under the request's key and broadcast by `sendFromWallet`.
+   */
+  prepareWalletTransaction(
+    request: WalletTransactionRequest, keep: (trx: Transaction<Database>, tx: PreparedWalletTransaction) => Promise<void>,
+  ): Promise<PreparedWalletTransaction>;
   /** Whether a wallet pays its own transactions' fees in the native asset (false on the simulators). */
   readonly walletsPayGas: boolean;
   /** `pending` until the payout's transaction is mined and deep enough (confirmed or reverted alike); then final. */

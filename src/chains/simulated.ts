@@ -121,6 +121,11 @@ export class SimulatedChainAdapter implements ChainAdapter, SandboxChainFunding 
     return { txHash: await this.record({ currency: r.currency, from: r.from, to: r.to, amountMinor: r.amountMinor, idempotencyKey: r.idempotencyKey }) };
   }
 
+  /** Simulated chains hold no MPC wallets: their keys are not secp256k1 ECDSA keys (docs/MPC.md). */
+  async prepareWalletTransaction(): Promise<never> {
+    throw new PayoutRejectedError(`MPC wallets are not served on ${this.chain}`);
+  }
+
   /** The simulators keep no balance per address: a deposit is the treasury's as soon as it arrives. */
   async sweepDeposit(): Promise<SweepStatus> {
     return { status: 'swept', txHash: null };

@@ -80,13 +80,15 @@ export function findBodyCustomer(db: Executor, tenant: Tenant, id: string, key: 
  * A customer the platform may hold funds for (`what`: custodial wallets, platform accounts): active,
  * KYC-approved and endorsed `can_hold_custody`; a 409 naming `customer_id` otherwise.
  */
-export async function findCustodyCustomer(trx: Executor, tenant: Tenant, id: string, what: string): Promise<CustomerRow> {
+export async function findCustodyCustomer(
+  trx: Executor, tenant: Tenant, id: string, what: string, endorsement: 'can_hold_custody' | 'can_use_mpc' = 'can_hold_custody',
+): Promise<CustomerRow> {
   const customer = await findBodyCustomer(trx, tenant, id, 'customer_id');
   if (customer.status !== 'active' || customer.kyc_status !== 'approved') {
     throw invalidStateField('customer_id', `Customer ${customer.id} is ${customer.status} with KYC ${customer.kyc_status}; ${what} need an active, KYC-approved customer`);
   }
-  if (!customer.endorsements.includes('can_hold_custody')) {
-    throw invalidStateField('customer_id', `Customer ${customer.id} lacks the can_hold_custody endorsement that ${what} need`);
+  if (!customer.endorsements.includes(endorsement)) {
+    throw invalidStateField('customer_id', `Customer ${customer.id} lacks the ${endorsement} endorsement that ${what} need`);
   }
   return customer;
 }

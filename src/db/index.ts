@@ -23,6 +23,7 @@ import * as m0019 from './migrations/0019_wallets';
 import * as m0020 from './migrations/0020_wallet_transactions';
 import * as m0021 from './migrations/0021_wallet_transfers';
 import * as m0022 from './migrations/0022_platform_accounts';
+import * as m0023 from './migrations/0023_mpc_wallets';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0020_wallet_transactions': m0020,
   '0021_wallet_transfers': m0021,
   '0022_platform_accounts': m0022,
+  '0023_mpc_wallets': m0023,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

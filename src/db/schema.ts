@@ -370,12 +370,78 @@ export interface WalletsTable {
   chains: ColumnType<string[], string, string>;
   /** The wallet's address on each of its chains. */
   addresses: ColumnType<Record<string, string>, string, string>;
-  /** The private key, sealed by the KeyVault (src/keys/key-vault.ts), bound to the wallet id. */
-  key_sealed: string;
-  kek_id: string;
-  status: 'active';
+  /**
+   * The private key (custodial) or the platform's key share (mpc), sealed by the KeyVault
+   * (src/keys/key-vault.ts), bound to the wallet id; null while an MPC wallet's key is being generated.
+   */
+  key_sealed: string | null;
+  kek_id: string | null;
+  /** `key_generation` and `failed`: MPC wallets only (their key generation runs, or ended without a key). */
+  status: 'active' | 'key_generation' | 'failed';
+  mpc_config: ColumnType<MpcConfig | null, string | null, string | null>;
   created_at: Date;
   updated_at: Date;
+}
+
+export interface MpcConfig {
+  threshold: number;
+  total_shares: number;
+  key_type: 'ecdsa';
+}
+
+/** One run of the MPC protocol (migration 0023): a key generation or one signing. */
+export interface MpcSessionsTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  wallet_id: string;
+  kind: 'key_generation' | 'signing';
+  status: 'awaiting_customer' | 'completed' | 'failed' | 'expired' | 'canceled';
+  /** The library's session (or signing) id: fresh, 64 hex characters. */
+  protocol_session: string;
+  /** The customer's rounds the platform has answered. */
+  rounds_done: Generated<number>;
+  /** Signing: the customer's share that signs with the platform's (2 the device, 3 the backup). */
+  customer_party: number | null;
+  platform_public_key: string | null;
+  customer_public_key: string | null;
+  transfer_id: string | null;
+  chain: string | null;
+  /** Signing: the unsigned transaction (viem's serialization, hex) and what it pays. */
+  transaction: ColumnType<MpcTransaction | null, string | null, string | null>;
+  signing_hash: string | null;
+  signature: ColumnType<{ r: string; s: string; yParity: number } | null, string | null, string | null>;
+  failure_reason: string | null;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MpcTransaction {
+  serialized: string;
+  chain_id: number;
+  nonce: number;
+  token: string;
+  currency: string;
+  to: string;
+  amount_minor: string;
+}
+
+/** A customer round as posted (migration 0023). */
+export interface MpcCustomerRoundsTable {
+  session_id: string;
+  round: number;
+  submission: ColumnType<unknown, string, string>;
+  created_at: Date;
+}
+
+/** The platform party's state and messages after each round (migration 0023). */
+export interface MpcPlatformRoundsTable {
+  session_id: string;
+  round: number;
+  state_sealed: string | null;
+  messages: ColumnType<unknown[], string, string>;
+  created_at: Date;
 }
 
 /** A wallet's address on one chain (migration 0020): what the chain's watcher matches transfers against. */
@@ -535,6 +601,9 @@ export interface Database {
   wallet_transactions: WalletTransactionsTable;
   wallet_signed_transactions: WalletSignedTransactionsTable;
   platform_accounts: PlatformAccountsTable;
+  mpc_sessions: MpcSessionsTable;
+  mpc_platform_rounds: MpcPlatformRoundsTable;
+  mpc_customer_rounds: MpcCustomerRoundsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;
@@ -552,5 +621,6 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type EventRow = Selectable<EventsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WalletRow = Selectable<WalletsTable>;
+export type MpcSessionRow = Selectable<MpcSessionsTable>;
 export type WalletTransactionRow = Selectable<WalletTransactionsTable>;
 export type PlatformAccountRow = Selectable<PlatformAccountsTable>;

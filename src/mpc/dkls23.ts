@@ -66,9 +66,7 @@ function call<T>(what: string, fn: () => any): T {
 
 /** What rounds a party has run, and the messages of one round from the parties it expects. */
 class Rounds {
-  private done = 0;
-
-  constructor(readonly session: string, readonly me: PartyIndex, readonly peers: PartyIndex[]) {}
+  constructor(readonly session: string, readonly me: PartyIndex, readonly peers: PartyIndex[], public done = 0) {}
 
   /** Runs round `n` (once, after round n - 1); a round that fails (a refused message) changes nothing and may run again. */
   run<T>(n: number, round: () => T): T {
@@ -124,6 +122,25 @@ export class KeygenParty {
 
   private get data() {
     return { parameters: PARAMETERS, party_index: this.index, session_id: sessionBytes(this.session) };
+  }
+
+  /** The rounds run so far: the state between two rounds. */
+  get roundsDone(): number {
+    return this.rounds.done;
+  }
+
+  /** The party's state between rounds, to be sealed before it is stored (it holds secrets). */
+  snapshot(): Buffer {
+    return Buffer.from(encode({ format: 'dkls23-keygen-1', session: this.session, index: this.index, done: this.rounds.done, kept: this.kept }));
+  }
+
+  static restore(bytes: Uint8Array): KeygenParty {
+    const state = decode(Buffer.from(bytes).toString('utf8'));
+    if (state?.format !== 'dkls23-keygen-1') throw new MpcProtocolError('not a key generation state of this backend');
+    const party = new KeygenParty(state.session, state.index);
+    party.rounds.done = state.done;
+    Object.assign(party.kept, state.kept);
+    return party;
   }
 
   round1(): MpcMessage[] {
@@ -259,6 +276,30 @@ export class SignParty {
 
   private get data() {
     return { sign_id: sessionBytes(this.session), counterparties: [this.peer], message_hash: [...Buffer.from(this.hash.slice(2), 'hex')] };
+  }
+
+  get roundsDone(): number {
+    return this.rounds.done;
+  }
+
+  /** Which share signs (1 platform, 2 device, 3 backup). */
+  get index(): PartyIndex {
+    return this.share.index;
+  }
+
+  /** The party's state between rounds (without its share), to be sealed before it is stored. */
+  snapshot(): Buffer {
+    return Buffer.from(encode({ format: 'dkls23-sign-1', session: this.session, peer: this.peer, hash: this.hash, done: this.rounds.done, kept: this.kept }));
+  }
+
+  /** A signing party from its snapshot and its share (the same share, and the same signature asked for). */
+  static restore(share: KeyShare, bytes: Uint8Array): SignParty {
+    const state = decode(Buffer.from(bytes).toString('utf8'));
+    if (state?.format !== 'dkls23-sign-1') throw new MpcProtocolError('not a signing state of this backend');
+    const party = new SignParty(share, state.session, [share.index, state.peer], state.hash);
+    party.rounds.done = state.done;
+    Object.assign(party.kept, state.kept);
+    return party;
   }
 
   round1(): MpcMessage[] {

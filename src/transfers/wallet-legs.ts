@@ -7,7 +7,7 @@ import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { isChainRail, type ChainRail } from '../domain/rails';
 import { invalidField, invalidStateField } from '../errors';
 import type { KeyVault } from '../keys/key-vault';
-import { walletReservations } from '../wallets/wallet';
+import { walletKeyContext, walletReservations } from '../wallets/wallet';
 
 // Transfers from and to a customer's wallet (docs/WALLETS.md). A source wallet signs the deposit to
 // the transfer's deposit address (the activity sendFromSourceWallet); from then on the transfer runs
@@ -27,6 +27,7 @@ async function legWallet(
   if (!wallet) throw invalidField('body', key, `No such wallet: '${leg.wallet_id}'`);
   if (wallet.customer_id !== customerId) throw invalidField('body', key, `Wallet ${wallet.id} belongs to another customer than on_behalf_of`);
   if (!wallet.chains.includes(leg.payment_rail)) throw invalidField('body', key, `Wallet ${wallet.id} holds ${wallet.chains.join(', ')}, not ${leg.payment_rail}`);
+  if (wallet.status !== 'active') throw invalidStateField(key, `Wallet ${wallet.id} is ${wallet.status}: it has no key to send or receive with`);
   return wallet;
 }
 
@@ -67,6 +68,8 @@ export async function resolveTransferWallets(
   if (source) await checkSpendable(trx, chains, source, input.source.payment_rail as ChainRail, input.source.currency, amountMinor);
   return {
     sourceWalletId: source?.id ?? null,
+    /** An MPC wallet signs with the customer (the transfer waits for the co-signature). */
+    sourceWalletIsMpc: source?.type === 'mpc',
     sourceAddress: source ? source.addresses[input.source.payment_rail]! : null,
     destinationWalletId: destination?.id ?? null,
     destinationAddress: destination ? destination.addresses[input.destination.payment_rail]! : null,
@@ -81,11 +84,15 @@ export async function resolveTransferWallets(
 export async function sendFromSourceWallet(deps: { db: Db; chains: ChainAdapters; keys: KeyVault }, transferId: string): Promise<{ txHash: string }> {
   const t = await deps.db.selectFrom('transfers').select(['id', 'source_rail', 'source_currency', 'source_wallet_id', 'deposit_address', 'amount_minor'])
     .where('id', '=', transferId).executeTakeFirstOrThrow();
-  const wallet = await deps.db.selectFrom('wallets').select(['id', 'addresses', 'key_sealed']).where('id', '=', t.source_wallet_id!).executeTakeFirstOrThrow();
+  const wallet = await deps.db.selectFrom('wallets').select(['id', 'type', 'addresses', 'key_sealed']).where('id', '=', t.source_wallet_id!).executeTakeFirstOrThrow();
   const rail = t.source_rail as ChainRail;
   return deps.chains[rail].sendFromWallet({
     idempotencyKey: `${t.id}:wallet_deposit`, walletId: wallet.id, transferId: t.id, from: wallet.addresses[rail]!, currency: t.source_currency,
     to: t.deposit_address!, amountMinor: BigInt(t.amount_minor),
-    openKey: () => deps.keys.open(wallet.key_sealed, { purpose: 'wallet-key', wallet_id: wallet.id }),
+    openKey: async () => {
+      // An MPC wallet's transaction is signed by two of its parties and stored before this send (src/mpc/signing.ts).
+      if (wallet.type === 'mpc') throw new Error(`transfer ${t.id}: no transaction signed by the MPC wallet ${wallet.id} is stored`);
+      return deps.keys.open(wallet.key_sealed!, walletKeyContext(wallet));
+    },
   });
 }

@@ -20,7 +20,7 @@ export const transferWorkflowId = (transferId: string) => `transfer:${transferId
 const CHAIN_WATCH_MS = 30 * 60_000;
 
 /** Starts `transfer:{id}`; the return windows (of the payout and of a refund) run on the sandbox clock in the sandbox. */
-export async function startTransferWorkflow(deps: Pick<PlatformDeps, 'config' | 'temporal'>, tenant: Tenant, row: TransferRow) {
+export async function startTransferWorkflow(deps: Pick<PlatformDeps, 'config' | 'temporal'>, tenant: Tenant, row: TransferRow, opts: { sourceWalletIsMpc?: boolean } = {}) {
   const scale = tenant.environment === 'sandbox' ? deps.config.SANDBOX_TIME_SCALE : 1;
   const destination = RAILS[row.destination_rail as PaymentRail];
   const source = RAILS[row.source_rail as PaymentRail];
@@ -34,6 +34,7 @@ export async function startTransferWorkflow(deps: Pick<PlatformDeps, 'config' | 
       transferId: row.id,
       sourceIsChain: isChainRail(row.source_rail),
       ...(row.source_wallet_id ? { sourceWalletId: row.source_wallet_id } : {}),
+      ...(opts.sourceWalletIsMpc ? { sourceWalletIsMpc: true, mpcSignatureExpiryMs: deps.config.MPC_SIGNATURE_EXPIRY_MS } : {}),
       ...(row.source_account_id ? { sourceIsAccount: true } : {}),
       ...(row.destination_account_id ? { destinationIsAccount: true } : {}),
       destinationIsChain: isChainRail(row.destination_rail),

@@ -38,7 +38,8 @@ export const WalletSchema = z.object({
   chains: z.array(z.string()),
   addresses: z.record(z.string(), z.string()).describe('The wallet\'s address on each of its chains (one address on every EVM chain)'),
   simulated_chains: z.array(z.string()).describe('Its chains served by the sandbox simulator (solana, stellar, tron) until they get real nodes'),
-  status: z.literal('active'),
+  status: z.enum(['active', 'key_generation', 'failed']).describe('`key_generation` (MPC wallets: until the customer\'s signer and the platform hold their shares), `active`, or `failed` (a key generation that expired or failed)'),
+  mpc_config: z.object({ threshold: z.number().int(), total_shares: z.number().int(), key_type: z.literal('ecdsa') }).nullable(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 }).meta({ id: 'Wallet' });
@@ -53,8 +54,19 @@ export const BalanceSchema = z.object({
 export function serializeWallet(row: WalletRow) {
   return {
     id: row.id, object: 'wallet' as const, customer_id: row.customer_id, type: row.type, label: row.label, chains: row.chains,
-    addresses: row.addresses, simulated_chains: row.chains.filter((c) => isSimulatedChain(c as ChainRail)), status: row.status, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+    addresses: row.addresses, simulated_chains: row.chains.filter((c) => isSimulatedChain(c as ChainRail)), status: row.status, mpc_config: row.mpc_config, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
   };
+}
+
+/** What a wallet's sealed key (custodial) or platform share (mpc) is bound to. */
+export const walletKeyContext = (wallet: { id: string; type: 'custodial' | 'mpc' }) =>
+  ({ purpose: wallet.type === 'mpc' ? 'mpc-platform-share' : 'wallet-key', wallet_id: wallet.id });
+
+/** Whether the wallet (if any) is an MPC wallet, whose transactions the customer co-signs. */
+export async function isMpcWallet(db: Executor, walletId: string | null): Promise<boolean> {
+  if (!walletId) return false;
+  const row = await db.selectFrom('wallets').select('type').where('id', '=', walletId).executeTakeFirst();
+  return row?.type === 'mpc';
 }
 
 export const findWallet = (db: Executor, tenant: Tenant, id: string) => findTenantRow(db, 'wallets', tenant, id, { what: 'wallet' });
@@ -90,10 +102,10 @@ export async function createWallet(
   const id = newId('wallet', now.getTime());
   const privateKey = generatePrivateKey();
   const addresses = Object.fromEntries(chains.map(({ chain }) => [chain, addressOn(chain, privateKey)]));
-  const sealed = await deps.keys.seal(Buffer.from(privateKey.slice(2), 'hex'), { purpose: 'wallet-key', wallet_id: id });
+  const sealed = await deps.keys.seal(Buffer.from(privateKey.slice(2), 'hex'), walletKeyContext({ id, type: 'custodial' }));
   const row = await trx.insertInto('wallets').values({
     id, developer_id: tenant.developerId, environment: tenant.environment, customer_id: customer.id, type: 'custodial', label: body.label ?? null,
-    chains: JSON.stringify(chains.map((c) => c.chain)), addresses: JSON.stringify(addresses), key_sealed: sealed, kek_id: deps.keys.currentKekId, status: 'active',
+    chains: JSON.stringify(chains.map((c) => c.chain)), addresses: JSON.stringify(addresses), key_sealed: sealed, kek_id: deps.keys.currentKekId, status: 'active', mpc_config: null,
     created_at: now, updated_at: now,
   }).returningAll().executeTakeFirstOrThrow();
   await trx.insertInto('wallet_addresses')
@@ -116,7 +128,6 @@ export interface ServedChain {
  * and served here: a chain without a node, no RPC address, cannot hold a wallet). A 400 names the field.
  */
 export async function prepareWalletChains(adapters: ChainAdapters, body: z.output<typeof WalletCreate>): Promise<ServedChain[]> {
-  if (body.type === 'mpc') throw invalidField('body', 'type', 'mpc wallets are not available yet: create a custodial wallet (docs/WALLETS.md)');
   const chains = [...new Set(checkChains(body.chains))];
   return Promise.all(chains.map(async (chain, i) => {
     try {
@@ -144,6 +155,7 @@ export async function walletReservations(db: Executor, walletId: string): Promis
  * `pending` what is in motion (arrived in newer blocks, or reserved by its open transfers).
  */
 export async function walletBalances(db: Executor, chains: ChainAdapters, row: WalletRow) {
+  if (row.status !== 'active') return []; // no key, no address yet (an MPC wallet's key generation)
   const reserved = await walletReservations(db, row.id);
   const perChain = await Promise.all((row.chains as ChainRail[]).map(async (chain) => {
     const adapter = chains[chain];

@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import { parseTransaction, type Hex, type LocalAccount } from 'viem';
+import { parseTransaction, type Hex, type LocalAccount, type TransactionSerializableEIP1559 } from 'viem';
 import type { Database } from '../../db/schema';
 import type { EvmNode } from './node';
 
@@ -27,11 +27,16 @@ export class AccountSigner {
     return this.account.address;
   }
 
-  async prepare(): Promise<PreparedTransaction> {
+  prepare(): Promise<PreparedTransaction> {
+    return AccountSigner.prepareFor(this.node, this.address);
+  }
+
+  /** What signing a transaction of `address` needs from the node now: fees, chain id, its pending nonce. */
+  static async prepareFor(node: EvmNode, address: Hex): Promise<PreparedTransaction> {
     const [fees, chainId, pendingNonce] = await Promise.all([
-      this.node.client.estimateFeesPerGas(),
-      this.node.getChainId(),
-      this.node.client.getTransactionCount({ address: this.address, blockTag: 'pending' }),
+      node.client.estimateFeesPerGas(),
+      node.getChainId(),
+      node.client.getTransactionCount({ address, blockTag: 'pending' }),
     ]);
     return { fees, chainId, pendingNonce };
   }
@@ -41,16 +46,7 @@ export class AccountSigner {
    * bytes in the same transaction, before they are broadcast.
    */
   async sign(trx: Transaction<Database>, prepared: PreparedTransaction, tx: { to: Hex; data?: Hex; value?: bigint; gas: bigint }): Promise<Hex> {
-    const { fees, chainId, pendingNonce } = prepared;
-    await sql`insert into chain_nonces (chain, address, next_nonce) values (${this.node.chain}, ${this.address}, ${pendingNonce})
-              on conflict do nothing`.execute(trx);
-    // Never below the chain's own count: a transaction sent by other means must not be overwritten.
-    const { next_nonce } = await trx.updateTable('chain_nonces').set({ next_nonce: sql`greatest(next_nonce, ${pendingNonce}) + 1` })
-      .where('chain', '=', this.node.chain).where('address', '=', this.address).returning('next_nonce').executeTakeFirstOrThrow();
-    return this.account.signTransaction({
-      type: 'eip1559', chainId, nonce: Number(next_nonce) - 1, ...tx,
-      maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
+    return this.account.signTransaction(await unsignedTransaction(trx, this.node, this.address, prepared, tx));
   }
 
   /**
@@ -78,4 +74,29 @@ export class AccountSigner {
       type: 'eip1559', chainId: sent.chainId!, nonce: sent.nonce!, to: sent.to!, data: sent.data!, gas: sent.gas!, ...fees,
     });
   }
+}
+
+/**
+ * The next transaction of `address` (EIP-1559), its nonce taken from `chain_nonces` in `trx`: the
+ * caller stores what is signed with it in the same transaction.
+ */
+export async function unsignedTransaction(
+  trx: Transaction<Database>, node: EvmNode, address: Hex, prepared: PreparedTransaction, tx: { to: Hex; data?: Hex; value?: bigint; gas: bigint },
+): Promise<TransactionSerializableEIP1559> {
+  const { fees, chainId, pendingNonce } = prepared;
+  await sql`insert into chain_nonces (chain, address, next_nonce) values (${node.chain}, ${address}, ${pendingNonce})
+            on conflict do nothing`.execute(trx);
+  // Never below the chain's own count: a transaction sent by other means must not be overwritten.
+  const { next_nonce } = await trx.updateTable('chain_nonces').set({ next_nonce: sql`greatest(next_nonce, ${pendingNonce}) + 1` })
+    .where('chain', '=', node.chain).where('address', '=', address).returning('next_nonce').executeTakeFirstOrThrow();
+  return {
+    type: 'eip1559', chainId, nonce: Number(next_nonce) - 1, ...tx, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+  };
+}
+
+/** Hands a nonce back when it is still the last one taken (a signing that never happened); true if it did. */
+export async function releaseNonce(trx: Transaction<Database>, chain: string, address: Hex, nonce: number): Promise<boolean> {
+  const released = await trx.updateTable('chain_nonces').set({ next_nonce: nonce })
+    .where('chain', '=', chain).where('address', '=', address).where('next_nonce', '=', nonce + 1).executeTakeFirst();
+  return released.numUpdatedRows > 0n;
 }

@@ -1,10 +1,12 @@
+import type { Transaction } from 'kysely';
 import { erc20Abi, getAddress, type Hex } from 'viem';
 import { RAILS } from '../../domain/rails';
 import type { Db } from '../../db';
+import type { Database } from '../../db/schema';
 import type { EvmChain } from '../../domain/rails';
 import {
   ChainUnavailableError, type AssetBalance, type ChainAdapter, type SandboxChainFunding, type PayoutRequest, type PayoutStatus, type SweepRequest,
-  type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest,
+  type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest, type WalletTransactionRequest, type PreparedWalletTransaction,
 } from '../chain-adapter';
 import type { ChainKeys } from './keys';
 import { EvmNode, TOKEN_TRANSFER_GAS } from './node';
@@ -170,6 +172,12 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
 
   sendFromWallet(r: WalletSendRequest): Promise<{ txHash: string }> {
     return this.walletSends.send(r);
+  }
+
+  prepareWalletTransaction(
+    r: WalletTransactionRequest, keep: (trx: Transaction<Database>, tx: PreparedWalletTransaction) => Promise<void>,
+  ): Promise<PreparedWalletTransaction> {
+    return this.walletSends.prepare(r, keep);
   }
 
   sweepDeposit(q: SweepRequest): Promise<SweepStatus> {

@@ -9,6 +9,7 @@ import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
 import { CANCELABLE } from '../../domain/transfers';
 import { RETURN_CODES, isChainRail, railBoundsMinor, type ChainRail, type FiatRail, type PaymentRail } from '../../domain/rails';
 import { handleRailEvent } from '../../transfers/rail-events';
+import { isMpcWallet } from '../../wallets/wallet';
 import { findPayment, findTenantPayment, latestPayment, tenantPayments } from '../../payments/store';
 import { findTransfer, PaymentSchema, serializePayment, serializeTransfer, TransferSchema } from '../../transfers/transfer';
 import { PaymentListQuery, PaymentListSchema, TransferListQuery, TransferListSchema } from './schemas';
@@ -35,7 +36,7 @@ export const createTransferRoute = defineRoute({
     return write(async (trx) => {
       const row = await createTransfer(trx, deps, tenant, body, { ...amounts, ...chainLegs });
       // Started inside the transaction: without Temporal the transfer is not created (503, nothing done).
-      await startTransferWorkflow(deps, tenant, row);
+      await startTransferWorkflow(deps, tenant, row, { sourceWalletIsMpc: await isMpcWallet(trx, row.source_wallet_id) });
       return { status: 201, body: serializeTransfer(row) };
     });
   },

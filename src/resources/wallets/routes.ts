@@ -6,11 +6,14 @@ import { findCustomer } from '../../customers/customer';
 import { tenantRows } from '../../db/tenant-scope';
 import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
 import { CHAIN_RAILS, RAILS, railBoundsMinor, type ChainRail } from '../../domain/rails';
-import { invalidField } from '../../errors';
+import { invalidField, invalidState } from '../../errors';
 import { BalanceSchema, createWallet, prepareWalletChains, findWallet, serializeWallet, walletBalances, WalletCreate, WalletSchema } from '../../wallets/wallet';
 import { serializeWalletTransaction, WalletTransactionSchema } from '../../wallets/transactions';
 import { startWalletWatcher } from '../../wallets/workflow-client';
 import { CustomerIdParams } from '../customers/schemas';
+import { checkMpcConfig, createMpcWallet } from '../../wallets/mpc-wallet';
+import { startKeygenSession } from '../../mpc/workflow-client';
+import { getMpcSession, listMpcSessions, postMpcMessages } from './mpc-sessions';
 
 const TAG = 'Wallets';
 const WalletIdParams = z.strictObject({ wallet_id: z.string() });
@@ -19,14 +22,21 @@ const WalletListSchema = listSchema(WalletSchema, 'Wallet');
 export const createWalletRoute = defineRoute({
   method: 'post',
   path: '/v0/wallets',
-  summary: 'Create a wallet for a customer (custodial: the platform holds its key, sealed)',
+  summary: 'Create a wallet for a customer (custodial: the platform holds its key, sealed; mpc: 2-of-3 shares, key generation with the customer\'s signer)',
   tag: TAG,
   permission: 'accounts:write',
   body: WalletCreate,
   responses: { 201: WalletSchema },
   handler: async ({ deps, tenant, body, write }) => {
+    checkMpcConfig(body);
     const chains = await prepareWalletChains(deps.chains, body);
     return write(async (trx) => {
+      if (body.type === 'mpc') {
+        const { wallet, sessionId } = await createMpcWallet(trx, tenant, body, chains, deps.config.MPC_KEYGEN_EXPIRY_MS);
+        for (const { chain } of chains) await startWalletWatcher(deps, chain);
+        await startKeygenSession(deps, sessionId, wallet.id);
+        return { status: 201, body: serializeWallet(wallet) };
+      }
       const wallet = await createWallet(trx, deps, tenant, body, chains);
       // In the transaction: the wallet exists only if its chains' watchers do.
       for (const { chain } of chains) await startWalletWatcher(deps, chain);
@@ -131,6 +141,7 @@ export const sandboxFundWallet = defineRoute({
   responses: { 200: z.object({ tx_hash: z.string() }) },
   handler: async ({ deps, tenant, params, body }) => {
     const wallet = await findWallet(deps.db, tenant, params.wallet_id);
+    if (wallet.status !== 'active') throw invalidState(`Wallet ${wallet.id} is ${wallet.status}: it has no address to fund yet`);
     if (!wallet.chains.includes(body.chain)) throw invalidField('body', 'chain', `the wallet holds ${wallet.chains.join(', ')}, not ${body.chain}`);
     if (!RAILS[body.chain].currencies.includes(body.currency)) throw invalidField('body', 'currency', `${body.chain} carries ${RAILS[body.chain].currencies.join(', ')}`);
     const scale = ASSET_SCALE[body.currency]!;
@@ -145,4 +156,6 @@ export const sandboxFundWallet = defineRoute({
   },
 });
 
-export const walletRoutes = [createWalletRoute, listWallets, listCustomerWallets, getWallet, getWalletBalances, listWalletTransactions, sandboxFundWallet];
+export const walletRoutes = [
+  createWalletRoute, listWallets, listCustomerWallets, getWallet, getWalletBalances, listWalletTransactions, sandboxFundWallet, listMpcSessions, getMpcSession, postMpcMessages,
+];

@@ -1,0 +1,44 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { ChainAdapters } from '../src/chains';
+import { PayoutRejectedError } from '../src/chains/chain-adapter';
+import type { Db } from '../src/db';
+import type { KeyVault } from '../src/keys/key-vault';
+import { MpcProtocolError } from '../src/mpc/dkls23';
+import { answerCustomerRound, openPlatformParty } from '../src/mpc/platform-party';
+import { closeUnfinishedSession, openTransferSigning } from '../src/mpc/signing';
+import { FAILURE } from '../src/temporal/failures';
+
+/** The platform's party of MPC sessions (its share and state opened only here), and the signing requests of transfers. */
+export function createMpcActivities(deps: { db: Db; keys: KeyVault; chains: ChainAdapters }) {
+  return {
+    openPlatformParty(input: { sessionId: string }) {
+      return openPlatformParty(deps, input.sessionId);
+    },
+
+    /** A refused message (foreign, replayed, out of order, altered) fails at once and changes nothing: the Update is refused. */
+    async answerCustomerRound(input: { sessionId: string; round: number }) {
+      try {
+        return await answerCustomerRound(deps, input.sessionId, input.round);
+      } catch (err) {
+        if (err instanceof MpcProtocolError) throw ApplicationFailure.create({ type: FAILURE.InvalidData, message: err.message, nonRetryable: true });
+        throw err;
+      }
+    },
+
+    closeUnfinishedMpcSession(input: { sessionId: string; status: 'failed' | 'expired' | 'canceled'; reason: string }) {
+      return closeUnfinishedSession(deps.db, input.sessionId, input.status, input.reason);
+    },
+
+    /** The transfer's signing session, with its unsigned transaction; the chain's refusal (too little to send) is final. */
+    async openTransferSigning(input: { transferId: string; expiresInMs: number }) {
+      try {
+        return await openTransferSigning(deps, input.transferId, input.expiresInMs);
+      } catch (err) {
+        if (err instanceof PayoutRejectedError) throw ApplicationFailure.nonRetryable(err.message, FAILURE.PayoutRejected);
+        throw err;
+      }
+    },
+  };
+}
+
+export type MpcActivities = ReturnType<typeof createMpcActivities>;

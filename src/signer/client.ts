@@ -1,0 +1,77 @@
+import type { SealedMpcMessage } from '../mpc/channel';
+
+// The customer's signer talks to the platform's API over HTTPS with the customer's API key
+// (docs/MPC.md): these are the only calls it makes.
+
+export interface MpcSessionView {
+  id: string;
+  wallet_id: string;
+  kind: 'key_generation' | 'signing';
+  status: 'awaiting_customer' | 'completed' | 'failed' | 'expired' | 'canceled';
+  protocol_session: string;
+  next_round: number | null;
+  platform_public_key: string | null;
+  customer_party: number | null;
+  transfer_id: string | null;
+  transaction: { chain: string; chain_id: number; nonce: number; token: string; currency: string; to: string; amount: string; serialized: string } | null;
+  signing_hash: string | null;
+  signature: { r: string; s: string; y_parity: number } | null;
+  address: string | null;
+  messages: SealedMpcMessage[];
+  failure_reason: string | null;
+  expires_at: string;
+}
+
+export interface WalletView {
+  id: string;
+  type: string;
+  status: string;
+  chains: string[];
+  addresses: Record<string, string>;
+}
+
+/** An answer of the API other than 2xx: its status and the shared error body. */
+export class SignerApiError extends Error {
+  constructor(readonly status: number, readonly body: { error?: { type?: string; message?: string } }) {
+    super(`${status} ${body.error?.type ?? ''}: ${body.error?.message ?? JSON.stringify(body)}`);
+  }
+}
+
+export class PlatformApi {
+  constructor(private readonly baseUrl: string, private readonly apiKey: string) {}
+
+  private async call<T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<T> {
+    const response = await fetch(new URL(path, this.baseUrl), {
+      method,
+      headers: {
+        'api-key': this.apiKey, 'content-type': 'application/json',
+        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const parsed = await response.json() as T;
+    if (!response.ok) throw new SignerApiError(response.status, parsed as never);
+    return parsed;
+  }
+
+  createMpcWallet(body: { customer_id: string; chains: string[]; label?: string }, idempotencyKey: string): Promise<WalletView> {
+    return this.call('POST', '/v0/wallets', { ...body, type: 'mpc' }, idempotencyKey);
+  }
+
+  wallet(walletId: string): Promise<WalletView> {
+    return this.call('GET', `/v0/wallets/${encodeURIComponent(walletId)}`);
+  }
+
+  async sessions(walletId: string, filter: { status?: string; kind?: string } = {}): Promise<MpcSessionView[]> {
+    const query = new URLSearchParams({ limit: '100', ...filter });
+    return (await this.call<{ data: MpcSessionView[] }>('GET', `/v0/wallets/${encodeURIComponent(walletId)}/mpc_sessions?${query}`)).data;
+  }
+
+  session(walletId: string, sessionId: string): Promise<MpcSessionView> {
+    return this.call('GET', `/v0/wallets/${encodeURIComponent(walletId)}/mpc_sessions/${encodeURIComponent(sessionId)}`);
+  }
+
+  postRound(walletId: string, sessionId: string, round: { round: number; public_key?: string; party?: 2 | 3; messages: SealedMpcMessage[]; address?: string }): Promise<MpcSessionView> {
+    return this.call('POST', `/v0/wallets/${encodeURIComponent(walletId)}/mpc_sessions/${encodeURIComponent(sessionId)}/messages`, round);
+  }
+}

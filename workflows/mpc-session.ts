@@ -1,0 +1,67 @@
+import { ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import type { MpcActivities } from '../activities/mpc';
+import { FAILURE, invalidDataReason } from '../src/temporal/failures';
+import { mpcSessionStatus, submitMpcRound, type MpcRoundNotice, type MpcSessionInput, type MpcSessionResult } from './mpc-messages';
+
+const mpc = proxyActivities<MpcActivities>({
+  // Key generation's platform rounds take a few seconds of CPU; signing's well under one.
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [FAILURE.InvalidData] },
+});
+
+const LAST_ROUND = 3;
+
+/**
+ * `mpc-session:{id}`: one run of the 2-of-3 protocol between the platform and the customer's signer
+ * (docs/MPC.md). The signer posts its rounds through the API, which delivers each as the
+ * `submitMpcRound` Update; the platform's round runs as an activity (its state sealed in the
+ * database between rounds) and the Update answers the platform's messages. A message refused by the
+ * platform refuses the Update and changes nothing; the round can be sent again. The session expires
+ * if the signer does not finish in time; it ends canceled if its transfer is canceled meanwhile.
+ */
+export async function mpcSessionWorkflow(input: MpcSessionInput): Promise<MpcSessionResult> {
+  let roundsDone = 0;
+  let answering = false;
+  let completed = false;
+  const show = (what: string) => setCurrentDetails(`**${input.kind === 'signing' ? 'Signing' : 'Key generation'}** — ${what}`);
+
+  setHandler(mpcSessionStatus, () => ({ roundsDone, ended: completed }));
+  setHandler(submitMpcRound, async (submission: MpcRoundNotice) => {
+    answering = true;
+    try {
+      const answer = await mpc.answerCustomerRound({ sessionId: input.sessionId, round: submission.round });
+      roundsDone = submission.round;
+      completed = answer.status === 'completed';
+      show(completed ? 'Completed' : `Waiting for the customer's signer: round ${roundsDone + 1} of ${LAST_ROUND}`);
+      return answer;
+    } catch (err) {
+      const reason = invalidDataReason(err);
+      if (reason) throw ApplicationFailure.create({ type: FAILURE.InvalidData, message: `Refused: ${reason}`, nonRetryable: true });
+      throw err;
+    } finally {
+      answering = false;
+    }
+  }, {
+    validator: (submission: MpcRoundNotice) => {
+      if (completed) throw new Error('The session has completed');
+      if (answering) throw new Error('The platform is answering another round of this session; send this again once it answered');
+      if (submission.round !== roundsDone + 1) throw new Error(`Round ${roundsDone + 1} is due, not round ${submission.round}`);
+    },
+  });
+
+  await mpc.openPlatformParty({ sessionId: input.sessionId });
+  show(`Waiting for the customer's signer: round 1 of ${LAST_ROUND}`);
+  try {
+    if (await condition(() => completed, input.expiresInMs)) return { status: 'completed' };
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    await CancellationScope.nonCancellable(() => mpc.closeUnfinishedMpcSession({ sessionId: input.sessionId, status: 'canceled', reason: 'canceled with its transfer' }));
+    return { status: 'canceled', reason: 'canceled with its transfer' };
+  }
+  // A round being answered as time runs out finishes first: its answer stands.
+  await condition(() => !answering);
+  if (completed) return { status: 'completed' };
+  const reason = `the customer's signer did not finish within ${Math.round(input.expiresInMs / 1000)} s`;
+  const closed = await mpc.closeUnfinishedMpcSession({ sessionId: input.sessionId, status: 'expired', reason });
+  return closed ? { status: 'expired', reason } : { status: 'completed' };
+}
