@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChainAdapters } from '../src/chains';
 import { PayoutRejectedError } from '../src/chains/chain-adapter';
@@ -18,7 +19,9 @@ export function createMpcActivities(deps: { db: Db; keys: KeyVault; chains: Chai
     /** A refused message (foreign, replayed, out of order, altered) fails at once and changes nothing: the Update is refused. */
     async answerCustomerRound(input: { sessionId: string; round: number }) {
       try {
-        return await answerCustomerRound(deps, input.sessionId, input.round);
+        const beat = () => Context.current().heartbeat();
+        beat();
+        return await answerCustomerRound(deps, input.sessionId, input.round, beat);
       } catch (err) {
         if (err instanceof MpcProtocolError) throw ApplicationFailure.create({ type: FAILURE.InvalidData, message: err.message, nonRetryable: true });
         throw err;

@@ -1,13 +1,15 @@
-import { ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import {
+  ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, setCurrentDetails, setHandler, type RetryPolicy,
+} from '@temporalio/workflow';
 import type { MpcActivities } from '../activities/mpc';
 import { FAILURE, invalidDataReason } from '../src/temporal/failures';
 import { mpcSessionStatus, submitMpcRound, type MpcRoundNotice, type MpcSessionInput, type MpcSessionResult } from './mpc-messages';
 
-const mpc = proxyActivities<MpcActivities>({
-  // Key generation's platform rounds take a few seconds of CPU; signing's well under one.
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [FAILURE.InvalidData] },
-});
+const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [FAILURE.InvalidData] };
+const mpc = proxyActivities<MpcActivities>({ startToCloseTimeout: '1 minute', retry });
+// A platform round takes a few seconds of CPU at most (key generation's); it beats as it starts and
+// between its steps, so a worker lost mid-round is noticed within seconds, not at the timeout.
+const platformRounds = proxyActivities<MpcActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '15 seconds', retry });
 
 const LAST_ROUND = 3;
 
@@ -29,7 +31,7 @@ export async function mpcSessionWorkflow(input: MpcSessionInput): Promise<MpcSes
   setHandler(submitMpcRound, async (submission: MpcRoundNotice) => {
     answering = true;
     try {
-      const answer = await mpc.answerCustomerRound({ sessionId: input.sessionId, round: submission.round });
+      const answer = await platformRounds.answerCustomerRound({ sessionId: input.sessionId, round: submission.round });
       roundsDone = submission.round;
       completed = answer.status === 'completed';
       show(completed ? 'Completed' : `Waiting for the customer's signer: round ${roundsDone + 1} of ${LAST_ROUND}`);

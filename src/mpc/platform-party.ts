@@ -83,7 +83,7 @@ export const signedTransactionKey = (session: { transfer_id: string | null; id: 
  * to the platform's, bound to this session and round), the platform's round(s) run, the new state
  * sealed and stored with the platform's messages (sealed to the customer's key) in one transaction.
  */
-export async function answerCustomerRound(deps: PlatformPartyDeps, sessionId: string, round: number): Promise<PlatformAnswer> {
+export async function answerCustomerRound(deps: PlatformPartyDeps, sessionId: string, round: number, beat: () => void = () => undefined): Promise<PlatformAnswer> {
   const session = await loadSession(deps.db, sessionId);
   const stored = await storedAnswer(deps, session, round);
   if (stored) return stored;
@@ -97,9 +97,11 @@ export async function answerCustomerRound(deps: PlatformPartyDeps, sessionId: st
   const state = await openState(deps, sessionId, submission.round - 1);
   const channel = await MpcChannelKey.fromPrivateKey(Buffer.from(state.channel, 'base64'));
   const inbox = await openInbox(channel, session, submission, customerParties, customerKey);
+  beat();
   const step = session.kind === 'key_generation'
     ? await keygenStep(deps, session, state, inbox, submission)
     : await signStep(deps, session, state, inbox, submission.round, customerParties[0]!);
+  beat();
   const sealedOut = await Promise.all(step.out.map((m) => channel.seal(m, customerKey)));
   const nextState = step.party ? await sealState(deps, sessionId, submission.round, { channel: state.channel, party: step.party.toString('base64') }) : null;
   await deps.db.transaction().execute(async (trx) => {

@@ -37,10 +37,29 @@ export class SignerApiError extends Error {
   }
 }
 
+const RETRY_FOR_MS = 60_000;
+
 export class PlatformApi {
   constructor(private readonly baseUrl: string, private readonly apiKey: string) {}
 
+  /**
+   * One call; a 503 (the platform's workflow did not answer in time: a worker restarting) or a lost
+   * connection is tried again, the same request, for up to a minute: every call here is safe to repeat.
+   */
   private async call<T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<T> {
+    const until = Date.now() + RETRY_FOR_MS;
+    for (;;) {
+      try {
+        return await this.callOnce<T>(method, path, body, idempotencyKey);
+      } catch (err) {
+        const retryable = err instanceof SignerApiError ? err.status === 503 : err instanceof TypeError; // fetch's network failure
+        if (!retryable || Date.now() > until) throw err;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  }
+
+  private async callOnce<T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<T> {
     const response = await fetch(new URL(path, this.baseUrl), {
       method,
       headers: {

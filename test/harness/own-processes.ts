@@ -10,8 +10,8 @@ const root = path.join(__dirname, '../..');
  * (same database, Temporal and chains): for tests of crashes. The API starts before the file's tests;
  * both stop after them. `name` names the queue and the log files (`api-{name}`, `worker-{name}`).
  */
-export function apiAndWorkerOfTheirOwn(name: string) {
-  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: `${name}-${process.pid}` });
+export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, string> = {}) {
+  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: `${name}-${process.pid}`, ...extraEnv });
   const own: { api?: ChildProcess; worker?: ChildProcess; url?: string } = {};
   beforeAll(async () => {
     const port = await freePort();
