@@ -13,6 +13,7 @@ import { broadcast, unsignedTokenTransfer } from '../src/signer/recovery';
 import { ShareStore } from '../src/signer/share-store';
 import { MpcSigner } from '../src/signer/signer';
 import { chainKeys } from './harness/transfers';
+import { replayWalletHistories } from './harness/mpc';
 
 // MPC wallets end to end (HTTP → API → PostgreSQL → Temporal → activities → anvil), with the shipped
 // customer signer running parties 2 (device) and 3 (backup) against the platform's party 1.
@@ -142,4 +143,8 @@ test("the platform's share alone cannot sign; the device share is nowhere on the
     const history = JSON.stringify(await (await temporalClient()).workflow.getHandle(`mpc-session:${id}`).fetchHistory());
     expect(history.includes(secret)).toBe(false);
   }
+}, 60_000);
+
+test('the histories of these sessions and of the transfers that waited for them replay on the current code', async () => {
+  expect(await replayWalletHistories(wallet.id)).toBe(7); // the key generation, three signings, their three transfers
 }, 60_000);

@@ -29,6 +29,10 @@ export async function mpcSessionWorkflow(input: MpcSessionInput): Promise<MpcSes
 
   setHandler(mpcSessionStatus, () => ({ roundsDone, ended: completed }));
   setHandler(submitMpcRound, async (submission: MpcRoundNotice) => {
+    // The next round may come while this one's answer is being recorded (the signer read it from the
+    // database first): it waits its turn.
+    await condition(() => !answering);
+    if (completed || submission.round !== roundsDone + 1) throw new Error(`Round ${roundsDone + 1} is due, not round ${submission.round}`);
     answering = true;
     try {
       const answer = await platformRounds.answerCustomerRound({ sessionId: input.sessionId, round: submission.round });
@@ -46,8 +50,9 @@ export async function mpcSessionWorkflow(input: MpcSessionInput): Promise<MpcSes
   }, {
     validator: (submission: MpcRoundNotice) => {
       if (completed) throw new Error('The session has completed');
-      if (answering) throw new Error('The platform is answering another round of this session; send this again once it answered');
-      if (submission.round !== roundsDone + 1) throw new Error(`Round ${roundsDone + 1} is due, not round ${submission.round}`);
+      const due = roundsDone + 1;
+      if (answering && submission.round === due) throw new Error(`The platform is answering round ${due} of this session; send it again once it answered`);
+      if (submission.round !== due && !(answering && submission.round === due + 1)) throw new Error(`Round ${due} is due, not round ${submission.round}`);
     },
   });
 
