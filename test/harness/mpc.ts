@@ -1,5 +1,6 @@
+import type { Payload } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
-import { temporalClient, testDb, workflowBundle } from './index';
+import { stackDataConverter, temporalClient, testDb, workflowBundle } from './index';
 
 /**
  * Replays, on the current workflow code, the histories of every MPC session of a wallet and of the
@@ -16,4 +17,20 @@ export async function replayWalletHistories(walletId: string): Promise<number> {
     replayed++;
   }
   return replayed;
+}
+
+/** Every payload of a workflow's history, decoded by the stack's codec (as an operator in the Web UI sees them), as text. */
+export async function decodedHistoryText(workflowId: string): Promise<string> {
+  const history = await (await temporalClient()).workflow.getHandle(workflowId).fetchHistory();
+  const payloads: Payload[] = [];
+  const walk = (node: unknown) => {
+    if (!node || typeof node !== 'object') return;
+    const candidate = node as { data?: unknown; metadata?: unknown };
+    if (candidate.data instanceof Uint8Array && candidate.metadata && typeof candidate.metadata === 'object') payloads.push(node as Payload);
+    else for (const value of Object.values(node)) walk(value);
+  };
+  walk(history);
+  const codec = stackDataConverter().payloadCodecs![0]!;
+  const decoded = await codec.decode(payloads);
+  return decoded.map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8')).join('\n');
 }
