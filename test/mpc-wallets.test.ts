@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createPublicClient, getAddress, http, type Hex } from 'viem';
-import { createTenant, stack, temporalClient, testDb, waitFor } from './harness';
+import { createTenant, runCli, stack, temporalClient, testDb, waitFor } from './harness';
 import { expectNowhereInClear, stackKeyVault } from './harness/secrets';
 import { chainUrl, RECEIVER, tokenBalance, transferTestParties, waitForTransferState } from './harness/transfers';
 import { sandboxTokenAddress } from '../src/chains/evm';
@@ -20,12 +20,14 @@ import { decodedHistoryText, replayWalletHistories } from './harness/mpc';
 
 const { parties: p } = transferTestParties();
 let signer: MpcSigner;
+let signerDir: string;
 let recovery: { publicKey: string; privateKey: string };
 let wallet: { id: string; addresses: Record<string, string>; status: string; mpc_config: unknown };
 let backup: string;
 
 beforeAll(async () => {
-  signer = new MpcSigner(new PlatformApi(stack().apiUrl, p.t.secret), new ShareStore(mkdtempSync(path.join(tmpdir(), 'mpc-signer-'))));
+  signerDir = mkdtempSync(path.join(tmpdir(), 'mpc-signer-'));
+  signer = new MpcSigner(new PlatformApi(stack().apiUrl, p.t.secret), new ShareStore(signerDir));
   recovery = await newRecoveryKey();
   ({ wallet, backup } = await signer.createWallet({ customerId: p.us.id, chains: ['base'], recoveryPublicKey: recovery.publicKey }) as never);
 }, 120_000);
@@ -101,6 +103,23 @@ test('without the platform: the device and backup shares sign a transaction the 
   expect([receipt.status, getAddress(receipt.from)]).toEqual(['success', getAddress(from)]);
 }, 90_000);
 
+test('the signer CLI: a recovery key, the pending requests, cosign --all', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mpc-cli-'));
+  const made = runCli(['recovery-key', '--out', path.join(dir, 'recovery.key')], {}, 'signer');
+  expect([made.status, made.stdout.trim()]).toEqual([0, expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/)]);
+  await fund('usdc', '3');
+  const created = await payOut('2.00');
+  await pendingSigningOf(created.body.id);
+  const env = { PLATFORM_API_URL: stack().apiUrl, PLATFORM_API_KEY: p.t.secret, MPC_SIGNER_DIR: signerDir };
+  const pending = runCli(['pending'], env, 'signer');
+  expect(pending.status).toBe(0);
+  expect(JSON.parse(pending.stdout)).toContainEqual(expect.objectContaining({ wallet_id: wallet.id, transfer_id: created.body.id }));
+  const cosigned = runCli(['cosign', '--all'], env, 'signer');
+  expect([cosigned.status, cosigned.stderr]).toEqual([0, '']);
+  expect(cosigned.stdout).toMatch(/mpcs_\w+: signed/);
+  await waitForTransferState(p.t.api, created.body.id, 'payment_processed', 90_000);
+}, 150_000);
+
 test("a replayed, foreign or altered message is refused and changes nothing; another tenant's session is a 404", async () => {
   await fund('usdc', '2');
   const created = await payOut('1.00');
@@ -152,5 +171,5 @@ test("the platform's share alone cannot sign; no share's secret is anywhere on t
 }, 60_000);
 
 test('the histories of these sessions and of the transfers that waited for them replay on the current code', async () => {
-  expect(await replayWalletHistories(wallet.id)).toBe(7); // the key generation, three signings, their three transfers
+  expect(await replayWalletHistories(wallet.id)).toBe(9); // the key generation, four signings, their four transfers
 }, 60_000);

@@ -242,7 +242,7 @@ export function business(overrides: Record<string, unknown> = {}) {
 }
 
 /** Runs the admin CLI (`npm run cli -- …`) against the test stack (`env` changes its environment); its exit status and output. */
-export function runCli(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../../src/cli/index.ts'), ...args],
+export function runCli(args: string[], env: Record<string, string> = {}, cli: 'index' | 'signer' = 'index') {
+  return spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, `../../src/cli/${cli}.ts`), ...args],
     { env: { ...stack().processEnv, ...env }, encoding: 'utf8' });
 }
