@@ -19,7 +19,8 @@ export function createMpcActivities(deps: { db: Db; keys: KeyVault; chains: Chai
     /** A refused message (foreign, replayed, out of order, altered) fails at once and changes nothing: the Update is refused. */
     async answerCustomerRound(input: { sessionId: string; round: number }) {
       try {
-        const beat = () => Context.current().heartbeat();
+        // Key generation's rounds beat (a lost worker is noticed soon); a local activity (signing) has no heartbeat.
+        const beat = () => (Context.current().info.isLocal ? undefined : Context.current().heartbeat());
         beat();
         return await answerCustomerRound(deps, input.sessionId, input.round, beat);
       } catch (err) {
