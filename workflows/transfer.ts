@@ -1,5 +1,5 @@
 import {
-  CancellationScope, ChildWorkflowCancellationType, condition, executeChild, isCancellation, patched, proxyActivities, proxyLocalActivities, workflowInfo,
+  CancellationScope, ChildWorkflowCancellationType, condition, executeChild, isCancellation, ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, workflowInfo,
 } from '@temporalio/workflow';
 import type { ChainActivities } from '../activities/chains';
 import type { TransferReviewActivities } from '../activities/transfer-review';
@@ -183,14 +183,17 @@ async function signWithCustomer(run: TransferRun): Promise<boolean> {
   try {
     const result = await signing.run(() => executeChild(mpcSessionWorkflow, {
       workflowId: mpcSessionWorkflowId(sessionId), args: [{ sessionId, kind: 'signing', expiresInMs: input.mpcSignatureExpiryMs! }],
-      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED, staticSummary: `Signing of transfer ${input.transferId}'s deposit`,
+      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED, parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      staticSummary: `Signing of transfer ${input.transferId}'s deposit`,
     }));
     if (result.status === 'completed') return true;
     run.cancelReason ??= `signature_${result.status}: ${result.reason ?? ''}`;
     return false;
   } catch (err) {
-    if (run.cancelReason) return false;
-    throw err;
+    if (!run.cancelReason) throw err;
+    // Canceled, perhaps before the session's workflow started: the session can no longer be signed.
+    await CancellationScope.nonCancellable(() => mpcSigning.closeUnfinishedMpcSession({ sessionId, status: 'canceled', reason: 'canceled with its transfer' }));
+    return false;
   }
 }
 
