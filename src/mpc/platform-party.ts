@@ -113,7 +113,11 @@ export async function answerCustomerRound(deps: PlatformPartyDeps, sessionId: st
       rounds_done: submission.round, updated_at: new Date(),
       ...(submission.round === 1 ? { customer_public_key: customerKey, customer_party: session.kind === 'signing' ? customerParties[0]! : null } : {}),
     }).where('id', '=', sessionId).execute();
-    if (step.finished) await step.finished(trx);
+    if (step.finished) {
+      await step.finished(trx);
+      // The protocol's state between rounds is of no use once it ended: none of it is kept, even sealed.
+      await trx.updateTable('mpc_platform_rounds').set({ state_sealed: null }).where('session_id', '=', sessionId).execute();
+    }
   });
   return (await storedAnswer(deps, session, submission.round))!;
 }
