@@ -15,6 +15,9 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY workers ./workers
 COPY scripts ./scripts
+# The sanctions-list snapshot, loaded only while SANCTIONS_DATA_DIR holds no lists (production
+# does not clear anybody on it once older than SANCTIONS_SNAPSHOT_MAX_AGE_DAYS).
+COPY data/sanctions-snapshot ./data/sanctions-snapshot
 # The workflow code bundled once here, so that a worker starts without webpack (workers/workflow-bundle.ts).
 RUN npm run build:workflows -- /app/dist/workflow-bundle.js
 ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js

@@ -107,6 +107,13 @@ const envSchema = z.object({
   IDEMPOTENCY_LOCK_SECONDS: z.coerce.number().positive().default(60),
   /** Where the sanctions list files are (as `lists sync` writes them); default DATA_DIR/sanctions. */
   SANCTIONS_DATA_DIR: z.string().optional(),
+  /**
+   * `auto`: when SANCTIONS_DATA_DIR holds no lists, the snapshot shipped in data/sanctions-snapshot is
+   * loaded (a first start screens without internet); `off`: never.
+   */
+  SANCTIONS_SNAPSHOT: z.enum(['auto', 'off']).default('auto'),
+  /** Production does not clear anybody on a snapshot whose oldest list is older than this (the lists count as unavailable). */
+  SANCTIONS_SNAPSHOT_MAX_AGE_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   /** Score from which a screening reports a potential match (docs/SANCTIONS.md explains the scale). */
   SANCTIONS_MATCH_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.8),
   /**

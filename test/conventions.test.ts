@@ -16,7 +16,7 @@ describe('health and documents', () => {
     expect(health.status).toBe(200);
     const ready = await fetch(`${stack().apiUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: { database: 'ok', temporal: 'ok' } });
+    expect(await ready.json()).toEqual({ status: { database: 'ok', temporal: 'ok', sanctions: 'ok' } });
   });
 
   test('the OpenAPI 3.1 document lists every route with its schemas', async () => {

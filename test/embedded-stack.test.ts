@@ -9,7 +9,7 @@ import { createPublicClient, createTestClient, createWalletClient, erc20Abi, get
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ChainKeys, STABLECOIN_ABI, sandboxTokenAddress } from '../src/chains/evm';
 import { EVM_CHAINS } from '../src/domain/rails';
-import { apiClient, individual, waitFor, waitForKycStatus } from './harness';
+import { apiClient, documents, individual, waitFor, waitForKycStatus } from './harness';
 import { freePort, freePortRange } from './harness/stack';
 import { approvedCustomer, sandboxDeposit, waitForTransferState } from './harness/transfers';
 
@@ -119,7 +119,8 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   const api = apiClient(sandboxKey(), apiUrl);
   const created = await api.post('/v0/customers', individual());
   expect(created.status).toBe(201);
-  // At once, while the worker runs the new customer's first KYC workflow task.
+  expect((await api.post(`/v0/customers/${created.body.id}/kyc`, documents())).status).toBe(202);
+  // At once, while the worker runs the new customer's KYC (identity check, screening).
   signalGroup(first.child, 'SIGINT');
   await waitFor(async () => !alive(-first.child.pid!) && !servers.some(alive), { timeoutMs: 30_000, what: 'every process to stop' });
   const log = first.log();
@@ -132,7 +133,17 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   const restarted = npmStart('restarted');
   await untilRunning(restarted);
   expect((await api.get(`/v0/customers/${created.body.id}`)).status).toBe(200);
-  await waitForKycStatus(api, created.body.id, 'pending');
+  await waitForKycStatus(api, created.body.id, 'approved');
+
+  // No SANCTIONS_DATA_DIR and no internet: the shipped snapshot screens at once, and says how old it is.
+  expect(restarted.log()).toMatch(/Sanctions: +3 lists from the shipped snapshot — WARNING: its oldest list was published 2024-05-03/);
+  const listed = await api.post('/v0/sanctions/screen', { name: 'BANCO NACIONAL DE CUBA', type: 'business' });
+  expect(listed.body.status).toBe('potential_match');
+  expect(listed.body.list_versions.map((v: any) => [v.source, v.published_on]).sort()).toEqual([
+    ['un_sc', '2026-02-27'], ['us_ofac_cons', '2025-12-19'], ['us_ofac_sdn', '2024-05-03'],
+  ]);
+  expect((await api.post('/v0/sanctions/screen', { name: 'Jane Doe' })).body.status).toBe('clear');
+  expect((await (await fetch(`${apiUrl}/readyz`)).json()).status.sanctions).toMatch(/the shipped snapshot is loaded; its oldest list was published 2024-05-03/);
   await stopWithCtrlC(restarted);
 });
 
@@ -142,6 +153,7 @@ test('the servers a killed start left behind are ended by the next start, which 
   const api = apiClient(sandboxKey(), apiUrl);
   const created = await api.post('/v0/customers', individual());
   expect(created.status).toBe(201);
+  expect((await api.post(`/v0/customers/${created.body.id}/kyc`, documents())).status).toBe(202);
   const leftBehind = serverPids();
   expect(leftBehind).toHaveLength(6);
   signalGroup(killed.child, 'SIGKILL');
@@ -153,8 +165,10 @@ test('the servers a killed start left behind are ended by the next start, which 
   await untilRunning(next);
   expect(leftBehind.some(alive)).toBe(false);
   expect(serverPids().every((pid) => !leftBehind.includes(pid) && alive(pid))).toBe(true);
-  expect((await api.get(`/v0/customers/${created.body.id}`)).status).toBe(200);
-  await waitForKycStatus(api, created.body.id, 'pending');
+  // The customer and its KYC submission were kept (its check, cut off mid-activity, runs again once
+  // the activity's timeout has passed).
+  const kept = await api.get(`/v0/customers/${created.body.id}`);
+  expect([kept.status, ['under_review', 'approved'].includes(kept.body.kyc_status)]).toEqual([200, true]);
   await stopWithCtrlC(next);
 });
 

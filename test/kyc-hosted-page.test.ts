@@ -32,7 +32,7 @@ test('an end user completes KYC through the kyc_link, without an API key', async
   const customer = (await t.api.post('/v0/customers', individual())).body;
   const page = await browser.newPage();
   await page.goto(customer.kyc_link);
-  await page.locator('#status[data-kyc-status="pending"]').waitFor({ timeout: 20_000 });
+  await page.locator('#status[data-kyc-status="not_started"]').waitFor({ timeout: 20_000 });
   await page.selectOption('#document_type', 'drivers_license');
   await page.setInputFiles('#document_front', path.join(dir, 'passport.png'));
   await page.setInputFiles('#selfie', path.join(dir, 'selfie.png'));
@@ -54,12 +54,12 @@ test('a file that is not an image is refused on the page with the reason', async
   const customer = (await t.api.post('/v0/customers', individual())).body;
   const page = await browser.newPage();
   await page.goto(customer.kyc_link);
-  await page.locator('#status[data-kyc-status="pending"]').waitFor({ timeout: 20_000 });
+  await page.locator('#status[data-kyc-status="not_started"]').waitFor({ timeout: 20_000 });
   await page.setInputFiles('#document_front', path.join(dir, 'notes.txt'));
   await page.setInputFiles('#selfie', path.join(dir, 'selfie.png'));
   await page.click('#submit');
   await page.locator('#error', { hasText: 'document_front' }).waitFor({ timeout: 10_000 });
-  expect((await t.api.get(`/v0/customers/${customer.id}`)).body.kyc_status).toBe('pending');
+  expect((await t.api.get(`/v0/customers/${customer.id}`)).body.kyc_status).toBe('not_started');
   await page.close();
 });
 

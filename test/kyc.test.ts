@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { apiClient, business, createTenant, documents, individual, pngBytes, pngDataUri, temporalClient, testDb, waitForKycStatus, type Tenant } from './harness';
 
 let t: Tenant;
@@ -8,7 +9,7 @@ beforeAll(async () => {
 async function newCustomer(body: Record<string, unknown>) {
   const res = await t.api.post('/v0/customers', body);
   expect(res.status).toBe(201);
-  await waitForKycStatus(t.api, res.body.id, 'pending');
+  expect(res.body.kyc_status).toBe('not_started');
   return res.body;
 }
 
@@ -170,7 +171,7 @@ describe('KYC workflow', () => {
     const tooLarge = await t.api.post(`/v0/customers/${c.id}/kyc`, { ...documents(), document_front: pngDataUri(big) });
     expect(tooLarge.status).toBe(400);
     expect(tooLarge.body.error.message).toMatch(/larger than 5 MB/);
-    expect((await t.api.get(`/v0/customers/${c.id}`)).body.kyc_status).toBe('pending');
+    expect((await t.api.get(`/v0/customers/${c.id}`)).body.kyc_status).toBe('not_started');
     const stored = await testDb().selectFrom('kyc_submissions').select('id').where('customer_id', '=', c.id).execute();
     expect(stored).toHaveLength(0);
   });
@@ -194,12 +195,26 @@ describe('KYC workflow', () => {
     expect(stored).toHaveLength(1);
   });
 
-  test('deleting a customer ends its KYC workflow', async () => {
+  test('creating a customer starts no workflow: KYC starts with the first submission', async () => {
     const c = await newCustomer(individual());
-    await t.api.delete(`/v0/customers/${c.id}`);
+    const client = await temporalClient();
+    await expect(client.workflow.getHandle(`kyc:${c.id}`).describe()).rejects.toThrow(WorkflowNotFoundError);
+    expect((await t.api.post(`/v0/customers/${c.id}/kyc`, documents())).body.kyc_status).toBe('under_review');
+    expect((await client.workflow.getHandle(`kyc:${c.id}`).describe()).status.name).toMatch(/RUNNING|COMPLETED/);
+    await waitForKycStatus(t.api, c.id, 'approved');
+  });
+
+  test('deleting a customer ends its KYC workflow (and one who never submitted has none to end)', async () => {
+    const c = await newCustomer(individual({ email: `kyc_incomplete.delete.${Date.now()}@example.com` }));
+    await t.api.post(`/v0/customers/${c.id}/kyc`, documents());
+    await waitForKycStatus(t.api, c.id, 'incomplete');
+    expect((await t.api.delete(`/v0/customers/${c.id}`)).status).toBe(200);
     const client = await temporalClient();
     const result = await client.workflow.getHandle(`kyc:${c.id}`).result();
     expect(result).toBe('closed');
+    const never = await newCustomer(individual());
+    expect((await t.api.delete(`/v0/customers/${never.id}`)).status).toBe(200);
+    await expect(client.workflow.getHandle(`kyc:${never.id}`).describe()).rejects.toThrow(WorkflowNotFoundError);
   });
 });
 

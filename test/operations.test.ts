@@ -58,7 +58,6 @@ describe('admin CLI', () => {
   test('the production operator path decides a manual review', async () => {
     const t = await createTenant();
     const c = (await t.api.post('/v0/customers', individual({ email: `kyc_manual.cli.${Date.now()}@example.com` }))).body;
-    await waitForKycStatus(t.api, c.id, 'pending');
     await t.api.post(`/v0/customers/${c.id}/kyc`, documents());
     await waitForKycStatus(t.api, c.id, 'manual_review');
     const decided = runCli(['kyc', 'decide', c.id, '--decision', 'approve', '--operator', 'alice']);
@@ -116,21 +115,29 @@ describe('dependencies down', () => {
   const post = (key: string, body: unknown) =>
     fetch(`${url}/v0/customers`, { method: 'POST', headers: { 'Api-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
-  test('Temporal down: readiness 503, and a create answers 503 having done nothing', async () => {
+  test('Temporal down: readiness 503; a customer is still created (PostgreSQL only); a transfer answers 503 having done nothing', async () => {
     const t = await createTenant();
-    expect((await post(t.secret, individual())).status).toBe(201);
+    const customer = await approvedCustomer(t.api, 'US');
+    const transfer = () => fetch(`${url}/v0/transfers`, {
+      method: 'POST', headers: { 'Api-Key': t.secret, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        amount: '10.00', on_behalf_of: customer.id, source: { payment_rail: 'ach', currency: 'usd' },
+        destination: { payment_rail: 'base', currency: 'usdc', to_address: '0x8ba1f109551bD432803012645Ac136ddd64DBA72' },
+      }),
+    });
     await temporalProxy.cut();
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ status: { database: 'ok', temporal: 'unavailable' } });
+    expect(await ready.json()).toEqual({ status: { database: 'ok', temporal: 'unavailable', sanctions: 'ok' } });
     const body = individual();
-    const res = await post(t.secret, body);
+    expect((await post(t.secret, body)).status).toBe(201);
+    const res = await transfer();
     expect(res.status).toBe(503);
     expect((await res.json()).error.code).toBe('service_unavailable');
-    expect(await testDb().selectFrom('customers').select('id').where('email', '=', body.email).execute()).toEqual([]);
+    expect(await testDb().selectFrom('transfers').select('id').where('customer_id', '=', customer.id).execute()).toEqual([]);
     await temporalProxy.restore();
     await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, { timeoutMs: 30_000, what: 'Temporal back' });
-    await waitFor(async () => (await post(t.secret, individual())).status === 201, { timeoutMs: 30_000, what: 'create after recovery' });
+    await waitFor(async () => (await transfer()).status === 201, { timeoutMs: 30_000, what: 'a transfer after recovery' });
   });
 
   test('a chain node down: a transfer paying out on it answers 503 having done nothing; fiat transfers go on', async () => {

@@ -3,7 +3,7 @@ import { loadConfig } from '../src/config';
 import { createDataCipher } from '../src/crypto';
 import { createDb } from '../src/db';
 import { createLogger } from '../src/logger';
-import { SanctionsScreener } from '../src/sanctions/screener';
+import { configuredScreener } from '../src/sanctions/screener';
 import { activityDepsFromConfig, createWorker, requireWorkflowBundle } from './create-worker';
 import { runMain } from '../src/main/run';
 import { createKeyVault } from '../src/keys/key-vault';
@@ -18,7 +18,7 @@ runMain('worker', async () => {
   const cipher = createDataCipher(config, { allowGenerated: false });
   const keys = createKeyVault(config, { allowGenerated: false });
   // Batch and KYC screening run here, against lists held in this process's memory.
-  const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
+  const sanctions = configuredScreener(config, db, log);
   const stopWatching = await sanctions.loadAndWatch(config.DATABASE_URL);
   const worker = await createWorker({
     address: config.TEMPORAL_ADDRESS,

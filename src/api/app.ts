@@ -199,5 +199,7 @@ async function readiness(deps: AppDeps) {
     timeout(deps.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()).then(() => 'ok', () => 'unavailable'),
     timeout(deps.temporal.workflowService.getSystemInfo({})).then(() => 'ok', () => 'unavailable'),
   ]);
-  return { database, temporal };
+  // Not a reason to be unready (the sandbox screens on the snapshot), but said where operators look.
+  const sanctions = deps.sanctions.snapshotWarning() ?? (deps.sanctions.ready ? 'ok' : 'no lists loaded');
+  return { database, temporal, sanctions };
 }

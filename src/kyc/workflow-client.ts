@@ -22,14 +22,6 @@ function startOptions(deps: Pick<PlatformDeps, 'config'>, input: KycWorkflowInpu
   };
 }
 
-/** Idempotent: a second start for the same customer attaches to the running workflow. */
-export async function startKycWorkflow(deps: Pick<PlatformDeps, 'config' | 'temporal'>, input: KycWorkflowInput) {
-  await deps.temporal.workflow.start<typeof kycWorkflow>('kycWorkflow', {
-    ...startOptions(deps, input),
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
-}
-
 export async function closeKycWorkflow(deps: Pick<PlatformDeps, 'temporal'>, customerId: string) {
   try {
     await deps.temporal.workflow.getHandle(kycWorkflowId(customerId)).signal(closeKyc);
@@ -39,8 +31,9 @@ export async function closeKycWorkflow(deps: Pick<PlatformDeps, 'temporal'>, cus
 }
 
 /**
- * Hands a stored submission to the workflow. Update-with-start also covers a customer whose
- * workflow never started; the update id makes a retried call a no-op.
+ * Hands a stored submission to the workflow, starting it with the first one (KYC is initiated then:
+ * not_started → pending; creating a customer starts nothing). Update-with-Start makes the start and
+ * the hand-over one call; the update id makes a retried call a no-op.
  */
 export async function submitToKycWorkflow(
   deps: Pick<PlatformDeps, 'config' | 'temporal'>,

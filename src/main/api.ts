@@ -5,7 +5,7 @@ import { createDataCipher } from '../crypto';
 import { createDb, migrateToLatest } from '../db';
 import { createKeyVault } from '../keys/key-vault';
 import { createLogger } from '../logger';
-import { SanctionsScreener } from '../sanctions/screener';
+import { configuredScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
 import { ensureWalletWatchers } from '../wallets/workflow-client';
 import { runMain } from './run';
@@ -22,7 +22,7 @@ runMain('api', async () => {
   const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS, cipher);
   await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
   await ensureWalletWatchers({ config, temporal, db });
-  const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
+  const sanctions = configuredScreener(config, db, log);
   const stopWatching = await sanctions.loadAndWatch(config.DATABASE_URL);
   const api = await startApiServer({ config, db, temporal, cipher, keys, log, sanctions });
   log.info({ port: api.port }, 'api listening');

@@ -12,7 +12,7 @@ import { startAnvilNodes } from '../embedded/anvil';
 import { startTemporalDevServer } from '../embedded/temporal-dev-server';
 import { lockDataDir } from '../embedded/service-process';
 import { createLogger } from '../logger';
-import { SanctionsScreener } from '../sanctions/screener';
+import { configuredScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
 import { ensureWalletWatchers } from '../wallets/workflow-client';
 import { activityDepsFromConfig, createWorker, requireWorkflowBundle } from '../../workers/create-worker';
@@ -73,7 +73,7 @@ runMain('platform', async () => {
     await ensureWalletWatchers({ config, temporal, db });
 
     // One in-memory copy of the lists serves the API and the worker of this process.
-    const sanctions = new SanctionsScreener({ db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log });
+    const sanctions = configuredScreener(config, db, log);
     stops.push(['sanctions list watch', await sanctions.loadAndWatch(databaseUrl)]);
     const worker = await createWorker({
       address: temporalAddress,
@@ -100,7 +100,7 @@ runMain('platform', async () => {
         `  Data:         ${config.dataDir}`,
         `  EVM chains:   ${Object.entries(config.EVM_RPC_URLS ?? {}).map(([c, u]) => `${c} ${u}`).join(', ')}`,
         `  Sandbox key:  ${sandboxKey}`,
-        `  Sanctions:    ${sanctions.ready ? `${sanctions.versions.length} lists loaded` : 'no lists loaded (npm run cli -- lists sync, or SANCTIONS_DATA_DIR)'}`,
+        `  Sanctions:    ${sanctionsLine(sanctions)}`,
         '',
         `  curl -H "Api-Key: ${sandboxKey}" ${base}/v0/customers`,
         '',
@@ -126,4 +126,14 @@ async function ensureDefaultSandboxKey(db: ReturnType<typeof createDb>, dataDir:
   const key = await createApiKey(db, { developerId: developer.id, environment: 'sandbox', kind: 'secret' });
   fs.writeFileSync(file, key.key + '\n', { mode: 0o600 });
   return key.key;
+}
+
+/** What the start-up banner says of the sanctions lists: loaded, the shipped snapshot (with its age), or none. */
+function sanctionsLine(sanctions: ReturnType<typeof configuredScreener>): string {
+  const snapshot = sanctions.snapshot;
+  if (snapshot) {
+    return `${sanctions.versions.length} lists from the shipped snapshot — WARNING: its oldest list was published ${snapshot.oldestList}, `
+      + `${snapshot.ageDays} days ago; run \`npm run cli -- lists sync\` for current lists`;
+  }
+  return sanctions.ready ? `${sanctions.versions.length} lists loaded` : 'no lists loaded (npm run cli -- lists sync, or SANCTIONS_DATA_DIR)';
 }

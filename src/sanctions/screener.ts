@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import pg from 'pg';
+import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { SanctionsMatcher, type Match, type ScreeningQuery } from './matcher';
@@ -50,9 +52,10 @@ interface LoadedLists {
  */
 export async function readListsFromDirectory(dir: string): Promise<LoadedLists> {
   const manifestPath = path.join(dir, 'manifest.json');
-  const manifest: Record<string, Record<string, string>> | undefined = fs.existsSync(manifestPath)
-    ? JSON.parse(fs.readFileSync(manifestPath, 'utf8')).sources
-    : undefined;
+  const parsedManifest = fs.existsSync(manifestPath) ? JSON.parse(fs.readFileSync(manifestPath, 'utf8')) : undefined;
+  const manifest: Record<string, Record<string, string>> | undefined = parsedManifest?.sources;
+  // A list's publication date where its format carries none (a snapshot's manifest says it).
+  const publishedOn: Record<string, string> = parsedManifest?.published_on ?? {};
   const out: LoadedLists = { entities: [], loaded: [] };
   for (const def of SOURCES) {
     const files: Record<string, Buffer> = {};
@@ -60,7 +63,7 @@ export async function readListsFromDirectory(dir: string): Promise<LoadedLists> 
     for (const file of def.files) {
       const rel = manifest ? manifest[def.id]?.[file.name] : path.join(def.id, file.name);
       const full = rel ? path.resolve(dir, rel) : undefined;
-      if (full && fs.existsSync(full)) files[file.name] = fs.readFileSync(full);
+      if (full && fs.existsSync(full)) files[file.name] = full.endsWith('.gz') ? gunzipSync(fs.readFileSync(full)) : fs.readFileSync(full);
       else if (!file.optional) complete = false;
     }
     if (!complete) continue;
@@ -68,9 +71,22 @@ export async function readListsFromDirectory(dir: string): Promise<LoadedLists> 
     const hash = createHash('sha256');
     for (const name of Object.keys(files).sort()) hash.update(name).update(files[name]);
     out.entities.push(...parsed.entities);
-    out.loaded.push({ def, files, entityCount: parsed.entities.length, publishedOn: parsed.publishedOn, sha256: hash.digest('hex') });
+    out.loaded.push({ def, files, entityCount: parsed.entities.length, publishedOn: parsed.publishedOn ?? publishedOn[def.id], sha256: hash.digest('hex') });
   }
   return out;
+}
+
+/** The snapshot shipped with the code (scripts/build-sanctions-snapshot.ts). */
+export const SHIPPED_SNAPSHOT_DIR = path.join(__dirname, '../../data/sanctions-snapshot');
+
+/** A process's screener as its configuration says: SANCTIONS_DATA_DIR, and the shipped snapshot unless SANCTIONS_SNAPSHOT=off. */
+export function configuredScreener(
+  config: Pick<Config, 'sanctionsDataDir' | 'SANCTIONS_MATCH_THRESHOLD' | 'SANCTIONS_SNAPSHOT' | 'SANCTIONS_SNAPSHOT_MAX_AGE_DAYS'>, db: Db, log?: Logger,
+): SanctionsScreener {
+  return new SanctionsScreener({
+    db, dataDir: config.sanctionsDataDir, threshold: config.SANCTIONS_MATCH_THRESHOLD, log,
+    snapshot: config.SANCTIONS_SNAPSHOT === 'auto' ? { dir: SHIPPED_SNAPSHOT_DIR, maxAgeDays: config.SANCTIONS_SNAPSHOT_MAX_AGE_DAYS } : undefined,
+  });
 }
 
 /**
@@ -78,15 +94,52 @@ export async function readListsFromDirectory(dir: string): Promise<LoadedLists> 
  * `load` builds a complete new state and swaps it in with one assignment, so screenings running
  * during a reload use the old lists or the new ones, never a mix.
  */
+/** Lists loaded from the shipped snapshot (data/sanctions-snapshot): dated, and not the official lists. */
+export interface ListsSnapshot {
+  /** The publication date of its oldest list. */
+  oldestList: string;
+}
+
+const DAY_MS = 86_400_000;
+
 export class SanctionsScreener {
-  private state?: { matcher: SanctionsMatcher; versions: ListVersion[]; addresses: Map<string, ListedAddress> };
+  private state?: { matcher: SanctionsMatcher; versions: ListVersion[]; addresses: Map<string, ListedAddress>; snapshot?: ListsSnapshot };
   private loading?: Promise<ListVersion[]>;
   private nextLoad?: Promise<ListVersion[]>;
 
-  constructor(private readonly opts: { db: Db; dataDir: string; threshold: number; log?: Logger }) {}
+  constructor(private readonly opts: {
+    db: Db; dataDir: string; threshold: number; log?: Logger;
+    /** Loaded when `dataDir` holds no lists; production will not screen on it once older than `maxAgeDays`. */
+    snapshot?: { dir: string; maxAgeDays: number };
+  }) {}
 
   get ready() {
     return this.state !== undefined && this.state.versions.length > 0;
+  }
+
+  /** The shipped snapshot, when that is what is loaded (no synced lists). */
+  get snapshot(): (ListsSnapshot & { ageDays: number }) | undefined {
+    const snapshot = this.state?.snapshot;
+    return snapshot && { ...snapshot, ageDays: Math.floor((Date.now() - Date.parse(snapshot.oldestList)) / DAY_MS) };
+  }
+
+  /**
+   * Whether screenings of this environment may rely on the lists: some are loaded, and production
+   * does not clear anybody on a snapshot older than the allowed age (the lists count as unavailable).
+   */
+  readyFor(environment: 'sandbox' | 'production'): boolean {
+    const snapshot = this.snapshot;
+    return this.ready && !(environment === 'production' && snapshot && snapshot.ageDays > (this.opts.snapshot?.maxAgeDays ?? 0));
+  }
+
+  /** Why screenings of this environment cannot run now (for a 503, a hold reason, a log line). */
+  unavailableReason(environment: 'sandbox' | 'production'): string {
+    const snapshot = this.snapshot;
+    if (this.ready && snapshot && environment === 'production') {
+      return `The sanctions lists loaded are the shipped snapshot, its oldest list ${snapshot.ageDays} days old (production allows `
+        + `${this.opts.snapshot?.maxAgeDays ?? 0}): run \`npm run cli -- lists sync\` or point SANCTIONS_DATA_DIR at current lists`;
+    }
+    return new NoListsLoadedError().message;
   }
 
   get versions(): ListVersion[] {
@@ -115,7 +168,13 @@ export class SanctionsScreener {
   private async loadNow(): Promise<ListVersion[]> {
     const started = Date.now();
     this.opts.log?.info({ dir: this.opts.dataDir }, 'loading sanctions lists');
-    const lists = fs.existsSync(this.opts.dataDir) ? await readListsFromDirectory(this.opts.dataDir) : { entities: [], loaded: [] };
+    let lists = fs.existsSync(this.opts.dataDir) ? await readListsFromDirectory(this.opts.dataDir) : { entities: [], loaded: [] };
+    let snapshot: ListsSnapshot | undefined;
+    if (lists.loaded.length === 0 && this.opts.snapshot && fs.existsSync(path.join(this.opts.snapshot.dir, 'manifest.json'))) {
+      lists = await readListsFromDirectory(this.opts.snapshot.dir);
+      const dates = lists.loaded.map((l) => l.publishedOn).filter((d): d is string => Boolean(d)).sort();
+      snapshot = { oldestList: dates[0] ?? '1970-01-01' };
+    }
     const versions: ListVersion[] = [];
     for (const l of lists.loaded) versions.push(await this.recordVersion(l.def.id, l.sha256, l.publishedOn ?? null, l.entityCount));
     const matcher = new SanctionsMatcher(lists.entities, { threshold: this.opts.threshold, maxMatches: 10 });
@@ -125,11 +184,13 @@ export class SanctionsScreener {
         addresses.set(addressKey(a.address), { address: a.address, currency: a.currency, entityId: e.id, name: e.names[0]?.value ?? e.id, source: e.source });
       }
     }
-    this.state = { matcher, versions, addresses };
+    this.state = { matcher, versions, addresses, snapshot };
     this.opts.log?.info(
       { sources: versions.length, entities: lists.entities.length, names: matcher.nameCount, ms: Date.now() - started },
       versions.length ? 'sanctions lists loaded' : `no sanctions lists found in ${this.opts.dataDir}`,
     );
+    const warning = this.snapshotWarning();
+    if (warning) this.opts.log?.warn({ oldestList: snapshot!.oldestList }, warning);
     return versions;
   }
 
@@ -180,6 +241,15 @@ export class SanctionsScreener {
       process.off('SIGHUP', reload);
       await client.end().catch(() => undefined);
     };
+  }
+
+  /** What start-up output and /readyz say when the lists are the shipped snapshot. */
+  snapshotWarning(): string | undefined {
+    const snapshot = this.snapshot;
+    if (!snapshot) return undefined;
+    return `sanctions lists: no synced lists in ${this.opts.dataDir}, so the shipped snapshot is loaded; its oldest list was published `
+      + `${snapshot.oldestList}, ${snapshot.ageDays} days ago (run \`npm run cli -- lists sync\`; production will not clear anybody on a snapshot `
+      + `older than ${this.opts.snapshot?.maxAgeDays ?? 0} days)`;
   }
 
   /** The listing that names this digital-currency address, if any list does. */

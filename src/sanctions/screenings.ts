@@ -12,8 +12,9 @@ import { NoListsLoadedError, type SanctionsScreener, type ScreeningOutcome } fro
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
-/** Runs a screening in memory; 503 when this process has no lists to screen against. */
-export function screenOrUnavailable(deps: { sanctions: SanctionsScreener }, query: ScreeningQuery): ScreeningOutcome {
+/** Runs a screening in memory; 503 when this process has no lists this environment may screen against. */
+export function screenOrUnavailable(deps: { sanctions: SanctionsScreener }, query: ScreeningQuery, environment: Tenant['environment']): ScreeningOutcome {
+  if (deps.sanctions.ready && !deps.sanctions.readyFor(environment)) throw new ApiError('service_unavailable', deps.sanctions.unavailableReason(environment));
   try {
     return deps.sanctions.screen(query);
   } catch (err) {

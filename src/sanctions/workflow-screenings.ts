@@ -25,7 +25,7 @@ export async function screenCustomerForKyc(deps: ScreeningDeps, customerId: stri
   status: 'clear' | 'potential_match' | 'unavailable'; screeningId?: string; summary?: string; environment: 'sandbox' | 'production';
 }> {
   const c = await deps.db.selectFrom('customers').selectAll().where('id', '=', customerId).executeTakeFirstOrThrow();
-  if (!deps.sanctions.ready) return { status: 'unavailable', environment: c.environment };
+  if (!deps.sanctions.readyFor(c.environment)) return { status: 'unavailable', environment: c.environment };
   const query: ScreeningQuery = {
     name: c.type === 'business' ? c.business_name! : [c.first_name, c.last_name].filter(Boolean).join(' '),
     type: c.type,

@@ -34,9 +34,9 @@ export async function reviewTransfer(deps: ReviewDeps, transferId: string): Prom
 }
 
 async function sanctionsReasons(deps: ReviewDeps, t: TransferRow): Promise<string[]> {
-  if (!deps.sanctions.ready) {
-    // Production never pays out unscreened; the sandbox may run without lists.
-    return t.environment === 'production' ? ['screening_unavailable: no sanctions lists are loaded'] : [];
+  if (!deps.sanctions.readyFor(t.environment)) {
+    // Production never pays out unscreened (nor on a stale snapshot); the sandbox may run without lists.
+    return t.environment === 'production' ? [`screening_unavailable: ${deps.sanctions.unavailableReason(t.environment)}`] : [];
   }
   const reasons: string[] = [];
   // A name screened as the screening API does; the screening is stored, linked to the customer.

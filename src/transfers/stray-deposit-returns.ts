@@ -105,8 +105,8 @@ export class StrayDepositReturns {
 
   /** Production never pays unscreened: without lists the activity retries until they are loaded; the sandbox may run without lists. */
   private canScreen(environment: PaymentRow['environment']): boolean {
-    if (this.deps.sanctions.ready) return true;
-    if (environment === 'production') throw new Error('sanctions lists are not loaded yet: a stray deposit cannot be returned unscreened');
+    if (this.deps.sanctions.readyFor(environment)) return true;
+    if (environment === 'production') throw new Error(`a stray deposit cannot be returned unscreened: ${this.deps.sanctions.unavailableReason(environment)}`);
     return false;
   }
 

@@ -5,7 +5,7 @@ import { defineRoute } from '../../api/route';
 import { changedAttributes, recordEvent } from '../../domain/events';
 import { newId, secretBase62 } from '../../ids';
 import { sha256Hex } from '../../crypto';
-import { startKycWorkflow, closeKycWorkflow } from '../../kyc/workflow-client';
+import { closeKycWorkflow } from '../../kyc/workflow-client';
 import { assertCustomerNotDeleted, CustomerSchema, findCustomer, serializeCustomer } from '../../customers/customer';
 import { CustomerCreate, CustomerIdParams, CustomerListQuery, CustomerListSchema, CustomerPatch, IDENTITY_FIELDS } from './schemas';
 
@@ -58,8 +58,8 @@ export const createCustomer = defineRoute({
         .executeTakeFirstOrThrow();
       const customer = serializeCustomer(row);
       await recordEvent(trx, tenant, { type: 'customer.created', objectId: id, data: customer }, now);
-      // Started inside the transaction: if Temporal is down the customer is not created (503, nothing done).
-      await startKycWorkflow(deps, { customerId: id, customerType: body.type });
+      // One PostgreSQL transaction: KYC's workflow starts with the first submission (kyc_status
+      // not_started → pending when KYC is initiated, spec 2.1), not here.
       return {
         status: 201,
         body: {

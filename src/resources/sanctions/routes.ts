@@ -26,7 +26,7 @@ export const screenRoute = defineRoute({
       if (body.customer_id) {
         assertCustomerNotDeleted(await findCustomer(trx, tenant, body.customer_id));
       }
-      const outcome = screenOrUnavailable(deps, query);
+      const outcome = screenOrUnavailable(deps, query, tenant.environment);
       const row = await storeScreening(trx, deps, tenant, query, outcome, { customerId: body.customer_id });
       return { status: 200, body: await serializeScreening(trx, row) };
     });
@@ -91,8 +91,8 @@ export const createBatch = defineRoute({
   body: BatchInput,
   responses: { 202: ScreeningBatchSchema },
   handler: async ({ deps, tenant, body, write }) => {
-    if (!deps.sanctions.ready) {
-      throw new ApiError('service_unavailable', 'No sanctions lists are loaded; nothing was done');
+    if (!deps.sanctions.readyFor(tenant.environment)) {
+      throw new ApiError('service_unavailable', `${deps.sanctions.unavailableReason(tenant.environment)}; nothing was done`);
     }
     const now = new Date();
     const id = newId('screeningBatch', now.getTime());
