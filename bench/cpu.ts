@@ -17,15 +17,21 @@ export function cpuSnapshot() {
   return { at: Date.now(), processes };
 }
 
+/** CPU seconds each kind of process used between two snapshots (`other` for the rest). */
+export function cpuSeconds(before: ReturnType<typeof cpuSnapshot>, after: ReturnType<typeof cpuSnapshot>, kinds: Record<string, RegExp>): Record<string, number> {
+  const used: Record<string, number> = {};
+  for (const [pid, p] of after.processes) {
+    const seconds = p.cpuSeconds - (before.processes.get(pid)?.cpuSeconds ?? 0);
+    if (seconds <= 0) continue;
+    const kind = Object.entries(kinds).find(([, re]) => re.test(p.command))?.[0] ?? 'other';
+    used[kind] = (used[kind] ?? 0) + seconds;
+  }
+  return used;
+}
+
 /** Share of one core each kind of process used between two snapshots, busiest first. */
 export function cpuShares(before: ReturnType<typeof cpuSnapshot>, after: ReturnType<typeof cpuSnapshot>, kinds: Record<string, RegExp>) {
   const seconds = (after.at - before.at) / 1000;
-  const shares = new Map<string, number>();
-  for (const [pid, p] of after.processes) {
-    const used = p.cpuSeconds - (before.processes.get(pid)?.cpuSeconds ?? 0);
-    if (used <= 0) continue;
-    const kind = Object.entries(kinds).find(([, re]) => re.test(p.command))?.[0] ?? 'other';
-    shares.set(kind, (shares.get(kind) ?? 0) + used / seconds);
-  }
-  return [...shares].sort((a, b) => b[1] - a[1]).map(([kind, share]) => `${kind} ${Math.round(share * 100)} %`).join(', ');
+  return Object.entries(cpuSeconds(before, after, kinds)).sort((a, b) => b[1] - a[1])
+    .map(([kind, used]) => `${kind} ${Math.round((used / seconds) * 100)} %`).join(', ');
 }

@@ -4,7 +4,10 @@
 // docs/BENCHMARKS.md: sustained transfers/s, POST latency, and creation-to-processed latency. The
 // last phase repeats the concurrent one with a webhook endpoint registered (a local receiver
 // answering 200) and prints its transfers/s as a ratio to the phase without, and how many of its
-// events were delivered.
+// events were delivered. First, on the same dev server at the same concurrency, the ceiling: the
+// transfer-shaped workflow of bench:temporal-ceiling with no work in it. Transfers/s and CPU per
+// processed transfer (API, worker, dev server, PostgreSQL) are printed as ratios to it (issue 32:
+// ≥ 0.7 × its workflows/s, ≤ 1.6 × its CPU per workflow).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -12,7 +15,8 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { createDb } from '../src/db';
 import { documents } from '../test/harness/documents';
-import { cpuShares, cpuSnapshot } from './cpu';
+import { measureCeiling } from './ceiling/phase';
+import { cpuSeconds, cpuShares, cpuSnapshot } from './cpu';
 import { percentile } from './stats';
 import { createUnlimitedKey, startStack } from '../test/harness/stack';
 
@@ -29,6 +33,11 @@ const CPU_KINDS = {
   anvil: /anvil/,
   Redis: /redis-server/,
 };
+/** The processes a transfer's CPU is counted over (not the load generator, the chain node or Redis). */
+const TRANSFER_PROCESSES = ['API', 'worker', 'Temporal dev server', 'PostgreSQL'];
+/** The ceiling's: the dev server, and this process, which runs its worker (and its light client). */
+const CEILING_PROCESSES = ['Temporal dev server', 'bench client'];
+const sumOf = (cpu: Record<string, number>, kinds: string[]) => kinds.reduce((total, k) => total + (cpu[k] ?? 0), 0);
 
 async function main() {
   const stack = await startStack({
@@ -68,8 +77,15 @@ async function main() {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 
+    // The ceiling first, on the stack's own dev server (the stack idle meanwhile).
+    const ceiling = await measureCeiling({ address: stack.info.temporalAddress, clients: CONCURRENCY, durationS: DURATION_S, kinds: CPU_KINDS });
+    const ceilingCpuMs = (sumOf(ceiling.cpu, CEILING_PROCESSES) / ceiling.started) * 1000;
+    console.log(`ceiling (${CONCURRENCY} clients): ${ceiling.perSecond.toFixed(1)} workflows/s; CPU per workflow ${ceilingCpuMs.toFixed(1)} ms `
+      + `(${CEILING_PROCESSES.map((k) => `${k} ${((1000 * (ceiling.cpu[k] ?? 0)) / ceiling.started).toFixed(1)}`).join(', ')})`);
+
     const rows: string[] = [];
     const throughput: Record<string, number> = {};
+    const cpuPerTransfer: Record<string, Record<string, number>> = {};
     // Three phases: one client (latency without contention), CONCURRENCY clients (throughput), and
     // the same with a webhook endpoint receiving every event.
     for (const [clients, withWebhook] of [[1, false], [CONCURRENCY, false], [CONCURRENCY, true]] as const) {
@@ -105,7 +121,9 @@ async function main() {
         if (processed >= created) break;
         await new Promise((r) => setTimeout(r, 500));
       }
-      const cpu = cpuShares(cpuBefore, cpuSnapshot(), CPU_KINDS);
+      const cpuAfter = cpuSnapshot();
+      const cpu = cpuShares(cpuBefore, cpuAfter, CPU_KINDS);
+      const used = cpuSeconds(cpuBefore, cpuAfter, CPU_KINDS);
       const done = (await sql<{ created_at: Date; processed_at: Date }>`
         select t.created_at, e.created_at as processed_at from transfers t
         join events e on e.object_id = t.id and e.type = 'transfer.payment_processed' where t.created_at >= ${phaseStart}`.execute(db)).rows;
@@ -122,6 +140,7 @@ async function main() {
       console.log(`${clients} client(s), CPU (share of one core over the phase): ${cpu}`);
       const perSecond = done.length / ((last - first) / 1000);
       throughput[withWebhook ? 'webhook' : String(clients)] = perSecond;
+      cpuPerTransfer[withWebhook ? 'webhook' : String(clients)] = Object.fromEntries(TRANSFER_PROCESSES.map((k) => [k, (1000 * (used[k] ?? 0)) / Math.max(1, done.length)]));
       if (withWebhook) await reportWebhookDelivery(db, phaseStart);
       rows.push(`| ${clients}${withWebhook ? ' + webhook endpoint' : ''} | ${created} | ${done.length} | ${errors} | ${perSecond.toFixed(1)} | ${percentile(postLatencies, 50).toFixed(1)} | ${percentile(postLatencies, 99).toFixed(1)} | ${percentile(endToEnd, 50)} | ${percentile(endToEnd, 99)} |`);
     }
@@ -132,6 +151,14 @@ async function main() {
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
     console.log(`\nwith a webhook endpoint: ${(throughput.webhook / throughput[String(CONCURRENCY)]).toFixed(2)} × the transfers/s without (target ≥ 0.90)`);
+    const ours = cpuPerTransfer[String(CONCURRENCY)]!;
+    const oursMs = Object.values(ours).reduce((a, b) => a + b, 0);
+    const rate = throughput[String(CONCURRENCY)]! / ceiling.perSecond;
+    console.log(`\n| ${CONCURRENCY} clients | per second | CPU ms per workflow or processed transfer |`);
+    console.log('|---|---|---|');
+    console.log(`| ceiling: transfer-shaped workflow, no work | ${ceiling.perSecond.toFixed(1)} | ${ceilingCpuMs.toFixed(1)} (${CEILING_PROCESSES.map((k) => `${k} ${((1000 * (ceiling.cpu[k] ?? 0)) / ceiling.started).toFixed(1)}`).join(', ')}) |`);
+    console.log(`| transfers | ${throughput[String(CONCURRENCY)]!.toFixed(1)} | ${oursMs.toFixed(1)} (${Object.entries(ours).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}) |`);
+    console.log(`| ratio | ${rate.toFixed(2)} (target ≥ 0.70: ${rate >= 0.7 ? 'holds' : 'does not hold'}) | ${(oursMs / ceilingCpuMs).toFixed(2)} (target ≤ 1.60: ${oursMs / ceilingCpuMs <= 1.6 ? 'holds' : 'does not hold'}) |`);
     receiver.close();
   } finally {
     await db.destroy();

@@ -1,0 +1,64 @@
+// One measured run of the transfer-shaped workflow (bench/ceiling/workflow.ts) against a Temporal
+// server: `clients` loops each start a workflow and signal its deposit, for `durationS` seconds, one
+// worker in this process running them. What `bench:temporal-ceiling` prints, and what
+// `bench:transfers` measures right before its transfers, on the same dev server, as its ceiling.
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { cpuSeconds, cpuSnapshot } from '../cpu';
+import { percentile } from '../stats';
+import { createCeilingActivities } from './activities';
+import type { transferShapedWorkflow } from './workflow';
+
+export interface CeilingResult {
+  started: number;
+  /** Completed workflows per second, first start → last completion. */
+  perSecond: number;
+  startP50: number;
+  startP99: number;
+  /** CPU seconds per kind of process over the phase. */
+  cpu: Record<string, number>;
+}
+
+export async function measureCeiling(opts: {
+  address: string; clients: number; durationS: number; kinds: Record<string, RegExp>; withoutLocalActivities?: boolean;
+}): Promise<CeilingResult> {
+  const nativeConnection = await NativeConnection.connect({ address: opts.address });
+  const connection = await Connection.connect({ address: opts.address });
+  const client = new Client({ connection, namespace: 'default' });
+  const taskQueue = `ceiling-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const worker = await Worker.create({
+    connection: nativeConnection, namespace: 'default', taskQueue,
+    workflowsPath: require.resolve('./workflow'), activities: createCeilingActivities(),
+  });
+  const running = worker.run();
+  try {
+    const started: string[] = [];
+    const startLatencies: number[] = [];
+    const until = Date.now() + opts.durationS * 1000;
+    const t0 = Date.now();
+    const cpuBefore = cpuSnapshot();
+    await Promise.all(Array.from({ length: opts.clients }, async () => {
+      while (Date.now() < until) {
+        const id = `ceiling-${randomUUID()}`;
+        const s = performance.now();
+        const handle = await client.workflow.start<typeof transferShapedWorkflow>('transferShapedWorkflow', {
+          workflowId: id, taskQueue, args: [{ returnWindowMs: 1, withoutLocalActivities: opts.withoutLocalActivities }],
+        });
+        startLatencies.push(performance.now() - s);
+        await handle.signal('deposit');
+        started.push(id);
+      }
+    }));
+    await Promise.all(started.map((id) => client.workflow.getHandle(id).result()));
+    const seconds = (Date.now() - t0) / 1000;
+    const cpu = cpuSeconds(cpuBefore, cpuSnapshot(), opts.kinds);
+    startLatencies.sort((a, b) => a - b);
+    return { started: started.length, perSecond: started.length / seconds, startP50: percentile(startLatencies, 50), startP99: percentile(startLatencies, 99), cpu };
+  } finally {
+    worker.shutdown();
+    await running;
+    await connection.close();
+    await nativeConnection.close();
+  }
+}
