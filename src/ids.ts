@@ -55,9 +55,21 @@ export function randomBase62(length: number): string {
   return base62(length, nextRandomByte);
 }
 
-/** The same for secrets (API keys, link tokens): fresh bytes from the CSPRNG for each one. */
+/** The same for secrets (API keys, link tokens): fresh bytes from the CSPRNG for each one, drawn at once. */
 export function secretBase62(length: number): string {
-  return base62(length, () => randomBytes(1)[0]!);
+  // 248 of 256 bytes are kept: twice the length is nearly always enough; more is drawn if not.
+  let bytes = randomBytes(length * 2);
+  let i = 0;
+  const secret = base62(length, () => {
+    if (i === bytes.length) {
+      bytes.fill(0);
+      bytes = randomBytes(length);
+      i = 0;
+    }
+    return bytes[i++]!;
+  });
+  bytes.fill(0);
+  return secret;
 }
 
 function timePrefix(ms: number): string {

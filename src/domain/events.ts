@@ -1,8 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Compilable, Kysely, Transaction } from 'kysely';
 import type { Tenant } from '../db/tenant-scope';
 import type { Database, EventRow } from '../db/schema';
 import { newId } from '../ids';
-import { queueWebhookDeliveries } from '../webhooks/fan-out';
+import { insertEventsWithDeliveries } from '../webhooks/fan-out';
 import type { EventType } from './event-catalogue';
 
 /**
@@ -19,6 +19,15 @@ export async function recordEvent(
   return id!;
 }
 
+/**
+ * A change that is one data-modifying query (an insert, say) and its event, as one SQL statement:
+ * atomic without a transaction of its own, so a route can write it in one round trip.
+ */
+export async function recordChangeWithEvent(db: Kysely<Database> | Transaction<Database>, tenant: Tenant, change: Compilable, e: OutboxEvent, at = new Date()): Promise<string> {
+  const [id] = await recordEvents(db, tenant, [{ ...e, at }], change);
+  return id!;
+}
+
 export interface OutboxEvent {
   /** A name of the catalogue (src/domain/event-catalogue.ts). */
   type: EventType;
@@ -27,24 +36,16 @@ export interface OutboxEvent {
   previousAttributes?: Record<string, unknown>;
 }
 
-/** Several events in one insert (same transaction), each at its own time. Answers their ids, in order. */
-export async function recordEvents(trx: Kysely<Database> | Transaction<Database>, tenant: Tenant, events: (OutboxEvent & { at: Date })[]): Promise<string[]> {
-  const rows = events.map((e) => ({ ...e, id: newId('event', e.at.getTime()) }));
-  await trx
-    .insertInto('events')
-    .values(rows.map((e) => ({
-      id: e.id,
-      developer_id: tenant.developerId,
-      environment: tenant.environment,
-      type: e.type,
-      object_id: e.objectId,
-      data: JSON.stringify(e.data),
-      previous_attributes: e.previousAttributes ? JSON.stringify(e.previousAttributes) : null,
-      created_at: e.at,
-    })))
-    .execute();
-  // Webhook deliveries, in the same transaction: an event is delivered exactly when it committed.
-  await queueWebhookDeliveries(trx, tenant, rows, new Date());
+/** Several events in one statement (with their webhook deliveries; same transaction), each at its own time. Answers their ids, in order. */
+export async function recordEvents(
+  trx: Kysely<Database> | Transaction<Database>, tenant: Tenant, events: (OutboxEvent & { at: Date })[], change?: Compilable,
+): Promise<string[]> {
+  const rows = events.map((e) => ({
+    id: newId('event', e.at.getTime()), type: e.type, object_id: e.objectId, data: JSON.stringify(e.data),
+    previous_attributes: e.previousAttributes ? JSON.stringify(e.previousAttributes) : null, created_at: e.at,
+  }));
+  // The events and their webhook deliveries: one statement, in the caller's transaction.
+  await insertEventsWithDeliveries(trx, tenant, rows, new Date(), change);
   return rows.map((e) => e.id);
 }
 

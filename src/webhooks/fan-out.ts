@@ -1,25 +1,48 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema';
 import type { Tenant } from '../db/tenant-scope';
 
+/** An event row as the outbox stores it. */
+export interface OutboxRow {
+  id: string;
+  type: string;
+  object_id: string;
+  data: string;
+  previous_attributes: string | null;
+  created_at: Date;
+}
+
 /**
- * Queues the events for every endpoint of their tenant that takes them (`enabled_events` names the
- * type, or `*`), in the transaction that writes the events: one statement, whatever the number of
- * endpoints. Disabled and deleted endpoints get nothing; a failing one still gets everything (events
- * are never dropped). Another tenant's endpoints, or the other environment's, never match. A
- * `webhook.test` event goes only to the endpoint it tests (src/webhooks/deliveries.ts).
+ * Inserts the events and queues them for every endpoint of their tenant that takes them
+ * (`enabled_events` names the type, or `*`): one statement (the events insert is a CTE the
+ * deliveries' insert reads), whatever the number of events and endpoints, in the caller's
+ * transaction, so an event is delivered exactly when it committed. Disabled and deleted endpoints get
+ * nothing; a failing one still gets everything (events are never dropped). Another tenant's
+ * endpoints, or the other environment's, never match. A `webhook.test` event goes only to the
+ * endpoint it tests (src/webhooks/deliveries.ts).
  */
-export async function queueWebhookDeliveries(
-  trx: Kysely<Database> | Transaction<Database>, tenant: Tenant, events: { id: string; type: string }[], at: Date,
+export async function insertEventsWithDeliveries(
+  trx: Kysely<Database> | Transaction<Database>, tenant: Tenant, rows: OutboxRow[], at: Date,
+  /** A data-modifying statement run first, in the same statement (the change the events announce). */
+  change?: Compilable,
 ): Promise<void> {
-  if (events.length === 0) return;
+  if (rows.length === 0) return;
+  const column = <K extends keyof OutboxRow>(k: K) => sql.val(rows.map((r) => r[k]));
   await sql`
+    with ${change ? sql`change as (${change}), ` : sql``}ev as (
+      insert into events (id, developer_id, environment, type, object_id, data, previous_attributes, created_at)
+      select e.id, ${tenant.developerId}, ${tenant.environment}, e.type, e.object_id, e.data, e.previous_attributes, e.created_at
+      from unnest(${column('id')}::text[], ${column('type')}::text[], ${column('object_id')}::text[], ${column('data')}::jsonb[],
+                  ${column('previous_attributes')}::jsonb[], ${column('created_at')}::timestamptz[])
+        as e(id, type, object_id, data, previous_attributes, created_at)
+      returning id, type
+    )
     insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, created_at)
-    select e.id, w.id, 'pending', ${at}, ${at}
-    from unnest(${sql.val(events.map((e) => e.id))}::text[], ${sql.val(events.map((e) => e.type))}::text[]) as e(id, type)
+    select ev.id, w.id, 'pending', ${at}, ${at}
+    from ev
     join webhook_endpoints w on w.developer_id = ${tenant.developerId} and w.environment = ${tenant.environment}
       and w.deleted_at is null and w.status <> 'disabled'
-      and (w.enabled_events ? '*' or w.enabled_events ? e.type)
-    where e.type <> 'webhook.test'
+      and (w.enabled_events ? '*' or w.enabled_events ? ev.type)
+    where ev.type <> 'webhook.test'
     on conflict (event_id, endpoint_id) do nothing`.execute(trx);
 }

@@ -2,11 +2,12 @@ import { tenantRows } from '../../db/tenant-scope';
 import { invalidState } from '../../errors';
 import { paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
-import { changedAttributes, recordEvent } from '../../domain/events';
+import { changedAttributes, recordChangeWithEvent, recordEvent } from '../../domain/events';
 import { newId, secretBase62 } from '../../ids';
 import { sha256Hex } from '../../crypto';
 import { closeKycWorkflow } from '../../kyc/workflow-client';
 import { assertCustomerNotDeleted, CustomerSchema, findCustomer, serializeCustomer } from '../../customers/customer';
+import type { CustomerRow } from '../../db/schema';
 import { CustomerCreate, CustomerIdParams, CustomerListQuery, CustomerListSchema, CustomerPatch, IDENTITY_FIELDS } from './schemas';
 
 const TAG = 'Customers';
@@ -14,59 +15,54 @@ const TAG = 'Customers';
 export const createCustomer = defineRoute({
   method: 'post',
   path: '/v0/customers',
-  summary: 'Create a customer and start its KYC',
+  summary: 'Create a customer (KYC starts with its first submission)',
   tag: TAG,
   permission: 'customers:write',
   body: CustomerCreate,
   responses: { 201: CustomerSchema },
-  handler: async ({ deps, tenant, body, write }) => {
+  handler: async ({ deps, tenant, body, writeStatement }) => {
     const now = new Date();
-    const id = newId('customer', now.getTime());
     // The link token is shown once; only its hash is kept, so a database leak reveals no link.
     const token = secretBase62(43);
     const linkExpiresAt = new Date(now.getTime() + deps.config.KYC_LINK_TTL_HOURS * 3600_000);
-    return write(async (trx) => {
-      const row = await trx
-        .insertInto('customers')
-        .values({
-          id,
-          developer_id: tenant.developerId,
-          environment: tenant.environment,
-          type: body.type,
-          email: body.email.toLowerCase(),
-          first_name: body.first_name ?? null,
-          last_name: body.last_name ?? null,
-          business_name: body.business_name ?? null,
-          phone: body.phone ?? null,
-          date_of_birth: body.date_of_birth ?? null,
-          address: body.address ? JSON.stringify(body.address) : null,
-          tax_id_encrypted: body.tax_id ? deps.cipher.encrypt(body.tax_id) : null,
-          status: 'pending',
-          kyc_status: 'not_started',
-          risk_rating: null,
-          endorsements: [],
-          rejection_reasons: null,
-          incomplete_reasons: null,
-          review_reasons: null,
-          kyc_link_token_hash: sha256Hex(token),
-          kyc_link_expires_at: linkExpiresAt,
-          created_at: now,
-          updated_at: now,
-          deleted_at: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      const customer = serializeCustomer(row);
-      await recordEvent(trx, tenant, { type: 'customer.created', objectId: id, data: customer }, now);
-      // One PostgreSQL transaction: KYC's workflow starts with the first submission (kyc_status
-      // not_started → pending when KYC is initiated, spec 2.1), not here.
+    const row: CustomerRow = {
+      id: newId('customer', now.getTime()),
+      developer_id: tenant.developerId,
+      environment: tenant.environment,
+      type: body.type,
+      email: body.email.toLowerCase(),
+      first_name: body.first_name ?? null,
+      last_name: body.last_name ?? null,
+      business_name: body.business_name ?? null,
+      phone: body.phone ?? null,
+      date_of_birth: body.date_of_birth ?? null,
+      address: body.address ?? null,
+      tax_id_encrypted: body.tax_id ? deps.cipher.encrypt(body.tax_id) : null,
+      status: 'pending',
+      kyc_status: 'not_started',
+      risk_rating: null,
+      endorsements: [],
+      rejection_reasons: null,
+      incomplete_reasons: null,
+      review_reasons: null,
+      kyc_decision: null,
+      kyc_link_token_hash: sha256Hex(token),
+      kyc_link_expires_at: linkExpiresAt,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    const customer = serializeCustomer(row);
+    // One SQL statement, the customer and its event: nothing else on this path (KYC's workflow starts
+    // with the first submission: kyc_status not_started → pending when KYC is initiated, spec 2.1).
+    return writeStatement(async (db) => {
+      const insert = db.insertInto('customers').values({
+        ...row, address: row.address && JSON.stringify(row.address), rejection_reasons: null, incomplete_reasons: null, review_reasons: null, kyc_decision: null,
+      });
+      await recordChangeWithEvent(db, tenant, insert, { type: 'customer.created', objectId: row.id, data: customer }, now);
       return {
         status: 201,
-        body: {
-          ...customer,
-          kyc_link: `${deps.config.publicBaseUrl}/kyc/${token}`,
-          kyc_link_expires_at: linkExpiresAt.toISOString(),
-        },
+        body: { ...customer, kyc_link: `${deps.config.publicBaseUrl}/kyc/${token}`, kyc_link_expires_at: linkExpiresAt.toISOString() },
       };
     });
   },
