@@ -70,7 +70,6 @@ beforeAll(async () => {
   const screening = (await t.api.post('/v0/sanctions/screen', { name: 'Jane Doe', customer_id: customer.id })).body;
   const batch = (await t.api.post('/v0/sanctions/screen/batch', { entities: [{ name: 'Jane Doe' }, { name: 'Acme GmbH', type: 'business' }] })).body;
   await waitFor(async () => (await t.api.get(`/v0/sanctions/screen/batch/${batch.id}`)).body.status === 'completed', { what: 'batch' });
-  await waitFor(async () => (await t.api.get(`/v0/customers/${other.id}`)).body.kyc_status === 'pending', { what: 'KYC pending' });
   const wallet = (await t.api.post('/v0/wallets', { customer_id: customer.id, type: 'custodial', chains: ['base'] })).body;
   const platformAccount = (await t.api.post('/v0/accounts', { customer_id: customer.id, currency: 'usd' })).body;
   const event = (await t.api.get('/v0/events?limit=1')).body.data[0];

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { stack } from './index';
+import { CHAIN_RAILS } from '../../src/domain/rails';
+import { startWalletWatcher } from '../../src/wallets/workflow-client';
+import { stack, temporalClient } from './index';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './stack';
 
 const root = path.join(__dirname, '../..');
@@ -14,6 +16,7 @@ export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, st
   const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: `${name}-${process.pid}`, ...extraEnv });
   const own: { api?: ChildProcess; worker?: ChildProcess; url?: string } = {};
   beforeAll(async () => {
+    await startStackWatchers();
     const port = await freePort();
     own.url = `http://127.0.0.1:${port}`;
     own.api = startProcess(`api-${name}`, path.join(root, 'src/main/api.ts'), { ...env(), PORT: String(port) }, stack().logDir);
@@ -33,4 +36,18 @@ export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, st
     /** Kills the running worker at once, as a crash would. */
     killWorker: () => own.worker!.kill('SIGKILL'),
   };
+}
+
+/**
+ * The chains' wallet watchers are one workflow per chain for the whole stack, started by the first
+ * API that creates a wallet on the chain, on that API's task queue. Started here first on the stack's
+ * queue, so that a test's own API (its own queue, its worker stopped after the file) never becomes
+ * their home.
+ */
+async function startStackWatchers() {
+  const deps = {
+    config: { TEMPORAL_TASK_QUEUE: stack().taskQueue, WALLET_WATCH_PERIOD_MS: Number(stack().processEnv.WALLET_WATCH_PERIOD_MS) },
+    temporal: await temporalClient(),
+  };
+  for (const chain of CHAIN_RAILS) await startWalletWatcher(deps as Parameters<typeof startWalletWatcher>[0], chain);
 }
