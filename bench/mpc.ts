@@ -11,7 +11,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import { newRecoveryKey } from '../src/mpc/channel';
-import { KeygenParty, newMpcSessionId, PARTIES, SignParty, type KeyShare, type MpcMessage, type PartyIndex } from '../src/mpc/dkls23';
+import { KeygenParty, newMpcSessionId, PARTIES, signLocally, type KeyShare, type MpcMessage, type PartyIndex } from '../src/mpc/dkls23';
 import { PlatformApi } from '../src/signer/client';
 import { ShareStore } from '../src/signer/share-store';
 import { MpcSigner } from '../src/signer/signer';
@@ -36,15 +36,7 @@ function inProcessKeygen(): KeyShare[] {
   return parties.map((p) => p.finish(to(r3, p.index)));
 }
 
-async function inProcessSign(a: KeyShare, b: KeyShare) {
-  const session = newMpcSessionId();
-  const hash = `0x${randomBytes(32).toString('hex')}` as Hex;
-  const parties = [new SignParty(a, session, [a.index, b.index], hash), new SignParty(b, session, [a.index, b.index], hash)];
-  const r1 = parties.flatMap((p) => p.round1());
-  const r2 = parties.flatMap((p) => p.round2(to(r1, p.index)));
-  const r3 = parties.flatMap((p) => p.round3(to(r2, p.index)));
-  await Promise.all(parties.map((p) => p.finish(to(r3, p.index))));
-}
+const inProcessSign = (a: KeyShare, b: KeyShare) => signLocally(a, b, `0x${randomBytes(32).toString('hex')}` as Hex);
 
 async function timed<T>(fn: () => Promise<T> | T): Promise<[number, T]> {
   const start = performance.now();

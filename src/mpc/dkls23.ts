@@ -341,3 +341,15 @@ export class SignParty {
     return signature;
   }
 }
+
+/** Two shares sign a hash with both parties in this process (recovery without the platform): a fresh session, every round in order. */
+export async function signLocally(a: KeyShare, b: KeyShare, hash: Hex): Promise<EcdsaSignature> {
+  const session = newMpcSessionId();
+  const parties = [new SignParty(a, session, [a.index, b.index], hash), new SignParty(b, session, [a.index, b.index], hash)];
+  const to = (messages: MpcMessage[], party: SignParty) => messages.filter((m) => m.to === party.index);
+  const r1 = parties.flatMap((p) => p.round1());
+  const r2 = parties.flatMap((p) => p.round2(to(r1, p)));
+  const r3 = parties.flatMap((p) => p.round3(to(r2, p)));
+  const [signature] = await Promise.all(parties.map((p) => p.finish(to(r3, p))));
+  return signature!;
+}

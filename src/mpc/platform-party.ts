@@ -6,6 +6,7 @@ import type { KeyVault } from '../keys/key-vault';
 import { MpcChannelKey } from './channel';
 import { KeygenParty, KeyShare, MpcProtocolError, SignParty, type MpcMessage, type PartyIndex } from './dkls23';
 import { activateMpcWallet } from '../wallets/mpc-wallet';
+import { walletDepositKey } from '../transfers/wallet-legs';
 import { walletKeyContext } from '../wallets/wallet';
 import { customerRound, type MpcRoundSubmission, type PlatformAnswer } from './sessions';
 
@@ -76,7 +77,7 @@ async function storedAnswer(deps: PlatformPartyDeps, session: MpcSessionRow, rou
 }
 
 /** Where a signing's transaction is stored once signed: the key the transfer's wallet send reads. */
-export const signedTransactionKey = (session: { transfer_id: string | null; id: string }) => (session.transfer_id ? `${session.transfer_id}:wallet_deposit` : `${session.id}:mpc`);
+const signedTransactionKey = (session: { transfer_id: string | null; id: string }) => (session.transfer_id ? walletDepositKey(session.transfer_id) : `${session.id}:mpc`);
 
 /**
  * The customer's round `submission.round`: its messages opened (sealed by the customer's session key

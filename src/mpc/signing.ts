@@ -4,6 +4,7 @@ import { releaseNonce } from '../chains/evm/account-signer';
 import type { Db } from '../db';
 import { tenantOf } from '../db/tenant-scope';
 import type { ChainRail } from '../domain/rails';
+import { walletDepositRequest } from '../transfers/wallet-legs';
 import { failMpcWallet } from '../wallets/mpc-wallet';
 import { endMpcSession, insertMpcSession } from './sessions';
 
@@ -23,10 +24,7 @@ export async function openTransferSigning(deps: { db: Db; chains: ChainAdapters 
   const wallet = await deps.db.selectFrom('wallets').select(['id', 'addresses']).where('id', '=', t.source_wallet_id!).executeTakeFirstOrThrow();
   const rail = t.source_rail as ChainRail;
   let sessionId = '';
-  await deps.chains[rail].prepareWalletTransaction({
-    idempotencyKey: `${t.id}:wallet_deposit`, walletId: wallet.id, transferId: t.id, from: wallet.addresses[rail]!, currency: t.source_currency,
-    to: t.deposit_address!, amountMinor: BigInt(t.amount_minor),
-  }, async (trx, tx) => {
+  await deps.chains[rail].prepareWalletTransaction(walletDepositRequest(t, wallet), async (trx, tx) => {
     const session = await insertMpcSession(trx, tenantOf(t), {
       walletId: wallet.id, kind: 'signing', transferId: t.id, chain: rail, expiresAt: new Date(Date.now() + expiresInMs), signingHash: tx.hash,
       transaction: { serialized: tx.serialized, chain_id: tx.chainId, nonce: tx.nonce, token: tx.token, currency: t.source_currency, to: t.deposit_address!, amount_minor: t.amount_minor },

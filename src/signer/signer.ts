@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeFunctionData, erc20Abi, getAddress, keccak256, parseTransaction, serializeTransaction, type Hex } from 'viem';
 import { ASSET_SCALE, parseAmount } from '../domain/money';
 import { MpcChannelKey, openBackupShare, sealBackupShare, type SealedMpcMessage } from '../mpc/channel';
-import { KeygenParty, KeyShare, MpcProtocolError, newMpcSessionId, SignParty, type EcdsaSignature, type MpcMessage, type PartyIndex } from '../mpc/dkls23';
+import { KeygenParty, KeyShare, MpcProtocolError, signLocally, SignParty, type EcdsaSignature, type MpcMessage, type PartyIndex } from '../mpc/dkls23';
 import { PlatformApi, type MpcSessionView, type WalletView } from './client';
 import type { ShareStore } from './share-store';
 
@@ -124,14 +124,8 @@ export class MpcSigner {
   async signWithoutPlatform(walletId: string, unsigned: Hex, backup: { sealed: string; recoveryPrivateKey: string }): Promise<{ signed: Hex; txHash: Hex }> {
     const device = await this.store.load(walletId);
     const spare = await backupShare(walletId, backup);
-    const hash = keccak256(unsigned);
-    const session = newMpcSessionId();
-    const parties = [new SignParty(device, session, [2, 3], hash), new SignParty(spare, session, [2, 3], hash)] as const;
-    const r1 = parties.flatMap((p) => p.round1());
-    const r2 = parties.flatMap((p) => p.round2(to(r1, p.index)));
-    const r3 = parties.flatMap((p) => p.round3(to(r2, p.index)));
-    const [signature] = await Promise.all(parties.map((p) => p.finish(to(r3, p.index))));
-    const signed = serializeTransaction(parseTransaction(unsigned), signature!);
+    const signature = await signLocally(device, spare, keccak256(unsigned));
+    const signed = serializeTransaction(parseTransaction(unsigned), signature);
     return { signed, txHash: keccak256(signed) };
   }
 }

@@ -1,7 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { ChainAdapters } from '../chains';
 import type { Db } from '../db';
-import type { Database, WalletRow } from '../db/schema';
+import type { Database, TransferRow, WalletRow } from '../db/schema';
+import type { WalletTransactionRequest } from '../chains/chain-adapter';
 import type { Tenant } from '../db/tenant-scope';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { isChainRail, type ChainRail } from '../domain/rails';
@@ -76,6 +77,19 @@ export async function resolveTransferWallets(
   };
 }
 
+/** Where a transfer's wallet deposit is stored once signed (by the wallet's key, or by an MPC wallet's parties). */
+export const walletDepositKey = (transferId: string) => `${transferId}:wallet_deposit`;
+
+/** The token transfer from the transfer's source wallet to its deposit address, as the chain adapter takes it. */
+export function walletDepositRequest(
+  t: Pick<TransferRow, 'id' | 'source_rail' | 'source_currency' | 'deposit_address' | 'amount_minor'>, wallet: Pick<WalletRow, 'id' | 'addresses'>,
+): WalletTransactionRequest {
+  return {
+    idempotencyKey: walletDepositKey(t.id), walletId: wallet.id, transferId: t.id, from: wallet.addresses[t.source_rail]!, currency: t.source_currency,
+    to: t.deposit_address!, amountMinor: BigInt(t.amount_minor),
+  };
+}
+
 /**
  * Sends the transfer's deposit from its source wallet to its deposit address, signed with the
  * wallet's key (opened only inside this call); stored before broadcast, so a retry re-sends the
@@ -85,10 +99,8 @@ export async function sendFromSourceWallet(deps: { db: Db; chains: ChainAdapters
   const t = await deps.db.selectFrom('transfers').select(['id', 'source_rail', 'source_currency', 'source_wallet_id', 'deposit_address', 'amount_minor'])
     .where('id', '=', transferId).executeTakeFirstOrThrow();
   const wallet = await deps.db.selectFrom('wallets').select(['id', 'type', 'addresses', 'key_sealed']).where('id', '=', t.source_wallet_id!).executeTakeFirstOrThrow();
-  const rail = t.source_rail as ChainRail;
-  return deps.chains[rail].sendFromWallet({
-    idempotencyKey: `${t.id}:wallet_deposit`, walletId: wallet.id, transferId: t.id, from: wallet.addresses[rail]!, currency: t.source_currency,
-    to: t.deposit_address!, amountMinor: BigInt(t.amount_minor),
+  return deps.chains[t.source_rail as ChainRail].sendFromWallet({
+    ...walletDepositRequest(t, wallet),
     openKey: async () => {
       // An MPC wallet's transaction is signed by two of its parties and stored before this send (src/mpc/signing.ts).
       if (wallet.type === 'mpc') throw new Error(`transfer ${t.id}: no transaction signed by the MPC wallet ${wallet.id} is stored`);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { listParams, listSchema, paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
-import { tenantRows } from '../../db/tenant-scope';
+import type { Db } from '../../db';
+import { tenantRows, type Tenant } from '../../db/tenant-scope';
 import { invalidState, notFound } from '../../errors';
 import { findMpcSession, MpcRoundSubmissionSchema, MpcSessionSchema, serializeMpcSession } from '../../mpc/sessions';
 import { submitCustomerRound } from '../../mpc/workflow-client';
@@ -37,7 +38,7 @@ export const listMpcSessions = defineRoute({
 });
 
 /** The session, if it is one of this wallet's (of the key's tenant): a 404 otherwise. */
-async function sessionOfWallet(deps: { db: Parameters<typeof findWallet>[0] }, tenant: Parameters<typeof findWallet>[1], params: z.infer<typeof SessionParams>) {
+async function sessionOfWallet(deps: { db: Db }, tenant: Tenant, params: z.infer<typeof SessionParams>) {
   const session = await findMpcSession(deps.db, tenant, params.session_id);
   if (session.wallet_id !== params.wallet_id) throw notFound('MPC session', params.session_id);
   return session;
