@@ -1,11 +1,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../src/db';
 import type { FiatRail } from '../src/domain/rails';
-import { RailUnavailableError, type RailAdapter } from '../src/providers/rails';
+import { RailUnavailableError, type RailAdapter, type RailPayment } from '../src/providers/rails';
+import type { TransferRow } from '../src/db/schema';
 import { paymentKey, releaseSuffix, strayDepositKeyOf } from '../src/payments/keys';
 import { markPaymentSubmitted, notePaymentAttemptFailed, paymentDestination, requirePayment } from '../src/payments/store';
 import { FAILURE } from '../src/temporal/failures';
 import { recordPaymentFailure, recordPaymentSent } from '../src/transfers/payment-attempts';
+import { recordTransferStep, recordTransferSteps } from '../src/transfers/steps';
 import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
 
 /**
@@ -13,15 +15,17 @@ import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
  * Every call carries the payment's idempotency key: a retry after a crash is the same payment.
  */
 export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
+  const statusOf = (p: RailPayment) => ({ status: p.status, code: p.code, returnsAt: p.returnsAt?.getTime(), settlesAt: p.settlesAt.getTime() });
   async function status(railPaymentId: string) {
-    const p = await deps.rails.getPayment(railPaymentId);
-    return { status: p.status, code: p.code, returnsAt: p.returnsAt?.getTime(), settlesAt: p.settlesAt.getTime() };
+    return statusOf(await deps.rails.getPayment(railPaymentId));
   }
 
-  async function submit(transferId: string, kind: 'payout' | 'refund', attempt = 1) {
-    const row = await loadTransfer(deps.db, transferId);
+  /** `loaded`: the transfer as the same activity just recorded it (no need to read it again). */
+  async function submit(transferId: string, kind: 'payout' | 'refund', attempt = 1, loaded?: TransferRow) {
+    const row = loaded ?? await loadTransfer(deps.db, transferId);
     const leg = paymentLeg(row, kind);
-    const to = await paymentDestination(deps.db, transferId, kind, attempt);
+    // A payout goes where the transfer quoted; a refund attempt may go where an operator chose.
+    const to = kind === 'payout' ? { external_account_id: leg.externalAccountId } : await paymentDestination(deps.db, transferId, kind, attempt);
     try {
       const payment = await deps.rails.submitPayment({
         tenant: { developerId: row.developer_id, environment: row.environment },
@@ -36,7 +40,7 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
       });
       await recordPaymentSent(deps.db, { transferId, kind, attempt }, { providerPaymentId: payment.id, settlesAt: payment.settlesAt });
       // Instant rails may have settled already: the workflow then needs no timer and no second call.
-      return { railPaymentId: payment.id, ...(await status(payment.id)) };
+      return { railPaymentId: payment.id, ...statusOf(payment) };
     } catch (err) {
       if (err instanceof RailUnavailableError) {
         await recordPaymentFailure(deps.db, { transferId, kind, attempt }, err.message);
@@ -50,6 +54,19 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
     /** Sends the final amount to the destination account. */
     async submitRailPayout(input: { transferId: string }) {
       return submit(input.transferId, 'payout');
+    },
+
+    /**
+     * Records payment_submitted (the payout payment, its ledger legs) and sends the payout, in one
+     * local activity: a retry records nothing twice and sends the same payment (its idempotency key).
+     */
+    async recordAndSubmitRailPayout(input: { transferId: string }) {
+      const { transfer } = await recordTransferSteps(deps.db, input.transferId, [{ step: 'payment_submitted' }]);
+      const sent = await submit(input.transferId, 'payout', 1, transfer);
+      // An instant rail that settled at once: payment_processed in the same activity (no second one).
+      const { state } = sent.status === 'settled'
+        ? await recordTransferStep(deps.db, { transferId: input.transferId, step: 'payment_processed' }) : transfer;
+      return { state, ...sent };
     },
 
     /** Sends the whole amount back to the account the deposit came from (`attempt` > 1: an operator's retry). */

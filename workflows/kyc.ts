@@ -55,13 +55,16 @@ const { recordKycStatus } = proxyLocalActivities<KycActivities>({
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 
+// Each is one call to a provider (or the in-memory lists) that answers in well under a second. A
+// task a stopping worker had polled but not started is lost until this timeout runs out: short, so
+// that a restart resumes the KYC within seconds.
 const { verifyIdentity } = proxyActivities<IdentityVerificationActivities>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
 const { screenCustomerForKyc } = proxyActivities<SanctionsActivities>({
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 

@@ -13,7 +13,9 @@ export type SentPayment =
  * rail: which payment, for its return window; on a chain: the transaction and its fee), or why the
  * receiving (payout) or source (refund) bank or the chain refused it.
  */
-export async function sendPayment(run: TransferRun, kind: 'payout' | 'refund', nth: { attempt?: number } = {}): Promise<SentPayment> {
+export async function sendPayment(
+  run: TransferRun, kind: 'payout' | 'refund', nth: { attempt?: number } = {}, opts: { recordWithRailPayout?: boolean } = {},
+): Promise<SentPayment> {
   const { input } = run;
   // A platform account is paid in the ledger, by the step that records the payment: nothing to send.
   if (kind === 'payout' ? input.destinationIsAccount : input.sourceIsAccount) return { settled: true };
@@ -31,14 +33,21 @@ export async function sendPayment(run: TransferRun, kind: 'payout' | 'refund', n
     if (final.status !== 'confirmed') throw new Error('unreachable: awaitChainPayment returns final states only');
     return { settled: true, txHash: final.txHash, networkFee: `${final.networkFee} (smallest unit of ${final.nativeAsset})` };
   }
-  const sent = kind === 'payout'
-    ? await rails.submitRailPayout({ transferId: input.transferId })
-    : await rails.submitRailRefund({ transferId: input.transferId, ...nth });
+  const sent = kind === 'refund' ? await rails.submitRailRefund({ transferId: input.transferId, ...nth })
+    : opts.recordWithRailPayout ? await recordAndSubmitRailPayout(run)
+      : await rails.submitRailPayout({ transferId: input.transferId });
   const payment = await untilSettled(sent);
   if (payment.status === 'rejected') {
     return { settled: false, reason: `rejected by the ${kind === 'payout' ? 'receiving' : 'source'} bank (${payment.code})`, code: payment.code };
   }
   return { settled: true, railPaymentId: sent.railPaymentId, returnsAt: payment.returnsAt };
+}
+
+/** Records payment_submitted and sends the rail payout in one local activity. */
+async function recordAndSubmitRailPayout(run: TransferRun) {
+  const { state, ...sent } = await rails.recordAndSubmitRailPayout({ transferId: run.input.transferId });
+  run.follow(state);
+  return sent;
 }
 
 /**

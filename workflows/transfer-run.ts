@@ -1,5 +1,6 @@
 import { condition, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { TransferDatabaseActivities, TransferStep } from '../activities/transfers-database';
+import type { TransferState } from '../src/db/schema';
 import { InvalidDataRefusals } from '../src/temporal/failures';
 import { TransferStateAttr } from '../src/temporal/search-attributes';
 import {
@@ -48,10 +49,14 @@ export class TransferRun {
   /** Records a step (one database transaction) and follows the state it leaves, as a search attribute too. */
   async record(step: TransferStep) {
     const { state } = await records.recordTransferStep({ transferId: this.input.transferId, ...step });
-    if (state !== this.status.state) {
-      this.status.state = state;
-      upsertSearchAttributes([{ key: TransferStateAttr, value: state }]);
-    }
+    this.follow(state);
+  }
+
+  /** Follows the state an activity left the transfer in, as a search attribute too. */
+  follow(state: TransferState) {
+    if (state === this.status.state) return;
+    this.status.state = state;
+    upsertSearchAttributes([{ key: TransferStateAttr, value: state }]);
   }
 
   /** The return code of a rail payment, once it came back. */

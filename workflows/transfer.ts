@@ -52,16 +52,29 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
 
   let sweep: Promise<unknown> | undefined;
   await CancellationScope.nonCancellable(async () => {
-    await run.record({ step: 'funds_received', ...run.deposit });
     // A chain deposit moves from its one-transfer address into the treasury while the transfer goes
     // on; the workflow ends once it has. Histories from before sweeps existed replay without it.
-    if (input.sourceIsChain && patched('sweep-chain-deposits')) {
+    const startSweep = () => {
+      if (!input.sourceIsChain || !patched('sweep-chain-deposits')) return;
       sweep = chains.sweepChainDeposit({ transferId: input.transferId });
       sweep.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
+    };
+    let reasons: string[];
+    if (patched('receive-and-review-at-once')) {
+      // funds_received and in_review in one transaction, and the review, in one local activity.
+      run.show('Funds received: screening and limits');
+      const reviewed = await review.receiveDepositAndReview({ transferId: input.transferId, deposit: run.deposit ?? {} });
+      run.follow(reviewed.state);
+      startSweep();
+      reasons = reviewed.reasons;
+    } else {
+      // Histories from before: each step its own activity.
+      await run.record({ step: 'funds_received', ...run.deposit });
+      startSweep();
+      await run.record({ step: 'in_review' });
+      run.show('Screening and limits');
+      ({ reasons } = await review.reviewTransfer({ transferId: input.transferId }));
     }
-    await run.record({ step: 'in_review' });
-    run.show('Screening and limits');
-    const { reasons } = await review.reviewTransfer({ transferId: input.transferId });
     if (reasons.length > 0 && !run.cancelReason) {
       run.status.holdReasons = reasons;
       await run.record({ step: 'hold', reasons });
@@ -86,9 +99,12 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
 async function payOut(run: TransferRun) {
   const { input } = run;
   run.payoutStarted = true;
-  await run.record({ step: 'payment_submitted' });
+  // A rail payout is recorded and sent by one local activity (sendPayment); histories from before
+  // recorded it first.
+  const recordWithRailPayout = !input.destinationIsChain && !input.destinationIsAccount && patched('record-with-rail-payout');
+  if (!recordWithRailPayout) await run.record({ step: 'payment_submitted' });
   run.show(`Paying out on ${input.destinationIsChain ? 'the chain' : 'the rail'}`);
-  const outcome = await sendPayment(run, 'payout');
+  const outcome = await sendPayment(run, 'payout', {}, { recordWithRailPayout });
   if (!outcome.settled) {
     await run.record({ step: 'undeliverable', reason: outcome.reason, code: outcome.code });
     run.show('Undeliverable: taking the funds back');
@@ -96,7 +112,8 @@ async function payOut(run: TransferRun) {
     await refundToSource(run, 'refunded');
     return;
   }
-  await run.record({ step: 'payment_processed', txHash: outcome.txHash, networkFee: outcome.networkFee });
+  // A rail payout that settled at once was recorded processed by the activity that sent it.
+  if (run.status.state !== 'payment_processed') await run.record({ step: 'payment_processed', txHash: outcome.txHash, networkFee: outcome.networkFee });
   if (input.destinationIsChain || input.returnWindowMs <= 0) {
     run.show('Delivered (final on chain)');
     return;

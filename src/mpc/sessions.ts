@@ -49,6 +49,9 @@ export const MpcSessionSchema = z.object({
   updated_at: z.iso.datetime(),
 }).meta({ id: 'MpcSession' });
 
+/** A session in a list: without its messages (a key generation's are about a megabyte); retrieve the session for them. */
+export const MpcSessionSummarySchema = MpcSessionSchema.omit({ messages: true }).meta({ id: 'MpcSessionSummary' });
+
 /** One customer round as the signer posts it. */
 export const MpcRoundSubmissionSchema = z.strictObject({
   round: z.number().int().min(1).max(CUSTOMER_ROUNDS),
@@ -80,6 +83,11 @@ export async function customerRound(db: Executor, sessionId: string, round: numb
 
 export async function serializeMpcSession(db: Executor, row: MpcSessionRow) {
   const rounds = await db.selectFrom('mpc_platform_rounds').select(['round', 'messages']).where('session_id', '=', row.id).orderBy('round').execute();
+  return { ...await serializeMpcSessionSummary(db, row), messages: rounds.flatMap((r) => r.messages as SealedMpcMessage[]) };
+}
+
+/** The session as lists show it: all but its messages. */
+export async function serializeMpcSessionSummary(db: Executor, row: MpcSessionRow) {
   const wallet = row.kind === 'key_generation' && row.status === 'completed'
     ? await db.selectFrom('wallets').select('addresses').where('id', '=', row.wallet_id).executeTakeFirst() : undefined;
   const tx = row.transaction;
@@ -94,7 +102,6 @@ export async function serializeMpcSession(db: Executor, row: MpcSessionRow) {
     signing_hash: row.signing_hash,
     signature: row.signature && { r: row.signature.r, s: row.signature.s, y_parity: row.signature.yParity },
     address: wallet ? (Object.values(wallet.addresses)[0] ?? null) : null,
-    messages: rounds.flatMap((r) => r.messages as SealedMpcMessage[]),
     failure_reason: row.failure_reason,
     expires_at: row.expires_at.toISOString(), created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
   };

@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { Tenant } from '../db/tenant-scope';
 import type { Db } from '../db';
+import type { RailPaymentsTable } from '../db/schema';
 import { newId } from '../ids';
 import { ASSET_SCALE, parseAmount } from '../domain/money';
 import { findTextRuleBreach } from '../domain/validation';
@@ -212,7 +213,8 @@ export class SandboxRails implements RailAdapter, SandboxRailControls {
       }
     }
     const profile = RAILS[r.rail] as FiatRailProfile;
-    const settlesAt = new Date(now.getTime() + this.scaled(realSettlementTime(profile, now).getTime() - now.getTime()));
+    // Unlike other delays, no 1 ms floor: a fast sandbox clock settles instant rails at once.
+    const settlesAt = new Date(now.getTime() + Math.round((realSettlementTime(profile, now).getTime() - now.getTime()) / this.timeScale));
     // The first refund of a transfer, or the first return of a deposit, is the one a magic value affects.
     const earlierAttempt = (r.purpose === 'refund' || r.purpose === 'deposit_return') && r.reference
       ? await this.db.selectFrom('rail_payments').select('id').where('reference', '=', r.reference).where('purpose', '=', r.purpose)
@@ -220,14 +222,16 @@ export class SandboxRails implements RailAdapter, SandboxRailControls {
       : undefined;
     const outcome = sandboxOutcome(r.amountMinor, this.scaleOf(r.currency), r.purpose, { firstAttempt: !earlierAttempt });
     const code = outcome === 'reject' ? profile.rejectCode : outcome === 'return' ? profile.returnCode : null;
-    await sql`
+    const inserted = await sql<Selectable<RailPaymentsTable>>`
       insert into rail_payments (id, developer_id, environment, rail, direction, amount_minor, currency, external_account_id,
                                  purpose, idempotency_key, reference, outcome, outcome_code, submitted_at, settles_at, created_at)
       values (${newId('payment', now.getTime())}, ${r.tenant.developerId}, ${r.tenant.environment}, ${r.rail}, ${r.direction},
               ${r.amountMinor.toString()}, ${r.currency}, ${r.externalAccountId ?? null}, ${r.purpose}, ${r.idempotencyKey},
               ${r.reference ?? null}, ${outcome}, ${code}, ${now}, ${settlesAt}, ${now})
-      on conflict (idempotency_key) do nothing`.execute(this.db);
-    const row = await this.db.selectFrom('rail_payments').selectAll().where('idempotency_key', '=', r.idempotencyKey).executeTakeFirstOrThrow();
+      on conflict (idempotency_key) do nothing
+      returning *`.execute(this.db);
+    // Sent before (the same idempotency key): the first payment.
+    const row = inserted.rows[0] ?? await this.db.selectFrom('rail_payments').selectAll().where('idempotency_key', '=', r.idempotencyKey).executeTakeFirstOrThrow();
     return this.toPayment(row);
   }
 

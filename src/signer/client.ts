@@ -22,6 +22,8 @@ export interface MpcSessionView {
   expires_at: string;
 }
 
+export type MpcSessionSummaryView = Omit<MpcSessionView, 'messages'>;
+
 export interface WalletView {
   id: string;
   type: string;
@@ -81,9 +83,10 @@ export class PlatformApi {
     return this.call('GET', `/v0/wallets/${encodeURIComponent(walletId)}`);
   }
 
-  async sessions(walletId: string, filter: { status?: string; kind?: string } = {}): Promise<MpcSessionView[]> {
+  /** Lists carry no messages: read a session for them. */
+  async sessions(walletId: string, filter: { status?: string; kind?: string } = {}): Promise<MpcSessionSummaryView[]> {
     const query = new URLSearchParams({ limit: '100', ...filter });
-    return (await this.call<{ data: MpcSessionView[] }>('GET', `/v0/wallets/${encodeURIComponent(walletId)}/mpc_sessions?${query}`)).data;
+    return (await this.call<{ data: MpcSessionSummaryView[] }>('GET', `/v0/wallets/${encodeURIComponent(walletId)}/mpc_sessions?${query}`)).data;
   }
 
   session(walletId: string, sessionId: string): Promise<MpcSessionView> {

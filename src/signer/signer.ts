@@ -3,7 +3,7 @@ import { decodeFunctionData, erc20Abi, getAddress, keccak256, parseTransaction, 
 import { ASSET_SCALE, parseAmount } from '../domain/money';
 import { MpcChannelKey, openBackupShare, sealBackupShare, type SealedMpcMessage } from '../mpc/channel';
 import { KeygenParty, KeyShare, MpcProtocolError, signLocally, SignParty, type EcdsaSignature, type MpcMessage, type PartyIndex } from '../mpc/dkls23';
-import { PlatformApi, type MpcSessionView, type WalletView } from './client';
+import { PlatformApi, type MpcSessionSummaryView, type MpcSessionView, type WalletView } from './client';
 import type { ShareStore } from './share-store';
 
 // The customer's side of MPC wallets (docs/MPC.md): runs parties 2 (the device share, kept in the
@@ -88,7 +88,7 @@ export class MpcSigner {
   }
 
   /** The signing requests waiting for this signer: every awaiting signing session of the wallets it holds a share of. */
-  async pendingRequests(walletIds = this.store.wallets()): Promise<MpcSessionView[]> {
+  async pendingRequests(walletIds = this.store.wallets()): Promise<MpcSessionSummaryView[]> {
     const all = await Promise.all(walletIds.map((id) => this.api.sessions(id, { kind: 'signing', status: 'awaiting_customer' })));
     return all.flat();
   }

@@ -4,7 +4,6 @@ import type { TransferRow } from '../db/schema';
 import { tenantOf } from '../db/tenant-scope';
 import { ASSET_SCALE } from '../domain/money';
 import { convertMinor, type RateProvider } from '../domain/quote';
-import { settledDeposits } from '../payments/store';
 import { isMagicCents } from '../providers/rails';
 import type { SanctionsScreener } from '../sanctions/screener';
 import { storeScreening } from '../sanctions/screenings';
@@ -24,8 +23,8 @@ type ReviewDeps = { db: Db; cipher: DataCipher; sanctions: SanctionsScreener; ra
  * addresses on either side, the amount threshold and the customer's 24-hour velocity. Any reason
  * holds the transfer for an operator's decision.
  */
-export async function reviewTransfer(deps: ReviewDeps, transferId: string): Promise<{ reasons: string[] }> {
-  const t = await loadTransfer(deps.db, transferId);
+export async function reviewTransfer(deps: ReviewDeps, transferId: string, loaded?: TransferRow): Promise<{ reasons: string[] }> {
+  const t = loaded ?? await loadTransfer(deps.db, transferId);
   const reasons = [...await sanctionsReasons(deps, t), ...await limitReasons(deps, t)];
   if (t.environment === 'sandbox' && isMagicCents(BigInt(t.amount_minor), ASSET_SCALE[t.source_currency], 15n)) {
     reasons.push('sandbox_review: amounts ending in .15 are held in the sandbox');
@@ -64,10 +63,12 @@ async function sanctionsReasons(deps: ReviewDeps, t: TransferRow): Promise<strin
 
 /** Whoever sent the fiat deposit, where the provider named them (encrypted on its rail event). */
 async function depositSenderName(deps: ReviewDeps, t: TransferRow): Promise<string | null> {
-  const deposit = (await settledDeposits(deps.db, [t.id]))[0];
-  if (!deposit?.provider_payment_id) return null;
-  const event = await deps.db.selectFrom('rail_events').select('sender_encrypted')
-    .where('provider_payment_id', '=', deposit.provider_payment_id).where('type', '=', 'payment.received').where('sender_encrypted', 'is not', null)
+  // The settled deposit's provider payment, and the rail event that named its sender, in one query.
+  const event = await deps.db.selectFrom('payments as p')
+    .innerJoin('rail_events as e', (join) => join.onRef('e.provider_payment_id', '=', 'p.provider_payment_id'))
+    .select('e.sender_encrypted')
+    .where('p.transfer_id', '=', t.id).where('p.kind', '=', 'deposit').where('p.status', '=', 'settled')
+    .where('e.type', '=', 'payment.received').where('e.sender_encrypted', 'is not', null)
     .executeTakeFirst();
   return event?.sender_encrypted ? deps.cipher.decryptText(event.sender_encrypted) : null;
 }

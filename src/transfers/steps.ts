@@ -64,22 +64,34 @@ async function alreadyRecorded(trx: Transaction<Database>, row: TransferRow, ste
 
 /** Records one step in one transaction; a step recorded before (a retried activity) changes nothing. Answers the state it leaves. */
 export async function recordTransferStep(db: Db, input: { transferId: string } & TransferStep): Promise<{ state: TransferState }> {
+  const { transferId, ...step } = input;
+  const { state } = await recordTransferSteps(db, transferId, [step as TransferStep]);
+  return { state };
+}
+
+/**
+ * Records steps that follow each other (funds_received then in_review, say) in one transaction, each
+ * as recordTransferStep would: a step recorded before changes nothing. Answers the state they leave,
+ * and the transfer as they left it (for the rest of the same activity; never an activity's result).
+ */
+export async function recordTransferSteps(db: Db, transferId: string, steps: TransferStep[]): Promise<{ state: TransferState; transfer: TransferRow }> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('transfers').selectAll().where('id', '=', input.transferId).forUpdate().executeTakeFirstOrThrow();
-    if (await alreadyRecorded(trx, row, input)) return { state: row.state };
-    const step = new StepRecorder(trx, row);
-    await (STEPS[input.step] as (s: StepRecorder, i: TransferStep) => Promise<void>)(step, input);
-    return { state: step.reached ?? row.state };
+    let row = await trx.selectFrom('transfers').selectAll().where('id', '=', transferId).forUpdate().executeTakeFirstOrThrow();
+    for (const input of steps) {
+      if (await alreadyRecorded(trx, row, input)) continue;
+      const step = new StepRecorder(trx, row);
+      await (STEPS[input.step] as (s: StepRecorder, i: TransferStep) => Promise<void>)(step, input);
+      row = step.row;
+    }
+    return { state: row.state, transfer: row };
   });
 }
 
 /** What a step does to the transfer in its transaction: moves, payments, postings, reasons. */
 class StepRecorder {
-  /** The state the step leaves the transfer in, when it moved it. */
-  reached?: TransferState;
   readonly money: TransferMoney;
 
-  constructor(readonly trx: Transaction<Database>, readonly row: TransferRow) {
+  constructor(readonly trx: Transaction<Database>, public row: TransferRow) {
     this.money = transferMoney(row);
   }
 
@@ -96,12 +108,12 @@ class StepRecorder {
     const updated = await this.trx.updateTable('transfers').set({ ...set, state: next, updated_at: now } as never)
       .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
     const data = serializeTransfer(updated);
+    this.row = updated;
     await recordEvents(this.trx, tenantOf(row), [
       { type: 'transfer.updated', objectId: row.id, data, previousAttributes: { state: row.state }, at: now },
       // One millisecond later, so that lists show the named event after its transfer.updated.
       { type: transferStateEvent(next as Exclude<TransferState, 'awaiting_funds'>), objectId: row.id, data, at: new Date(now.getTime() + 1) },
     ]);
-    this.reached = next;
   }
 
   /** The ledger transaction of this step, keyed by the transfer and `what` (once, however often the step is retried). */
@@ -125,24 +137,26 @@ class StepRecorder {
 
   /** A change of `state_reason` alone, announced as `transfer.updated`. */
   async setStateReason(reason: string | null) {
-    await setStateReason(this.trx, this.row, reason);
+    this.row = await setStateReason(this.trx, this.row, reason);
   }
 
   /** Sets fields without moving or announcing (what operators see while a step is in progress). */
   async setQuietly(set: Partial<Record<keyof TransferRow, unknown>>) {
-    await this.trx.updateTable('transfers').set({ ...set, updated_at: new Date() } as never).where('id', '=', this.row.id).execute();
+    this.row = await this.trx.updateTable('transfers').set({ ...set, updated_at: new Date() } as never).where('id', '=', this.row.id)
+      .returningAll().executeTakeFirstOrThrow();
   }
 }
 
 /** A change of a transfer's `state_reason` alone, announced as `transfer.updated`. */
-export async function setStateReason(trx: Transaction<Database>, row: TransferRow, reason: string | null) {
-  if (row.state_reason === reason) return;
+export async function setStateReason(trx: Transaction<Database>, row: TransferRow, reason: string | null): Promise<TransferRow> {
+  if (row.state_reason === reason) return row;
   const now = new Date();
   const updated = await trx.updateTable('transfers').set({ state_reason: reason, updated_at: now })
     .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
   await recordEvents(trx, tenantOf(row), [
     { type: 'transfer.updated', objectId: row.id, data: serializeTransfer(updated), previousAttributes: { state_reason: row.state_reason }, at: now },
   ]);
+  return updated;
 }
 
 const payout = (row: TransferRow) => ({ key: paymentKey(row.id, 'payout') });
@@ -174,6 +188,7 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
     const decision: ReviewDecision = { decision: input.approve ? 'approve' : 'reject', note: input.note ?? null, operator: input.operator, decided_at: now.toISOString() };
     const updated = await s.trx.updateTable('transfers').set({ review_decision: JSON.stringify(decision), updated_at: now })
       .where('id', '=', s.row.id).returningAll().executeTakeFirstOrThrow();
+    s.row = updated;
     await recordEvents(s.trx, tenantOf(s.row), [
       { type: 'transfer.updated', objectId: s.row.id, data: serializeTransfer(updated), previousAttributes: { review_decision: null }, at: now },
     ]);

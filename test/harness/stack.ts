@@ -141,7 +141,8 @@ export function stopProcess(p: ChildProcess): Promise<void> {
     if (p.exitCode !== null || p.signalCode !== null) return resolve();
     p.once('exit', () => resolve());
     p.kill('SIGTERM');
-    setTimeout(() => p.kill('SIGKILL'), 10_000).unref();
+    // A profiled process (STACK_NODE_ARGS) writes its profile once its stop has finished: let it.
+    setTimeout(() => p.kill('SIGKILL'), process.env.STACK_NODE_ARGS ? 60_000 : 10_000).unref();
   });
 }
 

@@ -4,7 +4,9 @@ import { defineRoute } from '../../api/route';
 import type { Db } from '../../db';
 import { tenantRows, type Tenant } from '../../db/tenant-scope';
 import { invalidState, notFound } from '../../errors';
-import { findMpcSession, MpcRoundSubmissionSchema, MpcSessionSchema, serializeMpcSession } from '../../mpc/sessions';
+import {
+  findMpcSession, MpcRoundSubmissionSchema, MpcSessionSchema, MpcSessionSummarySchema, serializeMpcSession, serializeMpcSessionSummary,
+} from '../../mpc/sessions';
 import { submitCustomerRound } from '../../mpc/workflow-client';
 import { findWallet } from '../../wallets/wallet';
 
@@ -17,7 +19,7 @@ const SessionParams = z.strictObject({ wallet_id: z.string(), session_id: z.stri
 export const listMpcSessions = defineRoute({
   method: 'get',
   path: '/v0/wallets/{wallet_id}/mpc_sessions',
-  summary: "The MPC wallet's protocol sessions (key generation, signing requests), newest first",
+  summary: "The MPC wallet's protocol sessions (key generation, signing requests), newest first, without their messages (retrieve a session for them)",
   tag: TAG,
   permission: 'accounts:read',
   params: z.strictObject({ wallet_id: z.string() }),
@@ -26,14 +28,14 @@ export const listMpcSessions = defineRoute({
     status: z.enum(['awaiting_customer', 'completed', 'failed', 'expired', 'canceled']).optional(),
     kind: z.enum(['key_generation', 'signing']).optional(),
   }),
-  responses: { 200: listSchema(MpcSessionSchema, 'MpcSession') },
+  responses: { 200: listSchema(MpcSessionSummarySchema, 'MpcSessionSummary') },
   handler: async ({ deps, tenant, params, query }) => {
     const wallet = await findWallet(deps.db, tenant, params.wallet_id);
     let q = tenantRows(deps.db, 'mpc_sessions', tenant).where('wallet_id', '=', wallet.id);
     if (query.status) q = q.where('status', '=', query.status);
     if (query.kind) q = q.where('kind', '=', query.kind);
     const page = await paginate(q, query, (row) => row);
-    return { status: 200, body: { ...page, data: await Promise.all(page.data.map((row) => serializeMpcSession(deps.db, row))) } };
+    return { status: 200, body: { ...page, data: await Promise.all(page.data.map((row) => serializeMpcSessionSummary(deps.db, row))) } };
   },
 });
 
