@@ -24,16 +24,18 @@ const RESPONSE_CAP = 4096;
  * checked when the name is resolved for this connection (live endpoints).
  */
 export function postWebhook(url: string, body: string, headers: Record<string, string>, opts: { timeoutMs: number; publicOnly: boolean }): Promise<PostOutcome> {
-  const started = Date.now();
+  const started = performance.now();
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (outcome: { statusCode: number } | { error: string }) => {
+    // `atLeastMs`: a timed-out attempt lasted its whole timeout (the timer's clock may tick a little
+    // ahead of the one measured here).
+    const finish = (outcome: { statusCode: number } | { error: string }, atLeastMs = 0) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ...outcome, durationMs: Date.now() - started } as PostOutcome);
+      resolve({ ...outcome, durationMs: Math.max(atLeastMs, Math.round(performance.now() - started)) } as PostOutcome);
     };
     const req = client.request(target, {
       method: 'POST',
@@ -51,7 +53,7 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
       res.on('error', () => finish({ statusCode: res.statusCode ?? 0 }));
     });
     const timer = setTimeout(() => {
-      finish({ error: `no answer within ${opts.timeoutMs} ms` });
+      finish({ error: `no answer within ${opts.timeoutMs} ms` }, opts.timeoutMs);
       req.destroy();
     }, opts.timeoutMs);
     req.on('error', (err: NodeJS.ErrnoException) => finish({ error: `${err.code ?? 'error'}: ${err.message}`.slice(0, 300) }));
