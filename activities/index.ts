@@ -58,6 +58,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createMpcActivities({ db: deps.db, keys: deps.providers.keys, chains: deps.providers.chains }),
     ...createWalletWatchActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs }),
     ...createWebhookActivities({ db: deps.db, cipher: deps.cipher, delivery: deps.webhookDelivery }),
-    ...createTransferReviewActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits }),
+    ...createTransferReviewActivities({
+      db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits, chains: deps.providers.chains,
+    }),
   };
 }

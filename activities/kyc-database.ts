@@ -55,7 +55,10 @@ export function createKycDatabaseActivities(db: Db) {
             review_reasons: input.reviewReasons ? JSON.stringify(input.reviewReasons) : null,
             rejection_reasons: input.rejectionReasons ? JSON.stringify(input.rejectionReasons) : null,
             ...(input.riskRating ? { risk_rating: input.riskRating } : {}),
-            ...(input.customerStatus ? { status: input.customerStatus } : {}),
+            // A suspended customer stays suspended: the status KYC gives it waits for the reactivation.
+            ...(input.customerStatus && row.status === 'suspended' && row.suspension
+              ? { suspension: JSON.stringify({ ...row.suspension, previous_status: input.customerStatus }) }
+              : input.customerStatus ? { status: input.customerStatus } : {}),
             ...(input.grantEndorsements ? { endorsements: endorsementsFor(row.address?.country) } : {}),
             ...(input.operatorDecision ? {
               kyc_decision: JSON.stringify({ ...input.operatorDecision, reasons: input.operatorDecision.reasons ?? null, decided_at: now.toISOString() }),
@@ -67,7 +70,7 @@ export function createKycDatabaseActivities(db: Db) {
           .executeTakeFirstOrThrow();
         const customer = serializeCustomer(updated);
         const previous: Record<string, unknown> = { kyc_status: row.kyc_status };
-        if (input.customerStatus) previous.status = row.status;
+        if (input.customerStatus && updated.status !== row.status) previous.status = row.status;
         if (input.grantEndorsements) previous.endorsements = row.endorsements;
         await recordEvent(trx, tenant, {
           type: 'customer.kyc_status_changed', objectId: row.id, data: customer, previousAttributes: previous,

@@ -92,7 +92,7 @@ test('an undeliverable payout from the account is refunded to it: spendable agai
     destination: { payment_rail: 'polygon', currency: 'usdt', to_address: '0x00000000000000000000000000000000000b10c5' },
   })).body;
   const refunded = await waitForTransferState(p.t.api, tr.id, 'refunded', 60_000);
-  expect(refunded.state_reason).toMatch(/AddressBlocked/);
+  expect(refunded.state_reason).toMatch(/blocks the destination address/);
   expect((await p.t.api.get(`/v0/accounts/${account.id}`)).body).toMatchObject({ available, pending: '0.00' });
 });
 

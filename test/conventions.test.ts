@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { apiClient, createTenant, individual, stack, testDb, waitFor, type Tenant } from './harness';
 import { revokeApiKey } from '../src/admin/accounts';
+import { PERMISSIONS } from '../src/api/context';
 import { sha256Hex } from '../src/crypto';
 
 // Every row of ../shared/API-CONVENTIONS.md that the foundation covers, through the running API.
@@ -28,6 +29,28 @@ describe('health and documents', () => {
     );
     expect(doc.paths['/v0/customers'].post.requestBody.content['application/json'].schema.properties.email).toBeDefined();
     expect(doc.components.schemas.Customer.properties.kyc_status.enum).toContain('awaiting_ubo');
+  });
+
+  test('every resource carries id, object, created_at and updated_at (spec 2.1)', async () => {
+    const doc = await (await fetch(`${stack().apiUrl}/v0/openapi.json`)).json();
+    // Resources have an id (a balance, computed from the ledger, has none).
+    const resources = Object.entries<any>(doc.components.schemas).filter(([, s]) => s.properties?.id && s.properties.object?.const);
+    expect(resources.map(([name]) => name)).toEqual(expect.arrayContaining(['Customer', 'Screening', 'ScreeningBatch', 'Event', 'Transfer', 'AccountTransaction']));
+    const lacking = resources.filter(([, s]) => !['id', 'created_at', 'updated_at'].every((f) => s.required?.includes(f)));
+    expect(lacking.map(([name]) => name)).toEqual([]);
+    // And the answers carry them: a screening, its batch, an event.
+    const api = t.api;
+    const screening = await api.post('/v0/sanctions/screen', { name: 'Jane Doe' });
+    expect(screening.body.updated_at).toBe(screening.body.created_at);
+    const batch = await api.post('/v0/sanctions/screen/batch', { entities: [{ name: 'Jane Doe' }] });
+    expect(batch.body.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const done = await waitFor(async () => {
+      const b = (await api.get(`/v0/sanctions/screen/batch/${batch.body.id}`)).body;
+      return b.status === 'completed' && b;
+    }, { what: 'the batch to complete' });
+    expect(done.updated_at).toBe(done.completed_at);
+    const [event] = (await api.get('/v0/events?limit=1')).body.data;
+    expect(event.updated_at).toBe(event.created_at);
   });
 });
 
@@ -83,6 +106,43 @@ describe('permissions', () => {
     const restricted = apiClient((await t.key({ permissions: ['customers:write', 'transfers:write'] })).key);
     expect((await restricted.get('/v0/events')).status).toBe(403);
     expect((await t.api.get('/v0/events')).status).toBe(200);
+  });
+
+  test('every route answers a key of each single permission, and a publishable key, as its x-permission and the conventions say', async () => {
+    const doc = await (await fetch(`${stack().apiUrl}/v0/openapi.json`)).json();
+    const routes = Object.entries<any>(doc.paths).flatMap(([path, ops]) => Object.entries<any>(ops).map(([method, op]) => ({ method, path, permission: op['x-permission'] as string })));
+    expect(routes.length).toBeGreaterThan(40);
+    // The conventions' table: sandbox simulations are payments:write (reads of them payments:read), payment records
+    // payments:read, webhook endpoints and events an unrestricted key.
+    for (const r of routes) {
+      if (r.path.startsWith('/v0/sandbox/')) expect([r.path, r.permission]).toEqual([r.path, r.method === 'get' ? 'payments:read' : 'payments:write']);
+      if (r.path.startsWith('/v0/payments')) expect([r.path, r.permission]).toEqual([r.path, 'payments:read']);
+      if (/^\/v0\/(webhooks|events)/.test(r.path)) expect([r.path, r.permission]).toEqual([r.path, 'unrestricted']);
+    }
+    const keyWith = async (opts: Parameters<Tenant['key']>[0]) => apiClient((await t.key({ plan: 'production', ...opts })).key);
+    const keys = [
+      ...await Promise.all(PERMISSIONS.map(async (permission) => ({ holds: permission as string, api: await keyWith({ permissions: [permission] }) }))),
+      { holds: 'publishable', api: await keyWith({ kind: 'publishable' }) },
+    ];
+    const allowed = (holds: string, r: (typeof routes)[number]) => {
+      if (holds === 'publishable') return r.method === 'post' && r.path === '/v0/customers/{customer_id}/kyc';
+      if (r.permission === 'unrestricted') return false;
+      return holds === r.permission || (r.permission.endsWith(':read') && holds === r.permission.replace(':read', ':write'));
+    };
+    const wrong: string[] = [];
+    for (const r of routes) {
+      const path = r.path.replace(/\{[^}]+\}/g, 'x_00000000000000000000');
+      for (const { holds, api } of keys) {
+        let res = await api.request(r.method.toUpperCase(), path, ['post', 'patch'].includes(r.method) ? { body: {} } : {});
+        if (res.status === 429) {
+          await new Promise((resolve) => setTimeout(resolve, 1100));
+          res = await api.request(r.method.toUpperCase(), path, ['post', 'patch'].includes(r.method) ? { body: {} } : {});
+        }
+        const denied = res.status === 403 && res.body.error?.code === 'forbidden';
+        if (denied === allowed(holds, r)) wrong.push(`${r.method} ${r.path} (${r.permission}) with ${holds}: ${res.status}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   test('a publishable key may only submit KYC', async () => {

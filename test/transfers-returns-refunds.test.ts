@@ -1,5 +1,5 @@
 import { runCli, temporalClient, testDb, waitFor } from './harness';
-import { chainKeys, RECEIVER, tokenBalance, transferTestParties, waitForTransferState } from './harness/transfers';
+import { achToWireFor, chainKeys, RECEIVER, tokenBalance, transferTestParties, verifiedUsAccount, waitForTransferState } from './harness/transfers';
 import { refundReturned as refundReturnedSignal, transferStatus } from '../workflows/transfer-messages';
 
 // Transfers that do not arrive or come back: undeliverable payouts, returns, refunds the source rejects or returns.
@@ -19,16 +19,44 @@ test('undeliverable (.13): the bank rejects the payout with R03; the funds come 
   expect(payments.map((p: any) => [p.kind, p.status]).sort()).toEqual([['deposit', 'settled'], ['payout', 'failed'], ['refund', 'settled'], ['return', 'settled']]);
 });
 
-test('undeliverable on chain: the stablecoin blocks the receiver, nothing is signed, the deposit is refunded', async () => {
+test('undeliverable on chain: the review finds that the stablecoin blocks the receiver; nothing is sent, the deposit is refunded directly', async () => {
   const tr = (await p.t.api.post('/v0/transfers', {
     amount: '20.00', on_behalf_of: p.us.id, source: { payment_rail: 'ach', currency: 'usd' },
     destination: { payment_rail: 'polygon', currency: 'usdt', to_address: '0x00000000000000000000000000000000000b10c5' },
   })).body;
   await deposit(tr.id);
   const refunded = await waitForTransferState(p.t.api, tr.id, 'refunded');
-  expect(refunded.state_reason).toMatch(/the chain refused the payout: AddressBlocked/);
-  const payout = (await p.t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=payout`)).body.data[0];
-  expect(payout).toMatchObject({ status: 'failed', tx_hash: null });
+  expect(refunded.state_reason).toBe('the usdt contract on polygon blocks the destination address 0x00000000000000000000000000000000000b10c5');
+  // in_review → undeliverable → refunded (spec 3.3): no payout, so no return leg.
+  const states = (await p.t.api.get(`/v0/events?object_id=${tr.id}&type=transfer.updated&limit=20`)).body.data.map((e: any) => e.data.state).reverse();
+  expect(states).toEqual(['funds_received', 'in_review', 'undeliverable', 'refunded']);
+  const payments = (await p.t.api.get(`/v0/payments?transfer_id=${tr.id}`)).body.data;
+  expect(payments.map((x: any) => [x.kind, x.status]).sort()).toEqual([['deposit', 'settled'], ['refund', 'settled']]);
+});
+
+test("refused before anything is sent (.12: the payee's bank reports the account closed): in_review → undeliverable → refunded, no return leg", async () => {
+  const tr = (await p.t.api.post('/v0/transfers', achToWire('85.12'))).body;
+  await deposit(tr.id);
+  const refunded = await waitForTransferState(p.t.api, tr.id, 'refunded');
+  expect(refunded).toMatchObject({ state_reason: 'the receiving bank reports the destination account closed (sandbox amounts ending in .12)', return_code: 'AC01' });
+  const states = (await p.t.api.get(`/v0/events?object_id=${tr.id}&type=transfer.updated&limit=20`)).body.data.map((e: any) => e.data.state).reverse();
+  expect(states).toEqual(['funds_received', 'in_review', 'undeliverable', 'refunded']);
+  const named = (await p.t.api.get(`/v0/events?object_id=${tr.id}&limit=30`)).body.data.map((e: any) => e.event);
+  expect(named).toEqual(expect.arrayContaining(['transfer.undeliverable', 'transfer.refunded']));
+  expect(named).not.toContain('transfer.payment_submitted');
+  expect(named).not.toContain('transfer.returned');
+  const payments = (await p.t.api.get(`/v0/payments?transfer_id=${tr.id}`)).body.data;
+  expect(payments.map((x: any) => [x.kind, x.status]).sort()).toEqual([['deposit', 'settled'], ['refund', 'settled']]);
+});
+
+test('a destination account deleted after the transfer was created: undeliverable before anything is sent, refunded', async () => {
+  const account = await verifiedUsAccount(p.t.api, p.us.id);
+  const tr = (await p.t.api.post('/v0/transfers', achToWireFor(p.us, account, '86.00'))).body;
+  expect((await p.t.api.delete(`/v0/external-accounts/${account.id}`)).status).toBe(200);
+  await deposit(tr.id);
+  const refunded = await waitForTransferState(p.t.api, tr.id, 'refunded');
+  expect(refunded.state_reason).toBe(`the destination account ${account.id} was deleted after the transfer was created`);
+  expect((await p.t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=payout`)).body.data).toEqual([]);
 });
 
 test('returned after processing (.14, inside the return window), then refunded', async () => {

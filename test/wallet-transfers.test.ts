@@ -84,7 +84,7 @@ test('an undeliverable payout from a wallet is refunded to the wallet', async ()
   const w = await fundedWallet('polygon', 'usdt', '25');
   const tr = (await p.t.api.post('/v0/transfers', fromWallet(w, 'polygon', 'usdt', '25.00', { to_address: '0x00000000000000000000000000000000000b10c5' }))).body;
   const refunded = await waitForTransferState(p.t.api, tr.id, 'refunded', 90_000);
-  expect(refunded.state_reason).toMatch(/AddressBlocked/);
+  expect(refunded.state_reason).toMatch(/blocks the destination address/);
   const refund = (await p.t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data[0];
   expect(getAddress(refund.to_address)).toBe(getAddress(w.addresses.polygon));
   await waitFor(async () => (await p.t.api.get(`/v0/wallets/${w.id}/transactions`)).body.data.find((x: any) => x.direction === 'incoming' && x.transfer_id === tr.id && x.state === 'confirmed'));

@@ -30,6 +30,8 @@ export class TransferRun {
   /** Decisions whose record failed on invalid data, with why: their Update is refused. */
   readonly refusedDecisions = new InvalidDataRefusals<ReviewDecisionRequest>();
   onHold = false;
+  /** The review found the payee cannot be paid (nothing is sent; the funds go back). */
+  undeliverable?: { reason: string; code?: string };
   payoutStarted = false;
   /** A cancellation is answered once the transfer is canceled, or its refund under way. */
   settledCancel = false;

@@ -60,22 +60,25 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
       sweep.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     };
     let reasons: string[];
+    let undeliverable: TransferRun['undeliverable'];
     if (patched('receive-and-review-at-once')) {
       // funds_received and in_review in one transaction, and the review, in one local activity.
       run.show('Funds received: screening and limits');
       const reviewed = await review.receiveDepositAndReview({ transferId: input.transferId, deposit: run.deposit ?? {} });
       run.follow(reviewed.state);
       startSweep();
-      reasons = reviewed.reasons;
+      ({ reasons, undeliverable } = reviewed);
     } else {
       // Histories from before: each step its own activity.
       await run.record({ step: 'funds_received', ...run.deposit });
       startSweep();
       await run.record({ step: 'in_review' });
       run.show('Screening and limits');
-      ({ reasons } = await review.reviewTransfer({ transferId: input.transferId }));
+      ({ reasons, undeliverable } = await review.reviewTransfer({ transferId: input.transferId }));
     }
-    if (reasons.length > 0 && !run.cancelReason) {
+    // The payee cannot be paid at all: no hold, nothing is sent (below).
+    if (undeliverable && !run.cancelReason) run.undeliverable = undeliverable;
+    else if (reasons.length > 0 && !run.cancelReason) {
       run.status.holdReasons = reasons;
       await run.record({ step: 'hold', reasons });
     }
@@ -89,10 +92,19 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   }
 
   // From here on money moves: nothing, not even cancelling the workflow, stops it half-way.
-  await CancellationScope.nonCancellable(() => (run.cancelReason ? refundToSource(run, 'canceled', run.cancelReason) : payOut(run)));
+  await CancellationScope.nonCancellable(() => (run.cancelReason ? refundToSource(run, 'canceled', run.cancelReason)
+    : run.undeliverable ? refundUndeliverable(run, run.undeliverable) : payOut(run)));
   // Started in a non-cancellable scope: cancelling the workflow does not stop it.
   if (sweep) await sweep;
   return run.status;
+}
+
+/** The review found the payee cannot be paid: undeliverable before anything was sent, then refunded (no return leg). */
+async function refundUndeliverable(run: TransferRun, refusal: NonNullable<TransferRun['undeliverable']>) {
+  run.payoutStarted = true; // no cancel from here: the refund is the outcome
+  await run.record({ step: 'undeliverable', reason: refusal.reason, code: refusal.code });
+  run.show(`Undeliverable: ${refusal.reason}. Refunding`);
+  await refundToSource(run, 'refunded');
 }
 
 /** Pays out; an undeliverable payout, or one the receiving bank returns inside its window, is refunded to the source. */

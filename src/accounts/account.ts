@@ -46,6 +46,7 @@ export const AccountTransactionSchema = z.object({
   description: z.string(),
   transfer_id: z.string().nullable(),
   created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime().describe('A ledger movement never changes: its created_at'),
 }).meta({ id: 'AccountTransaction' });
 
 export const findAccount = (db: Executor, tenant: Tenant, id: string) => findTenantRow(db, 'platform_accounts', tenant, id, { what: 'account' });
@@ -105,6 +106,7 @@ export const serializeAccountTransaction = (account: PlatformAccountRow) => (r: 
   id: r.id, object: 'account_transaction' as const, account_id: account.id, amount: formatAmount(BigInt(r.amount_minor), ASSET_SCALE[account.currency]!),
   balance: r.purpose === 'account_reserved' ? 'reserved' as const : 'available' as const, description: r.description,
   transfer_id: r.reference_id?.startsWith('tr_') ? r.reference_id : null, created_at: r.created_at.toISOString(),
+  updated_at: r.created_at.toISOString(), // a ledger movement never changes
 });
 
 /** The developer's collected `developer_fee`, per currency (the ledger's developer_fees accounts). */

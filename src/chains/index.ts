@@ -54,7 +54,7 @@ function unavailableChain(chain: ChainRail): ChainAdapter & SandboxChainFunding 
   };
   return {
     chain, nativeAsset: 'eth', sweepsDeposits: true, walletsPayGas: true, sendFromWallet: fail, prepareWalletTransaction: fail, depositAddress: () => { throw new ChainUnavailableError(`No RPC address is configured for ${chain}`); },
-    checkCurrency: fail, currentPosition: fail, findTransfersTo: fail, estimatePayoutFee: fail, sendPayout: fail, payoutStatus: fail, sweepDeposit: fail, sandboxDeposit: fail,
+    checkCurrency: fail, currentPosition: fail, receiverBlocked: fail, findTransfersTo: fail, estimatePayoutFee: fail, sendPayout: fail, payoutStatus: fail, sweepDeposit: fail, sandboxDeposit: fail,
     balancesOf: fail, readTokenTransfers: fail, transferDepth: fail,
   };
 }

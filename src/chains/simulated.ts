@@ -40,6 +40,11 @@ export class SimulatedChainAdapter implements ChainAdapter, SandboxChainFunding 
     // The simulator carries every currency its chain lists.
   }
 
+  async receiverBlocked(): Promise<boolean> {
+    // The simulated ledgers keep no blocklist.
+    return false;
+  }
+
   async currentPosition(): Promise<string> {
     return new Date().toISOString();
   }

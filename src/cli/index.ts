@@ -17,6 +17,7 @@ import { loadConfig } from '../config';
 import { createDb, migrateToLatest } from '../db';
 import { connectTemporalClient } from '../temporal/client';
 import { decideKyc } from '../kyc/workflow-client';
+import { reactivateCustomer, suspendCustomer } from '../customers/suspension';
 import { submitRefundRetry, submitReviewDecision } from '../transfers/workflow-client';
 import { loadTransfer } from '../transfers/transfer';
 import { resolveRefundDestination } from '../transfers/service';
@@ -31,6 +32,11 @@ const USAGE = `Usage: npm run cli -- <command>
               [--permissions customers:read,…] [--plan sandbox|production|enterprise]
   keys revoke key_…
   kyc decide cus_… --decision approve|reject [--reason TEXT] [--operator NAME]
+  customers suspend cus_… --reason TEXT [--operator NAME]
+                                 freeze a customer: no new transfers, wallets or accounts; transfers
+                                 whose funds arrive meanwhile are held in review
+  customers reactivate cus_… [--operator NAME]
+                                 lift the suspension (back to the status the customer had)
   transfers review tr_… --decision approve|reject [--note TEXT] [--operator NAME]
                                  decide a transfer held in review (production operator path)
   transfers retry-refund tr_… [--to-address ADDRESS | --external-account ea_…] [--operator NAME]
@@ -148,6 +154,15 @@ async function main(argv: string[]) {
         decision, reasons: values.reason, operator,
       }));
       console.log(`${target}: kyc_status ${state.kyc_status}`);
+    } else if (group === 'customers' && action === 'suspend') {
+      if (!target) throw new Error('customers suspend needs a customer id (cus_…)');
+      if (!values.reason?.length) throw new Error('--reason is required: it is shown on the customer and on the transfers it holds');
+      const row = await suspendCustomer(db, null, target, { reason: values.reason.join('; '), operator });
+      console.log(`${target}: suspended (${row.suspension?.reason}) by ${operator}`);
+    } else if (group === 'customers' && action === 'reactivate') {
+      if (!target) throw new Error('customers reactivate needs a customer id (cus_…)');
+      const row = await reactivateCustomer(db, null, target);
+      console.log(`${target}: ${row.status} again (reactivated by ${operator})`);
     } else if (group === 'transfers' && action === 'review') {
       if (!target) throw new Error('transfers review needs a transfer id (tr_…)');
       if (values.decision !== 'approve' && values.decision !== 'reject') throw new Error('--decision must be approve or reject');

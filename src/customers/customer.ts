@@ -51,6 +51,8 @@ export const CustomerSchema = z
     kyc_status: z.enum(KYC_STATUSES),
     risk_rating: z.enum(['low', 'medium', 'high']).nullable(),
     endorsements: z.array(z.enum(ENDORSEMENTS)),
+    suspension: z.object({ reason: z.string(), suspended_at: timestamp }).nullable()
+      .describe('While status is suspended: why and since when (a compliance freeze; no new transfers, wallets or accounts)'),
     rejection_reasons: z.array(z.string()).optional().describe('Present when kyc_status is rejected'),
     incomplete_reasons: z.array(z.string()).optional().describe('Present when kyc_status is incomplete'),
     review_reasons: z.array(z.string()).optional().describe('Present when kyc_status is manual_review (e.g. sanctions_potential_match)'),
@@ -93,6 +95,13 @@ export async function findCustodyCustomer(
   return customer;
 }
 
+/** A suspended customer (a compliance freeze, docs/KYC.md) links nothing new: a 409 naming the status. */
+export function assertCustomerNotSuspended(row: CustomerRow, key = 'customer_id') {
+  if (row.status === 'suspended') {
+    throw invalidStateField(key, `Customer ${row.id} is suspended (${row.suspension?.reason ?? 'a compliance freeze'}); nothing new starts until it is reactivated`);
+  }
+}
+
 /** A deleted customer stays readable but takes part in nothing new. */
 export function assertCustomerNotDeleted(row: CustomerRow) {
   if (row.status === 'deleted') throw invalidState(`Customer ${row.id} is deleted and can no longer change`);
@@ -115,6 +124,7 @@ export function serializeCustomer(row: CustomerRow, extra: Partial<Customer> = {
     kyc_status: row.kyc_status as Customer['kyc_status'],
     risk_rating: row.risk_rating,
     endorsements: row.endorsements as Customer['endorsements'],
+    suspension: row.status === 'suspended' && row.suspension ? { reason: row.suspension.reason, suspended_at: row.suspension.suspended_at } : null,
     ...(row.kyc_status === 'rejected' ? { rejection_reasons: row.rejection_reasons ?? [] } : {}),
     ...(row.kyc_status === 'incomplete' ? { incomplete_reasons: row.incomplete_reasons ?? [] } : {}),
     ...(row.kyc_status === 'manual_review' ? { review_reasons: row.review_reasons ?? [] } : {}),

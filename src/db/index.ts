@@ -24,6 +24,8 @@ import * as m0020 from './migrations/0020_wallet_transactions';
 import * as m0021 from './migrations/0021_wallet_transfers';
 import * as m0022 from './migrations/0022_platform_accounts';
 import * as m0023 from './migrations/0023_mpc_wallets';
+import * as m0024 from './migrations/0024_screening_batch_updated_at';
+import * as m0025 from './migrations/0025_customer_suspension';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -64,6 +66,8 @@ const migrations: Record<string, Migration> = {
   '0021_wallet_transfers': m0021,
   '0022_platform_accounts': m0022,
   '0023_mpc_wallets': m0023,
+  '0024_screening_batch_updated_at': m0024,
+  '0025_customer_suspension': m0025,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

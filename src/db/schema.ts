@@ -60,9 +60,19 @@ export interface CustomersTable {
   kyc_decision: ColumnType<{ decision: 'approve' | 'reject'; reasons: string[] | null; operator: string; decided_at: string } | null, string | null, string | null>;
   kyc_link_token_hash: string | null;
   kyc_link_expires_at: Date | null;
+  /** A compliance freeze while status is suspended (migration 0025); the operator is kept for audit, not returned. */
+  suspension: ColumnType<CustomerSuspension | null, string | null | undefined, string | null>;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+}
+
+export interface CustomerSuspension {
+  reason: string;
+  operator: string;
+  suspended_at: string;
+  /** The status a reactivation goes back to (KYC may have approved the customer meanwhile). */
+  previous_status: 'pending' | 'active';
 }
 
 export interface KycSubmissionsTable {
@@ -124,6 +134,7 @@ export interface ScreeningBatchesTable {
   potential_matches: number;
   entities_encrypted: string;
   created_at: Date;
+  updated_at: Date;
   completed_at: Date | null;
 }
 

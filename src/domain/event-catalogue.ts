@@ -9,6 +9,8 @@ export const EVENT_CATALOGUE = {
   'customer.created': 'A customer was created.',
   'customer.updated': 'A customer\'s details changed (`previous_attributes` holds the old values).',
   'customer.deleted': 'A customer was deleted.',
+  'customer.suspended': 'A compliance operator suspended the customer (`suspension` says why): nothing new starts, funded transfers are held in review.',
+  'customer.reactivated': 'The suspension was lifted: the customer is back to its earlier status.',
   'customer.kyc_status_changed': 'KYC moved (`previous_attributes.kyc_status`).',
   'customer.kyc_approved': 'KYC approved the customer: endorsements granted.',
   'external_account.created': 'An external account was linked.',

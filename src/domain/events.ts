@@ -57,6 +57,8 @@ export function serializeEvent(row: EventRow) {
     event: row.type,
     api_version: 'v0' as const,
     created_at: row.created_at.toISOString(),
+    // An event never changes once made.
+    updated_at: row.created_at.toISOString(),
     data: { ...row.data, ...(row.previous_attributes ? { previous_attributes: row.previous_attributes } : {}) },
   };
 }

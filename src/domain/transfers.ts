@@ -11,10 +11,11 @@ export const TRANSFER_STATES: readonly TransferState[] = [
 export const TRANSITIONS: Record<TransferState, readonly TransferState[]> = {
   awaiting_funds: ['funds_received', 'canceled'],
   funds_received: ['in_review', 'canceled'],
-  in_review: ['payment_submitted', 'canceled'],
+  in_review: ['payment_submitted', 'undeliverable', 'canceled'],
   payment_submitted: ['payment_processed', 'undeliverable'],
   payment_processed: ['returned'],
-  undeliverable: ['returned'],
+  // Refused before anything was sent (from in_review): refunded directly, no return leg to wait for.
+  undeliverable: ['returned', 'refunded'],
   returned: ['refunded'],
   canceled: [],
   refunded: [],

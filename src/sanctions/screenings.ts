@@ -91,6 +91,8 @@ export async function serializeScreening(db: Executor, row: ScreeningRow) {
     batch_id: row.batch_id,
     list_versions: await listVersions(db, row.list_version_ids),
     created_at: row.created_at.toISOString(),
+    // A screening never changes once made.
+    updated_at: row.created_at.toISOString(),
   };
 }
 
@@ -132,5 +134,6 @@ export const ScreeningSchema = z
     batch_id: z.string().nullable(),
     list_versions: z.array(ListVersionSchema).describe('The list versions this screening used'),
     created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime().describe('A screening never changes: its created_at'),
   })
   .meta({ id: 'Screening' });

@@ -69,7 +69,7 @@ export async function screenBatchChunk(
     const at = new Date();
     for (const p of pending) await storeScreening(trx, deps, tenantOf(batch), p.query, p.outcome, { batchId: batch.id, batchIndex: p.index }, at);
     await trx.updateTable('screening_batches')
-      .set((eb) => ({ processed: eb('processed', '+', pending.length), potential_matches: eb('potential_matches', '+', potentialMatches) }))
+      .set((eb) => ({ processed: eb('processed', '+', pending.length), potential_matches: eb('potential_matches', '+', potentialMatches), updated_at: at }))
       .where('id', '=', batch.id).execute();
   });
   return { screened: pending.length, potentialMatches };
@@ -81,7 +81,7 @@ export async function completeScreeningBatch(db: Db, batchId: string): Promise<v
     const batch = await trx.selectFrom('screening_batches').selectAll().where('id', '=', batchId).forUpdate().executeTakeFirstOrThrow();
     if (batch.status === 'completed') return;
     const at = new Date();
-    await trx.updateTable('screening_batches').set({ status: 'completed', completed_at: at }).where('id', '=', batch.id).execute();
+    await trx.updateTable('screening_batches').set({ status: 'completed', completed_at: at, updated_at: at }).where('id', '=', batch.id).execute();
     await recordEvent(trx, tenantOf(batch), {
       type: 'screening_batch.completed',
       objectId: batch.id,

@@ -1,10 +1,12 @@
 import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
-import type { TransferRow } from '../db/schema';
+import type { ExternalAccountRow, TransferRow } from '../db/schema';
 import { tenantOf } from '../db/tenant-scope';
 import { ASSET_SCALE } from '../domain/money';
 import { convertMinor, type RateProvider } from '../domain/quote';
 import { isMagicCents } from '../providers/rails';
+import type { ChainAdapters } from '../chains';
+import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../domain/rails';
 import type { SanctionsScreener } from '../sanctions/screener';
 import { storeScreening } from '../sanctions/screenings';
 import { loadTransfer } from './transfer';
@@ -15,24 +17,63 @@ export interface TransferReviewLimits {
   dailyLimitUsd: number;
 }
 
-type ReviewDeps = { db: Db; cipher: DataCipher; sanctions: SanctionsScreener; rates: RateProvider; limits: TransferReviewLimits };
+type ReviewDeps = { db: Db; cipher: DataCipher; sanctions: SanctionsScreener; rates: RateProvider; limits: TransferReviewLimits; chains: ChainAdapters };
+
+/** Why the payee cannot be paid, found before anything is sent: the transfer is undeliverable and refunded (no return leg). */
+export interface PayeeRefusal {
+  reason: string;
+  code?: string;
+}
 
 /**
- * The in_review checks (docs/TRANSFERS.md): sanctions screening of the destination account holder
- * and of the fiat deposit's sender (where the provider named them), listed digital-currency
- * addresses on either side, the amount threshold and the customer's 24-hour velocity. Any reason
- * holds the transfer for an operator's decision.
+ * The in_review checks (docs/TRANSFERS.md). First whether the payee can be paid at all (else the
+ * transfer is undeliverable before anything is sent). Then the reasons that hold it for an operator's
+ * decision: the customer suspended, sanctions screening of the destination account holder and of
+ * the fiat deposit's sender (where the provider named them), listed digital-currency addresses on
+ * either side, the amount threshold and the customer's 24-hour velocity.
  */
-export async function reviewTransfer(deps: ReviewDeps, transferId: string, loaded?: TransferRow): Promise<{ reasons: string[] }> {
+export async function reviewTransfer(
+  deps: ReviewDeps, transferId: string, loaded?: TransferRow,
+): Promise<{ reasons: string[]; undeliverable?: PayeeRefusal }> {
   const t = loaded ?? await loadTransfer(deps.db, transferId);
-  const reasons = [...await sanctionsReasons(deps, t), ...await limitReasons(deps, t)];
+  const account = t.destination_external_account_id
+    ? await deps.db.selectFrom('external_accounts').selectAll().where('id', '=', t.destination_external_account_id).executeTakeFirst()
+    : undefined;
+  const undeliverable = await payeeRefusal(deps, t, account);
+  if (undeliverable) return { reasons: [], undeliverable };
+  const reasons = [...await suspensionReasons(deps, t), ...await sanctionsReasons(deps, t, account), ...await limitReasons(deps, t)];
   if (t.environment === 'sandbox' && isMagicCents(BigInt(t.amount_minor), ASSET_SCALE[t.source_currency], 15n)) {
     reasons.push('sandbox_review: amounts ending in .15 are held in the sandbox');
   }
   return { reasons };
 }
 
-async function sanctionsReasons(deps: ReviewDeps, t: TransferRow): Promise<string[]> {
+/**
+ * The payee checks before a payout (docs/TRANSFERS.md): the destination account deleted since the
+ * transfer was created, a destination address the token contract blocks, or — in the sandbox,
+ * amounts ending in .12 — the receiving bank reporting the account closed.
+ */
+async function payeeRefusal(deps: ReviewDeps, t: TransferRow, account: ExternalAccountRow | undefined): Promise<PayeeRefusal | undefined> {
+  if (account?.status === 'deleted') return { reason: `the destination account ${account.id} was deleted after the transfer was created` };
+  if (t.destination_to_address && isChainRail(t.destination_rail)
+    && await deps.chains[t.destination_rail].receiverBlocked(t.destination_currency, t.destination_to_address)) {
+    return { reason: `the ${t.destination_currency} contract on ${t.destination_rail} blocks the destination address ${t.destination_to_address}` };
+  }
+  if (t.environment === 'sandbox' && isMagicCents(BigInt(t.amount_minor), ASSET_SCALE[t.source_currency], 12n)
+    && !isChainRail(t.destination_rail) && !t.destination_account_id) {
+    const profile = RAILS[t.destination_rail as PaymentRail] as FiatRailProfile;
+    return { reason: `the receiving bank reports the destination account closed (sandbox amounts ending in .12)`, code: profile.rejectCode };
+  }
+  return undefined;
+}
+
+/** A customer suspended since the transfer started: its funds wait for an operator, not paid out. */
+async function suspensionReasons(deps: ReviewDeps, t: TransferRow): Promise<string[]> {
+  const customer = await deps.db.selectFrom('customers').select(['status', 'suspension']).where('id', '=', t.customer_id).executeTakeFirstOrThrow();
+  return customer.status === 'suspended' ? [`customer_suspended: ${customer.suspension?.reason ?? 'a compliance freeze'}`] : [];
+}
+
+async function sanctionsReasons(deps: ReviewDeps, t: TransferRow, account: ExternalAccountRow | undefined): Promise<string[]> {
   if (!deps.sanctions.readyFor(t.environment)) {
     // Production never pays out unscreened (nor on a stale snapshot); the sandbox may run without lists.
     return t.environment === 'production' ? [`screening_unavailable: ${deps.sanctions.unavailableReason(t.environment)}`] : [];
@@ -48,9 +89,6 @@ async function sanctionsReasons(deps: ReviewDeps, t: TransferRow): Promise<strin
       reasons.push(`sanctions_potential_match: ${who} resembles ${top.matched_name} (${top.source_name}, score ${top.score}, screening ${stored.id})`);
     }
   };
-  const account = t.destination_external_account_id
-    ? await deps.db.selectFrom('external_accounts').selectAll().where('id', '=', t.destination_external_account_id).executeTakeFirst()
-    : undefined;
   if (account?.account_name) await screenName(account.account_name, 'destination account holder');
   const sender = await depositSenderName(deps, t);
   if (sender) await screenName(sender, "the deposit's sender");

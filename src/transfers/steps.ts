@@ -207,6 +207,7 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
   },
 
   async undeliverable(s, input) {
+    // Refused before the payout was sent (from in_review) there is no payout payment to mark.
     await markPaymentFailed(s.trx, payout(s.row), { status: 'failed', reason: input.reason, code: input.code });
     await s.move('undeliverable', { state_reason: input.reason, return_code: input.code ?? null });
   },
@@ -224,8 +225,9 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
     const attempt = input.attempt ?? 1;
     await s.insertPayment('refund', attempt, { status: 'pending' }, input.destination);
     await s.post(attempt > 1 ? `refund:${attempt}` : 'refund', refundPostings(s.money));
-    // A retried refund replaces the rejection shown to operators; a first one keeps a return's reason.
-    await s.setQuietly({ state_reason: attempt > 1 ? `refund retried (attempt ${attempt})` : s.row.state === 'returned' ? s.row.state_reason : 'refunding to the source' });
+    // A retried refund replaces the rejection shown to operators; a first one keeps why the payout failed.
+    const keepsReason = s.row.state === 'returned' || s.row.state === 'undeliverable';
+    await s.setQuietly({ state_reason: attempt > 1 ? `refund retried (attempt ${attempt})` : keepsReason ? s.row.state_reason : 'refunding to the source' });
   },
 
   async refund_rejected(s, input) {

@@ -9,7 +9,7 @@ import {
   type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest, type WalletTransactionRequest, type PreparedWalletTransaction,
 } from '../chain-adapter';
 import type { ChainKeys } from './keys';
-import { EvmNode, TOKEN_TRANSFER_GAS } from './node';
+import { EvmNode, STABLECOIN_ABI, TOKEN_TRANSFER_GAS } from './node';
 import { EvmPayouts } from './payouts';
 import { mintSandboxDeposit } from './sandbox-funding';
 import { EvmSweeps } from './sweeps';
@@ -61,6 +61,13 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
 
   async checkCurrency(currency: string): Promise<void> {
     await this.node.token(currency);
+  }
+
+  async receiverBlocked(currency: string, address: string): Promise<boolean> {
+    const token = await this.node.token(currency);
+    // The project's stablecoins keep `blocked`; a token without it (the call reverts) blocks nobody we can know of.
+    return this.node.client.readContract({ address: token, abi: STABLECOIN_ABI, functionName: 'blocked', args: [getAddress(address)] })
+      .then((blocked) => blocked === true, () => false);
   }
 
   depositAddress(index: number): string {

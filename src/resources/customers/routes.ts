@@ -8,6 +8,7 @@ import { sha256Hex } from '../../crypto';
 import { closeKycWorkflow } from '../../kyc/workflow-client';
 import { assertCustomerNotDeleted, CustomerSchema, findCustomer, serializeCustomer } from '../../customers/customer';
 import type { CustomerRow } from '../../db/schema';
+import { sandboxReactivateCustomer, sandboxSuspendCustomer } from './suspension-routes';
 import { CustomerCreate, CustomerIdParams, CustomerListQuery, CustomerListSchema, CustomerPatch, IDENTITY_FIELDS } from './schemas';
 
 const TAG = 'Customers';
@@ -48,6 +49,7 @@ export const createCustomer = defineRoute({
       kyc_decision: null,
       kyc_link_token_hash: sha256Hex(token),
       kyc_link_expires_at: linkExpiresAt,
+      suspension: null,
       created_at: now,
       updated_at: now,
       deleted_at: null,
@@ -57,7 +59,7 @@ export const createCustomer = defineRoute({
     // with the first submission: kyc_status not_started → pending when KYC is initiated, spec 2.1).
     return writeStatement(async (db) => {
       const insert = db.insertInto('customers').values({
-        ...row, address: row.address && JSON.stringify(row.address), rejection_reasons: null, incomplete_reasons: null, review_reasons: null, kyc_decision: null,
+        ...row, address: row.address && JSON.stringify(row.address), rejection_reasons: null, incomplete_reasons: null, review_reasons: null, kyc_decision: null, suspension: null,
       });
       await recordChangeWithEvent(db, tenant, insert, { type: 'customer.created', objectId: row.id, data: customer }, now);
       return {
@@ -184,4 +186,6 @@ export const customerRoutes = [
   getCustomer,
   updateCustomer,
   deleteCustomer,
+  sandboxSuspendCustomer,
+  sandboxReactivateCustomer,
 ];

@@ -13,6 +13,7 @@ export const EventSchema = z
     event: z.string(),
     api_version: z.literal('v0'),
     created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime().describe('An event never changes: its created_at'),
     data: z.record(z.string(), z.unknown()).describe('The object after the change; previous_attributes on updates'),
   })
   .meta({ id: 'Event' });

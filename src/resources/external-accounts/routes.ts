@@ -5,7 +5,7 @@ import { paginate } from '../../api/pagination';
 import { tenantRows } from '../../db/tenant-scope';
 import { recordEvent } from '../../domain/events';
 import { newId } from '../../ids';
-import { assertCustomerNotDeleted, findBodyCustomer, findCustomer } from '../../customers/customer';
+import { assertCustomerNotDeleted, assertCustomerNotSuspended, findBodyCustomer, findCustomer } from '../../customers/customer';
 import { CustomerIdParams } from '../customers/schemas';
 import { accountIdentity, ExternalAccountSchema, findExternalAccount, serializeExternalAccount } from '../../external-accounts/external-account';
 import { startMicroDepositVerification, submitVerificationAmounts } from '../../external-accounts/verification-client';
@@ -42,6 +42,7 @@ export const createExternalAccount = defineRoute({
     write(async (trx) => {
       const customer = await findBodyCustomer(trx, tenant, body.customer_id, 'customer_id');
       assertCustomerNotDeleted(customer);
+      assertCustomerNotSuspended(customer);
       const details = accountDetails(body);
       const identity = accountIdentity({ type: body.type, secret: details.secret, ...details.columns });
       const fingerprint = deps.cipher.fingerprint(identity);

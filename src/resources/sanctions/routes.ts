@@ -78,6 +78,7 @@ function serializeBatch(row: ScreeningBatchRow) {
     potential_matches: row.potential_matches,
     progress: row.total === 0 ? 1 : Math.round((row.processed / row.total) * 1000) / 1000,
     created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
     completed_at: row.completed_at?.toISOString() ?? null,
   };
 }
@@ -109,6 +110,7 @@ export const createBatch = defineRoute({
           potential_matches: 0,
           entities_encrypted: deps.cipher.encrypt(JSON.stringify(body.entities)),
           created_at: now,
+          updated_at: now,
           completed_at: null,
         })
         .returningAll()

@@ -45,6 +45,7 @@ export const ScreeningBatchSchema = z
     potential_matches: z.number().int(),
     progress: z.number().min(0).max(1),
     created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
     completed_at: z.iso.datetime().nullable(),
     screenings: ScreeningListSchema.optional().describe('When completed: a page of the screenings, in batch order (limit, cursor)'),
   })

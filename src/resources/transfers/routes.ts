@@ -123,7 +123,7 @@ export const sandboxDeposit = defineRoute({
   path: '/v0/sandbox/transfers/{transfer_id}/deposit',
   summary: "Sandbox: the customer's deposit arrives (a fiat payment with the deposit reference, or a token transfer to the deposit address)",
   tag: 'Sandbox',
-  permission: 'transfers:write',
+  permission: 'payments:write',
   sandboxOnly: true,
   params: TransferIdParams,
   body: z.strictObject({
@@ -163,7 +163,7 @@ export const sandboxReviewDecision = defineRoute({
   path: '/v0/sandbox/transfers/{transfer_id}/review',
   summary: 'Sandbox: decide a transfer held in review (approve pays it out; reject refunds it and cancels it)',
   tag: 'Sandbox',
-  permission: 'transfers:write',
+  permission: 'payments:write',
   sandboxOnly: true,
   params: TransferIdParams,
   body: z.strictObject({ decision: z.enum(['approve', 'reject']), note: z.string().trim().max(500).optional() }),
@@ -180,7 +180,7 @@ export const sandboxRetryRefund = defineRoute({
   path: '/v0/sandbox/transfers/{transfer_id}/retry_refund',
   summary: 'Sandbox: try again a refund the source bank or chain rejected: a new refund payment to the source, or where the body says',
   tag: 'Sandbox',
-  permission: 'transfers:write',
+  permission: 'payments:write',
   sandboxOnly: true,
   params: TransferIdParams,
   body: z.strictObject({
@@ -203,7 +203,7 @@ export const sandboxReturn = defineRoute({
   summary: "Sandbox: the receiving bank returns a processed fiat payout, or the source bank a settled fiat refund, inside the rail's return window; "
     + "or, with payment_id, the sender's bank sends back the return of a stray deposit",
   tag: 'Sandbox',
-  permission: 'transfers:write',
+  permission: 'payments:write',
   sandboxOnly: true,
   params: TransferIdParams,
   body: z.strictObject({

@@ -134,7 +134,7 @@ export const sandboxFundWallet = defineRoute({
   path: '/v0/sandbox/wallets/{wallet_id}/fund',
   summary: 'Sandbox: tokens arrive at the wallet on one of its chains (minted on the local node, with native asset for its gas; or a simulated transfer)',
   tag: 'Sandbox',
-  permission: 'accounts:write',
+  permission: 'payments:write',
   sandboxOnly: true,
   params: WalletIdParams,
   body: z.strictObject({ chain: z.enum(CHAIN_RAILS), currency: z.string().toLowerCase(), amount: z.string() }),
