@@ -1,5 +1,5 @@
 import { RAILS, realSettlementTime, type FiatRailProfile } from '../src/domain/rails';
-import { SandboxRateProvider, quoteReceipt } from '../src/domain/quote';
+import { SandboxRateProvider, quoteReceipt, swiftChargesSplit } from '../src/domain/quote';
 import { depositPostings, payoutPostings, payoutReversalPostings, refundPostings, type TransferMoney } from '../src/domain/transfers';
 
 // Pure logic: settlement calendars, quotes and the shape of the ledger postings.
@@ -40,17 +40,28 @@ describe('quotes', () => {
     expect(onramp).toMatchObject({ exchangeFeeMinor: 10n, subtotalMinor: 9_990n, finalMinor: 99_900_000n - 391_000n });
     expect(() => quoteReceipt({ amountMinor: 100n, developerFeeMinor: 0n, from: 'usd', to: 'usdc', rate: '1', gasFeeMinor: 2_000_000n })).toThrow(/nothing would arrive/);
   });
+  test('swift_charges: who pays the 15.00 sending fee and the 25.00 correspondent fees', () => {
+    expect(swiftChargesSplit('sha')).toEqual({ senderFeeMinor: 1_500n, beneficiaryDeductionsMinor: 2_500n });
+    expect(swiftChargesSplit('our')).toEqual({ senderFeeMinor: 4_000n, beneficiaryDeductionsMinor: 0n });
+    expect(swiftChargesSplit('ben')).toEqual({ senderFeeMinor: 0n, beneficiaryDeductionsMinor: 4_000n });
+    // The sender's part comes off the final amount, like gas.
+    const our = quoteReceipt({ amountMinor: 100_000n, developerFeeMinor: 0n, from: 'usd', to: 'usd', rate: '1', gasFeeMinor: 0n, swiftFeeMinor: 4_000n });
+    expect(our).toMatchObject({ exchangeFeeMinor: 0n, swiftFeeMinor: 4_000n, finalMinor: 96_000n });
+  });
 });
 
 test('every transfer posting set balances per currency, FX included', () => {
   const m: TransferMoney = {
     transferId: 'tr_x', customerId: 'cus_x', developerId: 'dev_x', sourceRail: 'sepa', sourceCurrency: 'eur', destinationRail: 'base',
     destinationCurrency: 'usdc', amountMinor: 10_000n, developerFeeMinor: 100n, exchangeFeeMinor: 50n, subtotalMinor: 9_850n,
-    gasFeeMinor: 400_000n, finalMinor: 106_000_000n, sourceAccountId: null, destinationAccountId: null,
+    gasFeeMinor: 400_000n, swiftFeeMinor: 0n, finalMinor: 106_000_000n, sourceAccountId: null, destinationAccountId: null,
   };
   // The same money from and to platform accounts.
   const accounts: TransferMoney = { ...m, sourceAccountId: 'acct_a', destinationAccountId: 'acct_b' };
-  for (const postings of [m, accounts].flatMap((x) => [depositPostings(x), payoutPostings(x), payoutReversalPostings(x), refundPostings(x)])) {
+  // A SWIFT payout whose sender pays the fees (swift_charges our), in one currency and from euros.
+  const swift: TransferMoney = { ...m, destinationRail: 'swift', destinationCurrency: 'usd', gasFeeMinor: 0n, swiftFeeMinor: 4_000n, finalMinor: 5_850n, sourceCurrency: 'usd', sourceRail: 'ach' };
+  const swiftFx: TransferMoney = { ...m, destinationRail: 'swift', destinationCurrency: 'usd', gasFeeMinor: 0n, swiftFeeMinor: 1_500n, finalMinor: 9_138n };
+  for (const postings of [m, accounts, swift, swiftFx].flatMap((x) => [depositPostings(x), payoutPostings(x), payoutReversalPostings(x), refundPostings(x)])) {
     const sums = new Map<string, bigint>();
     for (const p of postings) sums.set(p.account.currency, (sums.get(p.account.currency) ?? 0n) + p.amountMinor);
     for (const sum of sums.values()) expect(sum).toBe(0n);

@@ -114,6 +114,36 @@ test('faster_payments, pix, spei and swift pay out in their currencies', async (
   }
 }, 120_000);
 
+test('swift_charges decides who pays the SWIFT fees: in the receipt, in the payout sent, in the ledger', async () => {
+  const us = await approvedCustomer(t.api, 'US');
+  const abroad = await internationalAccount(t.api, us.id, 'DE89370400440532013000', 'COBADEFFXXX', 'DE');
+  const swift = async (charges?: string) => (await t.api.post('/v0/transfers', {
+    amount: '1000.00', on_behalf_of: us.id, source: { payment_rail: 'ach_same_day', currency: 'usd' },
+    destination: { payment_rail: 'swift', currency: 'usd', external_account_id: abroad.id, ...(charges ? { swift_charges: charges } : {}) },
+  })).body;
+  // ach_same_day → swift in usd: no exchange fee; the sender's part of the SWIFT fees comes off what is sent.
+  const receipts = Object.fromEntries(await Promise.all(['sha', 'our', 'ben'].map(async (c) => [c, (await swift(c)).receipt])));
+  expect(receipts.sha).toMatchObject({ swift_fee: '15.00', beneficiary_deductions: '25.00', final_amount: '985.00' });
+  expect(receipts.our).toMatchObject({ swift_fee: '40.00', beneficiary_deductions: '0.00', final_amount: '960.00' });
+  expect(receipts.ben).toMatchObject({ swift_fee: '0.00', beneficiary_deductions: '40.00', final_amount: '1000.00' });
+  const byDefault = await swift();
+  expect([byDefault.destination.swift_charges, byDefault.receipt.swift_fee]).toEqual(['sha', '15.00']);
+  // Too small to arrive once the banks on the way took theirs.
+  const tooSmall = await t.api.post('/v0/transfers', {
+    amount: '30.00', on_behalf_of: us.id, source: { payment_rail: 'ach_same_day', currency: 'usd' },
+    destination: { payment_rail: 'swift', currency: 'usd', external_account_id: abroad.id, swift_charges: 'ben' },
+  });
+  expect([tooSmall.status, tooSmall.body.error.source]).toEqual([400, { location: 'body', key: 'amount' }]);
+  // Paid out: the payout is the final amount; the platform's SWIFT fee is in the ledger (checked after the test).
+  await depositAndSettle(byDefault.id);
+  const payout = (await t.api.get(`/v0/payments?transfer_id=${byDefault.id}&kind=payout`)).body.data[0];
+  expect([payout.status, payout.amount]).toEqual(['settled', '985.00']);
+  // Other rails have neither field.
+  expect((await t.api.post('/v0/transfers', {
+    amount: '10.00', on_behalf_of: us.id, source: { payment_rail: 'ach', currency: 'usd' }, destination: { payment_rail: 'wire', currency: 'usd', external_account_id: (await verifiedUsAccount(t.api, us.id)).id },
+  })).body.receipt).not.toHaveProperty('swift_fee');
+}, 120_000);
+
 test('simulated chains: USDC from solana to a stellar address, USDT out on tron', async () => {
   const customer = await approvedCustomer(t.api, 'DE');
   const solanaWallet = encodeChainAddress('solana', randomBytes(32));

@@ -15,7 +15,7 @@ const family = (currency: string) => PEG[currency] ?? currency;
 
 /** US dollars per unit, sandbox mid-market. Native gas assets are here to price network fees. */
 export const DEFAULT_SANDBOX_USD_RATES: Record<string, string> = {
-  usd: '1', eur: '1.08', gbp: '1.27', brl: '0.18', mxn: '0.055', eth: '3000', matic: '0.5', sol: '150', xlm: '0.1', trx: '0.12',
+  usd: '1', eur: '1.08', gbp: '1.27', brl: '0.18', mxn: '0.055', eth: '3000', matic: '0.5', fpn: '1', sol: '150', xlm: '0.1', trx: '0.12',
 };
 
 const RATE_DECIMALS = 8;
@@ -72,6 +72,8 @@ export interface Receipt {
   exchangeRate: string;
   /** In the destination asset. */
   gasFeeMinor: bigint;
+  /** In the destination asset: the SWIFT fees the sender pays (swift_charges), 0 elsewhere. */
+  swiftFeeMinor: bigint;
   /** In the destination asset: what the receiver gets. */
   finalMinor: bigint;
 }
@@ -79,19 +81,38 @@ export interface Receipt {
 export class QuoteError extends Error {}
 
 /**
+ * Who pays a SWIFT payment's fees (`swift_charges`), with the sandbox's documented fees in cents of
+ * usd (docs/TRANSFERS.md): the sending bank's 15.00 and the correspondent and receiving banks' 25.00.
+ * `senderFeeMinor` comes out of the transfer before it is sent (receipt `swift_fee`);
+ * `beneficiaryDeductionsMinor` is what the banks on the way take from the payment before it arrives
+ * (receipt `beneficiary_deductions`).
+ */
+export const SWIFT_SENDING_FEE_MINOR = 1_500n;
+export const SWIFT_CORRESPONDENT_FEES_MINOR = 2_500n;
+export type SwiftCharges = 'sha' | 'our' | 'ben';
+
+export function swiftChargesSplit(charges: SwiftCharges): { senderFeeMinor: bigint; beneficiaryDeductionsMinor: bigint } {
+  const all = SWIFT_SENDING_FEE_MINOR + SWIFT_CORRESPONDENT_FEES_MINOR;
+  if (charges === 'our') return { senderFeeMinor: all, beneficiaryDeductionsMinor: 0n };
+  if (charges === 'ben') return { senderFeeMinor: 0n, beneficiaryDeductionsMinor: all };
+  return { senderFeeMinor: SWIFT_SENDING_FEE_MINOR, beneficiaryDeductionsMinor: SWIFT_CORRESPONDENT_FEES_MINOR };
+}
+
+/**
  * The receipt of spec 2.5. initial, developer fee, exchange fee and subtotal are in the source
  * currency; gas fee and final amount in the destination asset. The exchange fee is rounded up and
  * conversions down, so rounding never costs the platform; see docs/TRANSFERS.md.
  */
 export function quoteReceipt(q: {
-  amountMinor: bigint; developerFeeMinor: bigint; from: string; to: string; rate: string; gasFeeMinor: bigint;
+  amountMinor: bigint; developerFeeMinor: bigint; from: string; to: string; rate: string; gasFeeMinor: bigint; swiftFeeMinor?: bigint;
 }): Receipt {
+  const swiftFeeMinor = q.swiftFeeMinor ?? 0n;
   const bps = exchangeFeeBps(q.from, q.to);
   const afterDeveloperFee = q.amountMinor - q.developerFeeMinor;
   const exchangeFeeMinor = (afterDeveloperFee * bps + 9_999n) / 10_000n;
   const subtotalMinor = afterDeveloperFee - exchangeFeeMinor;
   const converted = convertMinor(subtotalMinor, ASSET_SCALE[q.from], ASSET_SCALE[q.to], q.rate);
-  const finalMinor = converted - q.gasFeeMinor;
+  const finalMinor = converted - q.gasFeeMinor - swiftFeeMinor;
   if (finalMinor <= 0n) throw new QuoteError('After fees nothing would arrive: the amount is too small');
-  return { initialMinor: q.amountMinor, developerFeeMinor: q.developerFeeMinor, exchangeFeeMinor, subtotalMinor, exchangeRate: q.rate, gasFeeMinor: q.gasFeeMinor, finalMinor };
+  return { initialMinor: q.amountMinor, developerFeeMinor: q.developerFeeMinor, exchangeFeeMinor, subtotalMinor, exchangeRate: q.rate, gasFeeMinor: q.gasFeeMinor, swiftFeeMinor, finalMinor };
 }

@@ -47,6 +47,8 @@ export interface TransferMoney {
   exchangeFeeMinor: bigint;
   subtotalMinor: bigint;
   gasFeeMinor: bigint;
+  /** SWIFT fees the sender pays (swift_charges), in the destination currency; 0 elsewhere. */
+  swiftFeeMinor: bigint;
   finalMinor: bigint;
   /** The platform account the money comes from, or goes to, where a leg is one. */
   sourceAccountId: string | null;
@@ -130,11 +132,15 @@ export function payoutPostings(m: TransferMoney): Posting[] {
   if (m.sourceCurrency !== m.destinationCurrency) {
     postings.push(
       { account: { ownerType: 'platform', ownerId: 'fx', purpose: 'fx_conversion', currency: m.sourceCurrency }, amountMinor: m.subtotalMinor },
-      { account: { ownerType: 'platform', ownerId: 'fx', purpose: 'fx_conversion', currency: m.destinationCurrency }, amountMinor: -(m.finalMinor + m.gasFeeMinor) },
+      { account: { ownerType: 'platform', ownerId: 'fx', purpose: 'fx_conversion', currency: m.destinationCurrency }, amountMinor: -(m.finalMinor + m.gasFeeMinor + m.swiftFeeMinor) },
     );
   }
   if (m.gasFeeMinor > 0n) {
     postings.push({ account: { ownerType: 'platform', ownerId: 'network', purpose: 'platform_fees', currency: m.destinationCurrency }, amountMinor: m.gasFeeMinor });
+  }
+  // What the platform's bank charges for sending (and, swift_charges our, prepays to the correspondents).
+  if (m.swiftFeeMinor > 0n) {
+    postings.push({ account: { ownerType: 'platform', ownerId: 'swift', purpose: 'platform_fees', currency: m.destinationCurrency }, amountMinor: m.swiftFeeMinor });
   }
   // Out on the rail or chain, or into the destination platform account.
   const destination = m.destinationAccountId ? accountAvailable(m.destinationAccountId, m.destinationCurrency) : clearing(m.destinationRail, m.destinationCurrency);

@@ -6,7 +6,7 @@ import { invalidField, invalidStateField } from '../errors';
 import type { Database, TransferRow } from '../db/schema';
 import { cryptoAddressError } from '../domain/bank-validation';
 import { ASSET_SCALE, formatAmount, parseAmount } from '../domain/money';
-import { QuoteError, convertMinor, quoteReceipt } from '../domain/quote';
+import { QuoteError, convertMinor, quoteReceipt, swiftChargesSplit } from '../domain/quote';
 import { PAYMENT_RAILS, RAILS, isChainRail, railBoundsMinor, type CryptoChain, type FiatRailProfile, type PaymentRail } from '../domain/rails';
 import { recordEvent } from '../domain/events';
 import { newId, randomBase62 } from '../ids';
@@ -203,12 +203,14 @@ export async function createTransfer(
   const fromAddress = wallets.sourceAddress ?? input.source.from_address ?? null;
 
   const rate = await deps.rates.rate(input.source.currency, input.destination.currency);
+  const swift = input.destination.payment_rail === 'swift' ? swiftChargesSplit(input.destination.swift_charges ?? 'sha') : undefined;
   let receipt;
   try {
     receipt = quoteReceipt({
       amountMinor: prepared.amountMinor, developerFeeMinor: prepared.developerFeeMinor, from: input.source.currency, to: input.destination.currency,
-      rate, gasFeeMinor: prepared.gasFeeMinor,
+      rate, gasFeeMinor: prepared.gasFeeMinor, swiftFeeMinor: swift?.senderFeeMinor,
     });
+    if (swift && receipt.finalMinor <= swift.beneficiaryDeductionsMinor) throw new QuoteError('After the SWIFT fees nothing would arrive: the amount is too small');
   } catch (err) {
     if (err instanceof QuoteError) throw body('amount', err.message);
     throw err;
@@ -245,6 +247,7 @@ export async function createTransfer(
     exchange_fee_minor: receipt.exchangeFeeMinor.toString(),
     subtotal_minor: receipt.subtotalMinor.toString(),
     gas_fee_minor: receipt.gasFeeMinor.toString(),
+    ...(swift ? { swift_fee_minor: swift.senderFeeMinor.toString(), beneficiary_deductions_minor: swift.beneficiaryDeductionsMinor.toString() } : {}),
     final_minor: receipt.finalMinor.toString(),
     exchange_rate: receipt.exchangeRate,
     source_tx_hash: null,

@@ -21,6 +21,9 @@ export interface StoredReceipt {
   exchange_fee_minor: string;
   subtotal_minor: string;
   gas_fee_minor: string;
+  /** SWIFT payouts (swift_charges): what the sender pays, and what the banks on the way deduct. */
+  swift_fee_minor?: string;
+  beneficiary_deductions_minor?: string;
   final_minor: string;
   exchange_rate: string;
   source_tx_hash: string | null;
@@ -64,6 +67,7 @@ export function transferMoney(row: TransferRow): TransferMoney {
     exchangeFeeMinor: BigInt(r.exchange_fee_minor),
     subtotalMinor: BigInt(r.subtotal_minor),
     gasFeeMinor: BigInt(r.gas_fee_minor),
+    swiftFeeMinor: BigInt(r.swift_fee_minor ?? '0'),
     finalMinor: BigInt(r.final_minor),
     sourceAccountId: row.source_account_id,
     destinationAccountId: row.destination_account_id,
@@ -107,6 +111,10 @@ export function serializeTransfer(row: TransferRow) {
       exchange_fee: formatAmount(BigInt(r.exchange_fee_minor), src),
       subtotal_amount: formatAmount(BigInt(r.subtotal_minor), src),
       gas_fee: formatAmount(BigInt(r.gas_fee_minor), dst),
+      ...(r.swift_fee_minor !== undefined ? {
+        swift_fee: formatAmount(BigInt(r.swift_fee_minor), dst),
+        beneficiary_deductions: formatAmount(BigInt(r.beneficiary_deductions_minor ?? '0'), dst),
+      } : {}),
       final_amount: formatAmount(BigInt(r.final_minor), dst),
       exchange_rate: r.exchange_rate,
       source_tx_hash: r.source_tx_hash,
@@ -156,6 +164,9 @@ export const ReceiptSchema = z
     exchange_fee: amountOut,
     subtotal_amount: amountOut,
     gas_fee: amountOut,
+    swift_fee: amountOut.optional().describe('SWIFT payouts: the fees the sender pays (swift_charges our: all of them; sha: the sending bank\'s; ben: none), taken before the payment is sent'),
+    beneficiary_deductions: amountOut.optional()
+      .describe('SWIFT payouts: what the correspondent and receiving banks take from the payment on its way (sha, ben); the payee receives final_amount less this'),
     final_amount: amountOut,
     exchange_rate: amountOut,
     source_tx_hash: z.string().nullable(),
