@@ -38,7 +38,7 @@ beforeAll(async () => {
   env = {
     PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH,
     DATA_DIR: dataDir, PORT: String(port), PGLITE_PORT: String(await freePort()), TEMPORAL_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()), ANVIL_BASE_PORT: String(await freePortRange(5)),
+    TEMPORAL_UI_PORT: String(await freePort()), ANVIL_BASE_PORT: String(await freePortRange(EVM_CHAINS.length)),
     CHAIN_TREASURY_MNEMONIC: treasuryMnemonic,
     STRAY_DEPOSIT_SCAN_SECONDS: '2',
   };
@@ -103,7 +103,7 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   const first = npmStart('first');
   await untilRunning(first);
   const servers = serverPids();
-  expect(servers).toHaveLength(6); // the Temporal dev server and one anvil node per EVM chain
+  expect(servers).toHaveLength(1 + EVM_CHAINS.length); // the Temporal dev server and one anvil node per EVM chain
   expect(servers.every(alive)).toBe(true);
   for (const pid of servers) {
     const commandLine = spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).stdout;
@@ -155,7 +155,7 @@ test('the servers a killed start left behind are ended by the next start, which 
   expect(created.status).toBe(201);
   expect((await api.post(`/v0/customers/${created.body.id}/kyc`, documents())).status).toBe(202);
   const leftBehind = serverPids();
-  expect(leftBehind).toHaveLength(6);
+  expect(leftBehind).toHaveLength(1 + EVM_CHAINS.length);
   signalGroup(killed.child, 'SIGKILL');
   await killed.exit;
   // Outside the killed process group, the servers are still running.

@@ -80,6 +80,29 @@ test('more than the wallet can spend is refused (409) before anything moves: its
   expect(await tokenBalance('optimism', 'usdt', w.addresses.optimism)).toBe(20_000_000n);
 }, 150_000);
 
+test("fpnet, the platform's own chain (one-second blocks, its native asset fpn, USDC): a wallet on it pays out there, and an ACH onramp pays USDC on it", async () => {
+  const w = await fundedWallet('fpnet', 'usdc', '30');
+  const receiverBefore = await tokenBalance('fpnet', 'usdc', RECEIVER);
+  const sent = (await p.t.api.post('/v0/transfers', fromWallet(w, 'fpnet', 'usdc', '12.00', { to_address: RECEIVER }))).body;
+  expect(sent.source).toMatchObject({ payment_rail: 'fpnet', wallet_id: w.id });
+  await waitForTransferState(p.t.api, sent.id, 'payment_processed', 90_000);
+  expect(await tokenBalance('fpnet', 'usdc', RECEIVER) - receiverBefore).toBe(BigInt(sent.receipt.final_amount.replace('.', '')));
+  // The wallet's balances on fpnet, gas in fpn paid by the platform's treasury.
+  const balances = (await p.t.api.get(`/v0/wallets/${w.id}/balances`)).body.data;
+  expect(balances.map((b: any) => [b.chain, b.currency])).toEqual(expect.arrayContaining([['fpnet', 'usdc']]));
+
+  const onramp = (await p.t.api.post('/v0/transfers', {
+    amount: '15.00', on_behalf_of: p.us.id, source: { payment_rail: 'ach', currency: 'usd' }, destination: { payment_rail: 'fpnet', currency: 'usdc', to_address: RECEIVER },
+  })).body;
+  expect(BigInt(onramp.receipt.gas_fee.replace('.', ''))).toBeGreaterThan(0n);
+  await sandboxDeposit(p.t.api, onramp.id);
+  const paid = await waitForTransferState(p.t.api, onramp.id, 'payment_processed', 90_000);
+  expect(paid.receipt.destination_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+  // Only its listed asset: USDT is not carried on fpnet.
+  const usdt = await p.t.api.post('/v0/transfers', { ...fromWallet(w, 'fpnet', 'usdt', '1.00', { to_address: RECEIVER }) });
+  expect(usdt.status).toBe(400);
+}, 150_000);
+
 test('an undeliverable payout from a wallet is refunded to the wallet', async () => {
   const w = await fundedWallet('polygon', 'usdt', '25');
   const tr = (await p.t.api.post('/v0/transfers', fromWallet(w, 'polygon', 'usdt', '25.00', { to_address: '0x00000000000000000000000000000000000b10c5' }))).body;

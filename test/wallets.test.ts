@@ -97,7 +97,8 @@ describe('custodial wallets', () => {
     for (let n = 1; n <= 20 && !seenPending; n++) {
       const fund = (await t.api.post(`/v0/sandbox/wallets/${w.id}/fund`, { chain: 'base', currency: 'usdt', amount: '12.5' })).body;
       const confirmed = await waitFor(async () => {
-        const list = (await t.api.get(`/v0/wallets/${w.id}/transactions`)).body.data;
+        // Up to 20 deposits: past the default page of 10.
+        const list = (await t.api.get(`/v0/wallets/${w.id}/transactions?limit=100`)).body.data;
         return list.length === n && list[0].state === 'confirmed' && list[0];
       }, { what: 'the deposit to be confirmed in the history' });
       expect(confirmed).toMatchObject({

@@ -1,6 +1,6 @@
 /** Decimal places of each asset (API conventions). Amounts travel as decimal strings, live as integers. */
 export const ASSET_SCALE: Record<string, number> = {
-  usd: 2, eur: 2, gbp: 2, brl: 2, mxn: 2, usdc: 6, usdt: 6, dai: 18, pyusd: 6, eth: 18, btc: 8, sol: 9, matic: 18, xlm: 7, trx: 6,
+  usd: 2, eur: 2, gbp: 2, brl: 2, mxn: 2, usdc: 6, usdt: 6, dai: 18, pyusd: 6, eth: 18, btc: 8, sol: 9, matic: 18, fpn: 18, xlm: 7, trx: 6,
 };
 
 /** "10.50" → 1050n for a scale of 2. Null when the string is not a positive amount of that precision. */

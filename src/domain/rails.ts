@@ -8,7 +8,8 @@ import { SEPA_COUNTRIES } from './regions';
  * API (validation, quotes), the workflow (return windows) and the sandbox simulators (settlement).
  */
 export const FIAT_RAILS = ['ach', 'ach_push', 'ach_same_day', 'wire', 'swift', 'sepa', 'faster_payments', 'pix', 'spei'] as const;
-export const EVM_CHAINS = ['ethereum', 'polygon', 'arbitrum', 'optimism', 'base'] as const;
+// `fpnet`: the platform's own chain (spec 2.4, docs/CHAINS.md): EVM, one-second blocks, its native asset fpn and USDC.
+export const EVM_CHAINS = ['ethereum', 'polygon', 'arbitrum', 'optimism', 'base', 'fpnet'] as const;
 export const SIMULATED_CHAINS = ['solana', 'stellar', 'tron'] as const;
 export const CHAIN_RAILS = [...EVM_CHAINS, ...SIMULATED_CHAINS] as const;
 export const PAYMENT_RAILS = [...FIAT_RAILS, ...CHAIN_RAILS] as const;
@@ -96,6 +97,7 @@ export const RAILS: Record<PaymentRail, FiatRailProfile | ChainRailProfile> = {
   arbitrum: chain(['usdc', 'usdt']),
   optimism: chain(['usdc', 'usdt']),
   base: chain(['usdc', 'usdt']),
+  fpnet: chain(['usdc']),
   solana: chain(['usdc', 'usdt']),
   stellar: chain(['usdc']),
   tron: chain(['usdt']),

@@ -13,6 +13,7 @@ import { createApiKey, createDeveloper } from '../../src/admin/accounts';
 import { createDb } from '../../src/db';
 import { writeSharedManifest } from '../../bench/shared-lists';
 import { startAnvilNodes } from '../../src/embedded/anvil';
+import { EVM_CHAINS } from '../../src/domain/rails';
 import { buildWorkflowBundle } from '../../workers/workflow-bundle';
 
 const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -40,7 +41,7 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
   try {
     // One local anvil node per EVM chain, with the sandbox stablecoins deployed; four blocks a second
     // so that confirmations accrue in a quarter of the time `npm start`'s one-second blocks take.
-    const anvil = await startAnvilNodes({ basePort: await freePortRange(5), mnemonic: TEST_MNEMONIC, blockTimeSeconds: 0.25 });
+    const anvil = await startAnvilNodes({ basePort: await freePortRange(EVM_CHAINS.length), mnemonic: TEST_MNEMONIC, blockTimeSeconds: 0.25 });
     started.push(() => anvil.stop());
 
     await adminQuery(`drop database if exists ${dbName} with (force)`);

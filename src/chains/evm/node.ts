@@ -14,9 +14,9 @@ export const stablecoinAbi = STABLECOIN_ABI as readonly unknown[] as Abi;
 /** Gas a token transfer takes, with room to spare (an ERC-20 transfer uses ~35–55k). */
 export const TOKEN_TRANSFER_GAS = 90_000n;
 
-export const NATIVE_ASSET: Record<EvmChain, string> = { ethereum: 'eth', polygon: 'matic', arbitrum: 'eth', optimism: 'eth', base: 'eth' };
+export const NATIVE_ASSET: Record<EvmChain, string> = { ethereum: 'eth', polygon: 'matic', arbitrum: 'eth', optimism: 'eth', base: 'eth', fpnet: 'fpn' };
 /** Local chain ids, distinct per chain, for the anvil nodes. */
-export const LOCAL_CHAIN_IDS: Record<EvmChain, number> = { ethereum: 31337, polygon: 31338, arbitrum: 31339, optimism: 31340, base: 31341 };
+export const LOCAL_CHAIN_IDS: Record<EvmChain, number> = { ethereum: 31337, polygon: 31338, arbitrum: 31339, optimism: 31340, base: 31341, fpnet: 31342 };
 /** The ids each chain is known by (mainnet, public testnet, local node): a node of another chain is refused. */
 const KNOWN_CHAIN_IDS: Record<EvmChain, number[]> = {
   ethereum: [1, 11155111, LOCAL_CHAIN_IDS.ethereum],
@@ -24,6 +24,8 @@ const KNOWN_CHAIN_IDS: Record<EvmChain, number[]> = {
   arbitrum: [42161, 421614, LOCAL_CHAIN_IDS.arbitrum],
   optimism: [10, 11155420, LOCAL_CHAIN_IDS.optimism],
   base: [8453, 84532, LOCAL_CHAIN_IDS.base],
+  // The platform's own chain has no public network: its nodes, wherever they run, use this id.
+  fpnet: [LOCAL_CHAIN_IDS.fpnet],
 };
 
 /**
