@@ -143,9 +143,9 @@ describe('dependencies down', () => {
   test('a chain node down: a transfer paying out on it answers 503 having done nothing; fiat transfers go on', async () => {
     const t = await createTenant();
     const customer = await approvedCustomer(t.api, 'US');
-    const send = (destination: Record<string, unknown>) => fetch(`${url}/v0/transfers`, {
+    const send = (destination: Record<string, unknown>, amount = '10.00') => fetch(`${url}/v0/transfers`, {
       method: 'POST', headers: { 'Api-Key': t.secret, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ amount: '10.00', on_behalf_of: customer.id, source: { payment_rail: 'ach', currency: 'usd' }, destination }),
+      body: JSON.stringify({ amount, on_behalf_of: customer.id, source: { payment_rail: 'ach', currency: 'usd' }, destination }),
     });
     const toBase = { payment_rail: 'base', currency: 'usdc', to_address: '0x8ba1f109551bD432803012645Ac136ddd64DBA72' };
     expect((await send(toBase)).status).toBe(201);
@@ -157,7 +157,8 @@ describe('dependencies down', () => {
     const intl = (await t.api.post('/v0/external-accounts', {
       customer_id: customer.id, type: 'international_bank_account', account_name: 'Erika Mustermann', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', bank_name: 'Bank', bank_country: 'DE',
     })).body;
-    expect((await send({ payment_rail: 'swift', currency: 'usd', external_account_id: intl.id })).status).toBe(201);
+    // Enough to survive the SWIFT fees (docs/TRANSFERS.md, "SWIFT charges").
+    expect((await send({ payment_rail: 'swift', currency: 'usd', external_account_id: intl.id }, '100.00')).status).toBe(201);
     await chainProxy.restore();
     await waitFor(async () => (await send(toBase)).status === 201, { timeoutMs: 30_000, what: 'chain back' });
   });
