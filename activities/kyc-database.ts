@@ -1,5 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Updateable } from 'kysely';
 import type { Db } from '../src/db';
+import type { CustomerRow, CustomersTable } from '../src/db/schema';
 import type { Tenant } from '../src/db/tenant-scope';
 import { endorsementsFor, type KycStatus } from '../src/domain/kyc';
 import { recordEvent } from '../src/domain/events';
@@ -55,10 +57,7 @@ export function createKycDatabaseActivities(db: Db) {
             review_reasons: input.reviewReasons ? JSON.stringify(input.reviewReasons) : null,
             rejection_reasons: input.rejectionReasons ? JSON.stringify(input.rejectionReasons) : null,
             ...(input.riskRating ? { risk_rating: input.riskRating } : {}),
-            // A suspended customer stays suspended: the status KYC gives it waits for the reactivation.
-            ...(input.customerStatus && row.status === 'suspended' && row.suspension
-              ? { suspension: JSON.stringify({ ...row.suspension, previous_status: input.customerStatus }) }
-              : input.customerStatus ? { status: input.customerStatus } : {}),
+            ...statusFromKyc(row, input.customerStatus),
             ...(input.grantEndorsements ? { endorsements: endorsementsFor(row.address?.country) } : {}),
             ...(input.operatorDecision ? {
               kyc_decision: JSON.stringify({ ...input.operatorDecision, reasons: input.operatorDecision.reasons ?? null, decided_at: now.toISOString() }),
@@ -82,6 +81,13 @@ export function createKycDatabaseActivities(db: Db) {
       });
     },
   };
+}
+
+/** The status KYC gives the customer; a suspended customer keeps it for its reactivation instead. */
+function statusFromKyc(row: CustomerRow, status: 'active' | undefined): Partial<Updateable<CustomersTable>> {
+  if (!status) return {};
+  if (row.status === 'suspended' && row.suspension) return { suspension: JSON.stringify({ ...row.suspension, previous_status: status }) };
+  return { status };
 }
 
 export type KycActivities = ReturnType<typeof createKycDatabaseActivities>;

@@ -3,7 +3,7 @@ import type { CustomerRow, CustomerSuspension } from '../db/schema';
 import { tenantOf, type Tenant } from '../db/tenant-scope';
 import { recordEvents } from '../domain/events';
 import { invalidState, notFound } from '../errors';
-import { serializeCustomer } from './customer';
+import { assertCustomerNotDeleted, findCustomer, serializeCustomer } from './customer';
 
 /**
  * A compliance freeze (docs/KYC.md): a suspended customer starts nothing new (transfers, wallets,
@@ -32,11 +32,11 @@ async function changeSuspension(
   change: (row: CustomerRow, now: Date) => { status: CustomerRow['status']; suspension: CustomerSuspension | null; event: 'customer.suspended' | 'customer.reactivated' },
 ): Promise<CustomerRow> {
   return db.transaction().execute(async (trx) => {
-    let q = trx.selectFrom('customers').selectAll().where('id', '=', customerId);
-    if (scope) q = q.where('developer_id', '=', scope.developerId).where('environment', '=', scope.environment);
-    const row = await q.forUpdate().executeTakeFirst();
+    const row = scope
+      ? await findCustomer(trx, scope, customerId, { forUpdate: true })
+      : await trx.selectFrom('customers').selectAll().where('id', '=', customerId).forUpdate().executeTakeFirst();
     if (!row) throw notFound('customer', customerId);
-    if (row.status === 'deleted') throw invalidState(`Customer ${row.id} is deleted and can no longer change`);
+    assertCustomerNotDeleted(row);
     const now = new Date();
     const next = change(row, now);
     const updated = await trx.updateTable('customers')

@@ -8,7 +8,7 @@ import { SEPA_COUNTRIES } from './regions';
  * API (validation, quotes), the workflow (return windows) and the sandbox simulators (settlement).
  */
 export const FIAT_RAILS = ['ach', 'ach_push', 'ach_same_day', 'wire', 'swift', 'sepa', 'faster_payments', 'pix', 'spei'] as const;
-// `fpnet`: the platform's own chain (spec 2.4, docs/CHAINS.md): EVM, one-second blocks, its native asset fpn and USDC.
+// `fpnet`: the platform's own chain (spec 2.4, docs/TRANSFERS.md): EVM, one-second blocks, its native asset fpn and USDC.
 export const EVM_CHAINS = ['ethereum', 'polygon', 'arbitrum', 'optimism', 'base', 'fpnet'] as const;
 export const SIMULATED_CHAINS = ['solana', 'stellar', 'tron'] as const;
 export const CHAIN_RAILS = [...EVM_CHAINS, ...SIMULATED_CHAINS] as const;
