@@ -64,6 +64,13 @@ const envSchema = z.object({
   TEMPORAL_PORT: port(7233),
   TEMPORAL_UI_PORT: port(8233),
   TEMPORAL_CLI_PATH: z.string().optional(),
+  /** Temporal Cloud (docs/DEPLOYMENT.md): an API key, or the client certificate and key files of mTLS. Either turns TLS on. */
+  TEMPORAL_API_KEY: z.string().trim().optional().transform((v) => v || undefined),
+  TEMPORAL_TLS_CERT_PATH: z.string().trim().optional().transform((v) => v || undefined),
+  TEMPORAL_TLS_KEY_PATH: z.string().trim().optional().transform((v) => v || undefined),
+  /** The worker's Prometheus endpoint for the Temporal SDK's metrics (host:port); unset: none. */
+  TEMPORAL_METRICS_ADDRESS: z.string().trim().optional().transform((v) => v || undefined)
+    .refine((v) => v === undefined || /^[^\s/]+:\d+$/.test(v), { message: 'must be host:port' }),
   /** The workflow code bundled ahead of time (`npm run build:workflows`); unset: bundled when the worker starts. */
   WORKFLOW_BUNDLE_PATH: z.string().trim().optional().transform((v) => v || undefined),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),

@@ -104,12 +104,20 @@ export function resolveEncryptionKey(opts: { envKey?: string; dataDir: string; a
   if (!opts.allowGenerated) {
     throw new Error('DATA_ENCRYPTION_KEY is required (32 bytes, base64: openssl rand -base64 32)');
   }
-  const file = path.join(opts.dataDir, 'encryption.key');
+  return readOrCreateKeyFile(path.join(opts.dataDir, 'encryption.key'));
+}
+
+/** A 32-byte key kept in a file (base64, mode 0600), made the first time; of two processes starting at once, the first one's. */
+export function readOrCreateKeyFile(file: string): Buffer {
   if (fs.existsSync(file)) return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
-  fs.writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600 });
-  return key;
+  try {
+    fs.writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    return key;
+  } catch {
+    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+  }
 }
 
 /** The cipher of a process: the current key (see resolveEncryptionKey) and the previous ones, which only decrypt. */

@@ -359,7 +359,7 @@ describe('a worker killed right after a payout or a return went out, or down whe
     api = startProcess('api-transfer-crash', path.join(root, 'src/main/api.ts'), { ...env(), PORT: String(port) }, stack().logDir);
     await waitUntilReady(`${url}/readyz`, api, 60_000);
     worker = startWorker();
-    await waitForPoller({ client: await temporalClient(), namespace: stack().namespace }, env().TEMPORAL_TASK_QUEUE, worker, 60_000);
+    await waitForPoller(stack().temporalAddress, env().TEMPORAL_TASK_QUEUE, worker, 60_000);
     const c = await approvedCustomer(t.api, 'US');
     customerId = c.id;
     accountId = (await verifiedUsAccount(t.api, customerId)).id;

@@ -10,6 +10,7 @@ import type { SanctionsScreener } from '../src/sanctions/screener';
 import type { Logger } from '../src/logger';
 import { reportWhileWaiting } from '../src/main/run';
 import { encryptedDataConverter } from '../src/temporal/payload-codec';
+import type { temporalAuthOptions } from '../src/temporal/client';
 import { chainWatchTaskQueue, webhookTaskQueue } from '../src/temporal/task-queues';
 import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './workflow-bundle';
 import { classifyActivityFailures } from '../activities/failures';
@@ -53,6 +54,8 @@ const SHUTDOWN_FORCE_TIME = '15 seconds';
  */
 export async function createWorker(opts: {
   address: string;
+  /** TLS and an API key for Temporal Cloud (temporalAuthOptions). */
+  auth?: ReturnType<typeof temporalAuthOptions>;
   namespace: string;
   taskQueue: string;
   activityDeps: ActivityDeps;
@@ -63,7 +66,7 @@ export async function createWorker(opts: {
   workflowBundlePath?: string;
   log: Logger;
 }) {
-  const connection = await NativeConnection.connect({ address: opts.address });
+  const connection = await NativeConnection.connect({ ...opts.auth, address: opts.address });
   const activities = createActivities(opts.activityDeps);
   // Payloads encrypted as the clients encrypt them (src/temporal/payload-codec.ts).
   const dataConverter = encryptedDataConverter(opts.activityDeps.cipher);

@@ -1,4 +1,5 @@
 // Production worker process: `npm run start:worker`. Needs DATABASE_URL, TEMPORAL_ADDRESS and DATA_ENCRYPTION_KEY.
+import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
 import { createDataCipher } from '../src/crypto';
 import { createDb } from '../src/db';
@@ -6,6 +7,7 @@ import { createLogger } from '../src/logger';
 import { configuredScreener } from '../src/sanctions/screener';
 import { activityDepsFromConfig, createWorker, requireWorkflowBundle } from './create-worker';
 import { runMain } from '../src/main/run';
+import { temporalAuthOptions } from '../src/temporal/client';
 import { createKeyVault } from '../src/keys/key-vault';
 
 runMain('worker', async () => {
@@ -14,6 +16,10 @@ runMain('worker', async () => {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the worker (npm start runs the embedded stack)');
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for the worker');
   requireWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
+  // The SDK's metrics (task latencies, slots, poll results) for Prometheus: docs/DEPLOYMENT.md.
+  if (config.TEMPORAL_METRICS_ADDRESS) {
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: config.TEMPORAL_METRICS_ADDRESS } } } });
+  }
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const cipher = createDataCipher(config, { allowGenerated: false });
   const keys = createKeyVault(config, { allowGenerated: false });
@@ -22,6 +28,7 @@ runMain('worker', async () => {
   const stopWatching = await sanctions.loadAndWatch(config.DATABASE_URL);
   const worker = await createWorker({
     address: config.TEMPORAL_ADDRESS,
+    auth: temporalAuthOptions(config),
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions }),

@@ -6,6 +6,8 @@ const STOP_GRACE_MS = 10_000;
 
 export interface ServiceProcess {
   pid: number;
+  /** Resolves when the process exits, however it exits. */
+  exit: Promise<void>;
   /** Whether the process has exited, and the tail of what it wrote to stderr (for error messages). */
   exited: () => boolean;
   stderrTail: () => string;
@@ -25,10 +27,16 @@ export interface ServiceProcess {
  * still runs (a second start on the same DATA_DIR), it refuses to start. Without a pid file (tests),
  * the server is a plain child process.
  */
-export async function startServiceProcess(opts: { command: string; args: string[]; pidFile?: string }): Promise<ServiceProcess> {
+export async function startServiceProcess(opts: {
+  command: string; args: string[]; pidFile?: string;
+  /** Its environment (default: ours) and a file its output is appended to (default: stderr kept in memory only). */
+  env?: NodeJS.ProcessEnv; logFile?: string;
+}): Promise<ServiceProcess> {
   const { pidFile } = opts;
   if (pidFile) await endLeftoverProcess(pidFile, opts.command);
-  const child = spawn(opts.command, opts.args, { detached: pidFile !== undefined, stdio: ['ignore', 'ignore', 'pipe'] });
+  const log = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
+  const child = spawn(opts.command, opts.args, { detached: pidFile !== undefined, env: opts.env, stdio: ['ignore', log, log === 'ignore' ? 'pipe' : log] });
+  if (typeof log === 'number') fs.closeSync(log);
   if (child.pid === undefined) throw new Error(`could not start ${opts.command}`);
   const pid = child.pid;
   if (pidFile) {
@@ -44,12 +52,16 @@ export async function startServiceProcess(opts: { command: string; args: string[
   const killOnExit = () => {
     if (!exited()) child.kill('SIGTERM');
   };
+  // One listener per server: a cluster stack runs a dozen.
+  process.setMaxListeners(Math.max(process.getMaxListeners(), 50));
   process.on('exit', killOnExit);
+  void exit.then(() => process.off('exit', killOnExit));
 
   return {
     pid,
+    exit,
     exited,
-    stderrTail: () => stderr.trim(),
+    stderrTail: () => (opts.logFile ? fileTail(opts.logFile) : stderr.trim()),
     stop: async () => {
       process.off('exit', killOnExit);
       if (!exited()) {
@@ -61,6 +73,14 @@ export async function startServiceProcess(opts: { command: string; args: string[
       if (pidFile) fs.rmSync(pidFile, { force: true });
     },
   };
+}
+
+function fileTail(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8').slice(-4000).trim();
+  } catch {
+    return '';
+  }
 }
 
 /**

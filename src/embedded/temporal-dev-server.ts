@@ -3,6 +3,7 @@ import { Connection } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ALL_SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
+import { registerMissingSearchAttributes } from '../temporal/namespace-setup';
 import { resolveTemporalCli } from './temporal-cli';
 import { startServiceProcess } from './service-process';
 
@@ -42,7 +43,9 @@ export async function startTemporalDevServer(opts: DevServerOptions) {
   });
   try {
     await waitUntilServing(address, opts.namespace, () => (server.exited() ? server.stderrTail() || 'exited' : undefined));
-    await registerMissingSearchAttributes(address, opts.namespace);
+    const connection = await Connection.connect({ address });
+    // The dev server registers `--search-attribute`s only when it creates its database.
+    await registerMissingSearchAttributes(connection, opts.namespace).finally(() => connection.close());
   } catch (err) {
     await server.stop();
     throw err;
@@ -68,28 +71,6 @@ async function waitUntilServing(address: string, namespace: string, exitReason: 
       if (Date.now() > deadline) throw new Error(`the Temporal dev server did not answer at ${address}: ${String(err)}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-  }
-}
-
-/** temporal.api.enums.v1.IndexedValueType, by the names search attribute types have in metadata. */
-const INDEXED_VALUE_TYPE: Record<string, number> = { Text: 1, Keyword: 2, Int: 3, Double: 4, Bool: 5, Datetime: 6, KeywordList: 7 };
-
-/**
- * The dev server registers `--search-attribute`s only when it creates its database: one added by a
- * later release is registered here, on a DATA_DIR that an earlier release created.
- */
-async function registerMissingSearchAttributes(address: string, namespace: string) {
-  const connection = await Connection.connect({ address });
-  try {
-    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing = ALL_SEARCH_ATTRIBUTES.filter((a) => !(a.name in (customAttributes ?? {})));
-    if (missing.length === 0) return;
-    await connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(missing.map((a) => [a.name, INDEXED_VALUE_TYPE[TypedSearchAttributes.toMetadataType(a.type)]])),
-    });
-  } finally {
-    await connection.close();
   }
 }
 

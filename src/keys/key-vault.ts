@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { randomBytes, createHash } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { readOrCreateKeyFile } from '../crypto';
 import {
   buildClient, CommitmentPolicy, getClient, KmsKeyringNode, MultiKeyringNode, RawAesKeyringNode, RawAesWrappingSuiteIdentifier, type KeyringNode,
 } from '@aws-crypto/client-node';
@@ -67,23 +67,11 @@ export class EnvelopeKeyVault implements KeyVault {
  */
 export function localKeyVault(opts: { kek?: Buffer; previous?: Buffer[]; dataDir: string; allowGenerated: boolean }): EnvelopeKeyVault {
   if (!opts.kek && !opts.allowGenerated) throw new Error('WALLET_KEK is required (32 bytes, base64: openssl rand -base64 32), or WALLET_KMS_KEY_ID');
-  const kek = opts.kek ?? readOrCreateKek(path.join(opts.dataDir, 'keys', 'wallet-kek'));
+  const kek = opts.kek ?? readOrCreateKeyFile(path.join(opts.dataDir, 'keys', 'wallet-kek'));
   const current = localKeyring(kek);
   return new EnvelopeKeyVault(current.id, current.keyring, (opts.previous ?? []).map((k) => localKeyring(k).keyring));
 }
 
-function readOrCreateKek(file: string): Buffer {
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const kek = randomBytes(32);
-  // 'wx': two processes starting at once keep the first one's key.
-  try {
-    writeFileSync(file, kek.toString('base64'), { mode: 0o600, flag: 'wx' });
-    return kek;
-  } catch {
-    return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  }
-}
 
 /**
  * Data keys wrapped by AWS KMS: `keyId` seals (KMS generates each data key and wraps it; the KEK

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import {
   Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy, defaultGrpcRetryOptions, makeGrpcRetryInterceptor,
 } from '@temporalio/client';
@@ -5,10 +6,26 @@ import type { Config } from '../config';
 import type { DataCipher } from '../crypto';
 import { encryptedDataConverter } from './payload-codec';
 
+type TemporalAuthConfig = Partial<Pick<Config, 'TEMPORAL_API_KEY' | 'TEMPORAL_TLS_CERT_PATH' | 'TEMPORAL_TLS_KEY_PATH'>>;
+
+/**
+ * How the client and the worker authenticate to the cluster: nothing on a private network (the dev
+ * server, a self-hosted cluster), an API key or an mTLS client certificate on Temporal Cloud.
+ */
+export function temporalAuthOptions(config: TemporalAuthConfig): { tls?: { clientCertPair?: { crt: Buffer; key: Buffer } }; apiKey?: string } {
+  if (config.TEMPORAL_API_KEY) return { tls: {}, apiKey: config.TEMPORAL_API_KEY };
+  if (config.TEMPORAL_TLS_CERT_PATH || config.TEMPORAL_TLS_KEY_PATH) {
+    if (!config.TEMPORAL_TLS_CERT_PATH || !config.TEMPORAL_TLS_KEY_PATH) throw new Error('TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH go together');
+    return { tls: { clientCertPair: { crt: readFileSync(config.TEMPORAL_TLS_CERT_PATH), key: readFileSync(config.TEMPORAL_TLS_KEY_PATH) } } };
+  }
+  return {};
+}
+
 /** A client of the platform's namespace; its payloads are encrypted with `cipher` (payload-codec.ts). */
-export async function connectTemporalClient(config: Pick<Config, 'TEMPORAL_NAMESPACE'>, address: string, cipher: DataCipher): Promise<Client> {
+export async function connectTemporalClient(config: Pick<Config, 'TEMPORAL_NAMESPACE'> & TemporalAuthConfig, address: string, cipher: DataCipher): Promise<Client> {
   // An API request must fail fast (503) when Temporal is unreachable, not retry for ~20 s (the SDK default).
   const connection = await Connection.connect({
+    ...temporalAuthOptions(config),
     address,
     connectTimeout: '10s',
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4 }))],

@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { temporal } from '@temporalio/proto';
+import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { resolveTemporalCli } from '../../src/embedded/temporal-cli';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
@@ -26,14 +27,18 @@ const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgr
  * PostgreSQL database, and the production API and worker processes (`src/main/api.ts`,
  * `workers/main.ts`). Used by the test suite and the benchmarks.
  */
-export async function startStack(opts: { name: string; logDir: string; extraEnv?: Record<string, string> }) {
+export async function startStack(opts: {
+  name: string; logDir: string; extraEnv?: Record<string, string>;
+  /** A Temporal cluster already running (bench:transfers on the production layout); default: a dev server of the stack's own. */
+  temporalAddress?: string;
+}) {
   fs.mkdirSync(opts.logDir, { recursive: true });
-  const temporalPort = await freePort();
-  const temporalEnv = await startTestTemporalServer(temporalPort);
+  const temporalEnv = opts.temporalAddress ? undefined : await startTestTemporalServer(await freePort());
+  const temporalAddress = opts.temporalAddress ?? temporalEnv!.address;
 
   // What has been started so far, stopped in reverse order; also when a later step fails, so that a
   // failed start leaves no dev server or chain node behind (the dev server is not our child process).
-  const started: (() => Promise<void>)[] = [() => temporalEnv.teardown()];
+  const started: (() => Promise<void>)[] = temporalEnv ? [() => temporalEnv.teardown()] : [];
   const stopStarted = async () => {
     for (const stop of started.splice(0).reverse()) await stop().catch(() => undefined);
   };
@@ -55,7 +60,7 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+      TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: `${opts.name}-${process.pid}`,
       DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -86,12 +91,12 @@ export async function startStack(opts: { name: string; logDir: string; extraEnv?
     const api = startProcess('api', path.join(root, 'src/main/api.ts'), { ...env, PORT: String(apiPort) }, opts.logDir);
     started.push(() => Promise.all([api, worker].map(stopProcess)).then(() => undefined));
     await waitUntilReady(`http://127.0.0.1:${apiPort}/readyz`, api, 60_000);
-    await waitForPoller(temporalEnv, env.TEMPORAL_TASK_QUEUE, worker, 60_000);
+    await waitForPoller(temporalAddress, env.TEMPORAL_TASK_QUEUE, worker, 60_000);
 
     const info: StackInfo = {
       apiUrl: `http://127.0.0.1:${apiPort}`,
       databaseUrl,
-      temporalAddress: `127.0.0.1:${temporalPort}`,
+      temporalAddress,
       namespace: 'default',
       taskQueue: env.TEMPORAL_TASK_QUEUE,
       encryptionKey: env.DATA_ENCRYPTION_KEY,
@@ -186,19 +191,24 @@ export async function waitUntilReady(url: string, child: ChildProcess, timeoutMs
  * The worker is ready when Temporal sees it polling its task queue. Only for a worker's first start
  * on its queue: the server remembers a killed worker's polls for a while.
  */
-export async function waitForPoller(env: Pick<TestWorkflowEnvironment, 'client' | 'namespace'>, taskQueue: string, child: ChildProcess, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`worker exited (${child.exitCode})`);
-    const res = await env.client.workflowService.describeTaskQueue({
-      namespace: env.namespace ?? 'default',
-      taskQueue: { name: taskQueue },
-      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    });
-    if ((res.pollers ?? []).length > 0) return;
-    await new Promise((r) => setTimeout(r, 200));
+export async function waitForPoller(address: string, taskQueue: string, child: ChildProcess, timeoutMs: number) {
+  const connection = await Connection.connect({ address });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`worker exited (${child.exitCode})`);
+      const res = await connection.workflowService.describeTaskQueue({
+        namespace: 'default',
+        taskQueue: { name: taskQueue },
+        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      if ((res.pollers ?? []).length > 0) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`no worker polled ${taskQueue} within ${timeoutMs} ms`);
+  } finally {
+    await connection.close();
   }
-  throw new Error(`no worker polled ${taskQueue} within ${timeoutMs} ms`);
 }
 
 /** anvil's well-known development mnemonic: its first accounts are funded on every local chain. */
