@@ -7,7 +7,9 @@
 // events were delivered. First, on the same dev server at the same concurrency, the ceiling: the
 // transfer-shaped workflow of bench:temporal-ceiling with no work in it. Transfers/s and CPU per
 // processed transfer (API, worker, dev server, PostgreSQL) are printed as ratios to it (issue 32:
-// ≥ 0.7 × its workflows/s, ≤ 1.6 × its CPU per workflow).
+// ≥ 0.7 × its workflows/s, ≤ 1.6 × its CPU per workflow). BENCH_TEMPORAL=cluster runs the same on
+// the production layout's Temporal cluster (its services as separate processes on PostgreSQL)
+// instead of the dev server (issue 34).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -15,6 +17,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { createDb } from '../src/db';
 import { documents } from '../test/harness/documents';
+import { startBenchTemporalCluster } from './cluster';
 import { measureCeiling } from './ceiling/phase';
 import { cpuSeconds, cpuShares, cpuSnapshot } from './cpu';
 import { percentile } from './stats';
@@ -22,10 +25,15 @@ import { createUnlimitedKey, startStack } from '../test/harness/stack';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 30);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const ON_CLUSTER = process.env.BENCH_TEMPORAL === 'cluster';
 
 /** Processes of the stack, by command line, for the CPU line of each phase. */
 const CPU_KINDS = {
   'Temporal dev server': /temporal server start-dev/,
+  'Temporal history': /temporal-server .*--service history/,
+  'Temporal matching': /temporal-server .*--service matching/,
+  'Temporal frontend': /temporal-server .*--service frontend/,
+  'Temporal worker service': /temporal-server .*--service worker/,
   worker: /workers\/main\.ts/,
   API: /src\/main\/api\.ts/,
   PostgreSQL: /^postgres/,
@@ -33,19 +41,27 @@ const CPU_KINDS = {
   anvil: /anvil/,
   Redis: /redis-server/,
 };
+/** Temporal's processes: the dev server keeps its history in memory; the cluster keeps it in PostgreSQL. */
+const TEMPORAL = ON_CLUSTER ? ['Temporal history', 'Temporal matching', 'Temporal frontend', 'Temporal worker service', 'PostgreSQL'] : ['Temporal dev server'];
 /** The processes a transfer's CPU is counted over (not the load generator, the chain node or Redis). */
-const TRANSFER_PROCESSES = ['API', 'worker', 'Temporal dev server', 'PostgreSQL'];
-/** The ceiling's: the dev server, and this process, which runs its worker (and its light client). */
-const CEILING_PROCESSES = ['Temporal dev server', 'bench client'];
+const TRANSFER_PROCESSES = ['API', 'worker', ...TEMPORAL.filter((k) => k !== 'PostgreSQL'), 'PostgreSQL'];
+/** The ceiling's: Temporal, and this process, which runs its worker (and its light client). */
+const CEILING_PROCESSES = [...TEMPORAL, 'bench client'];
 const sumOf = (cpu: Record<string, number>, kinds: string[]) => kinds.reduce((total, k) => total + (cpu[k] ?? 0), 0);
 
 async function main() {
+  const logDir = path.join(__dirname, '../test-logs/bench-transfers');
+  const cluster = ON_CLUSTER ? await startBenchTemporalCluster(logDir) : undefined;
   const stack = await startStack({
     name: 'benchtr',
-    logDir: path.join(__dirname, '../test-logs/bench-transfers'),
+    logDir,
+    temporalAddress: cluster?.address,
     // A fast sandbox clock makes PIX settle at once and its return window close within a second.
     // STACK_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' profiles the API and worker processes.
     extraEnv: { LOG_LEVEL: 'warn', SANDBOX_TIME_SCALE: '1000000', TRANSFER_DAILY_LIMIT_USD: '1000000000' },
+  }).catch(async (err) => {
+    await cluster?.stop();
+    throw err;
   });
   const db = createDb(stack.info.databaseUrl, 4);
   try {
@@ -146,7 +162,8 @@ async function main() {
     }
 
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-    console.log(`\n${new Date().toISOString().slice(0, 10)} — ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; each phase creates for ${DURATION_S} s`);
+    console.log(`\nTemporal: ${ON_CLUSTER ? 'the production layout\'s cluster (history, matching, frontend, worker processes on PostgreSQL)' : 'the CLI dev server'}`);
+    console.log(`${new Date().toISOString().slice(0, 10)} — ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; each phase creates for ${DURATION_S} s`);
     console.log('\n| clients | transfers created | processed | errors | transfers/s sustained (first created → last processed) | POST p50 ms | POST p99 ms | created→processed p50 ms | p99 ms |');
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
@@ -163,6 +180,7 @@ async function main() {
   } finally {
     await db.destroy();
     await stack.stop();
+    await cluster?.stop();
   }
 }
 

@@ -16,6 +16,7 @@ import type { Permission } from '../api/context';
 import { loadConfig } from '../config';
 import { createDb, migrateToLatest } from '../db';
 import { connectTemporalClient } from '../temporal/client';
+import { setUpNamespace } from '../temporal/namespace-setup';
 import { decideKyc } from '../kyc/workflow-client';
 import { reactivateCustomer, suspendCustomer } from '../customers/suspension';
 import { submitRefundRetry, submitReviewDecision } from '../transfers/workflow-client';
@@ -64,7 +65,9 @@ const USAGE = `Usage: npm run cli -- <command>
                                  in DATA_ENCRYPTION_PREVIOUS_KEYS); afterwards the old key can go
   keys rewrap                    seal every wallet key under WALLET_KEK (the earlier KEK in
                                  WALLET_KEK_PREVIOUS); afterwards the earlier KEK can go
-  migrate`;
+  migrate
+  temporal setup                 register the namespace and the search attributes on TEMPORAL_ADDRESS
+                                 (a new Temporal cluster; waits up to 2 minutes for it; idempotent)`;
 
 function databaseUrl(config: ReturnType<typeof loadConfig>) {
   return config.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${config.PGLITE_PORT}/postgres`;
@@ -119,6 +122,10 @@ async function main(argv: string[]) {
     if (group === 'migrate') {
       await migrateToLatest(db);
       console.log('migrations applied');
+    } else if (group === 'temporal' && action === 'setup') {
+      if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required');
+      await setUpNamespace(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, { waitMs: 120_000 });
+      console.log(`namespace ${config.TEMPORAL_NAMESPACE} and its search attributes are set up on ${config.TEMPORAL_ADDRESS}`);
     } else if (group === 'developers' && action === 'create') {
       if (!values.name) throw new Error('--name is required');
       const dev = await createDeveloper(db, {
