@@ -28,19 +28,18 @@ export async function mpcSessionWorkflow(input: MpcSessionInput): Promise<MpcSes
   let roundsDone = 0;
   let answering = false;
   let completed = false;
+  /** Rounds whose Update handler has started and not yet ended (answering, or waiting its turn). */
+  const inFlight = new Set<number>();
   const show = (what: string) => setCurrentDetails(`**${input.kind === 'signing' ? 'Signing' : 'Key generation'}** — ${what}`);
 
   setHandler(mpcSessionStatus, () => ({ roundsDone, ended: completed }));
-  setHandler(submitMpcRound, async (submission: MpcRoundNotice) => {
-    // The next round may come while this one's answer is being recorded (the signer read it from the
-    // database first): it waits its turn.
-    await condition(() => !answering);
-    if (completed || submission.round !== roundsDone + 1) throw new Error(`Round ${roundsDone + 1} is due, not round ${submission.round}`);
+  /** Runs the platform's side of a round and answers the signer with it. */
+  const answerRound = async (round: number) => {
     answering = true;
     try {
       const rounds = input.kind === 'signing' ? signingRounds : platformRounds;
-      const answer = await rounds.answerCustomerRound({ sessionId: input.sessionId, round: submission.round });
-      roundsDone = submission.round;
+      const answer = await rounds.answerCustomerRound({ sessionId: input.sessionId, round });
+      roundsDone = round;
       completed = answer.status === 'completed';
       show(completed ? 'Completed' : `Waiting for the customer's signer: round ${roundsDone + 1} of ${LAST_ROUND}`);
       return answer;
@@ -51,12 +50,25 @@ export async function mpcSessionWorkflow(input: MpcSessionInput): Promise<MpcSes
     } finally {
       answering = false;
     }
+  };
+  setHandler(submitMpcRound, async (submission: MpcRoundNotice) => {
+    // The next round may come while this one's answer is being recorded, or in the same task as it
+    // (a worker lost mid-round: the signer read that answer from the database, and the round's Update
+    // is delivered again beside the next one): it waits its turn.
+    inFlight.add(submission.round);
+    try {
+      await condition(() => !answering && (completed || submission.round <= roundsDone + 1 || !inFlight.has(submission.round - 1)));
+      if (completed || submission.round !== roundsDone + 1) throw new Error(`Round ${roundsDone + 1} is due, not round ${submission.round}`);
+      return await answerRound(submission.round);
+    } finally {
+      inFlight.delete(submission.round);
+    }
   }, {
     validator: (submission: MpcRoundNotice) => {
       if (completed) throw new Error('The session has completed');
       const due = roundsDone + 1;
       if (answering && submission.round === due) throw new Error(`The platform is answering round ${due} of this session; send it again once it answered`);
-      if (submission.round !== due && !(answering && submission.round === due + 1)) throw new Error(`Round ${due} is due, not round ${submission.round}`);
+      if (submission.round !== due && !(inFlight.has(due) && submission.round === due + 1)) throw new Error(`Round ${due} is due, not round ${submission.round}`);
     },
   });
 
