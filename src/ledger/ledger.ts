@@ -130,19 +130,8 @@ export async function postTransaction(
     if (sum !== 0n) throw new LedgerError('unbalanced', `Postings in ${currency} sum to ${sum}, not zero`);
   }
 
-  const now = new Date();
-  const id = newId('ledgerTransaction', now.getTime());
-  const inserted = await sql<{ id: string }>`
-    insert into ledger_transactions (id, developer_id, environment, idempotency_key, description, reference_id, created_at)
-    values (${id}, ${tenant.developerId}, ${tenant.environment}, ${movement.idempotencyKey}, ${movement.description},
-            ${movement.referenceId ?? null}, ${now})
-    on conflict (idempotency_key) do nothing
-    returning id`.execute(trx);
-  if (inserted.rows.length === 0) {
-    const existing = await trx.selectFrom('ledger_transactions').select('id').where('idempotency_key', '=', movement.idempotencyKey).executeTakeFirstOrThrow();
-    return { transactionId: existing.id, replayed: true };
-  }
-
+  // The accounts first, locked (in id order); then the transaction, its balances and its entries in
+  // one statement that writes nothing when the key was recorded before (a replay).
   const accounts = await lockOrCreateAccounts(trx, tenant, movement.postings.map((p) => p.account));
   const accountIds = movement.postings.map((p) => accounts.get(refKey(p.account))!.id);
   const deltas = new Map<string, bigint>();
@@ -151,20 +140,42 @@ export async function postTransaction(
   for (const account of accounts.values()) {
     const next = BigInt(account.balance_minor) + deltas.get(account.id)!;
     if (next < 0n && !account.allow_negative) {
+      // A replay of a movement that already took the money is no shortage.
+      const recorded = await recordedTransaction(trx, movement.idempotencyKey);
+      if (recorded) return { transactionId: recorded, replayed: true };
       throw new LedgerError('insufficient_funds', `${account.purpose} of ${account.owner_id} in ${account.currency} would go below zero`);
     }
     balances.push({ id: account.id, balance: next.toString() });
   }
-  // The new balances (rows locked above) and the entries, in one statement.
-  await sql`
-    with new_balances as (
+  const now = new Date();
+  const id = newId('ledgerTransaction', now.getTime());
+  const inserted = await sql<{ id: string }>`
+    with tx as (
+      insert into ledger_transactions (id, developer_id, environment, idempotency_key, description, reference_id, created_at)
+      values (${id}, ${tenant.developerId}, ${tenant.environment}, ${movement.idempotencyKey}, ${movement.description},
+              ${movement.referenceId ?? null}, ${now})
+      on conflict (idempotency_key) do nothing
+      returning id
+    ), new_balances as (
       update ledger_accounts a set balance_minor = v.balance::numeric
-      from (values ${sql.join(balances.map((b) => sql`(${b.id}, ${b.balance})`))}) as v(id, balance)
-      where a.id = v.id
+      from (values ${sql.join(balances.map((b) => sql`(${b.id}::text, ${b.balance}::text)`))}) as v(id, balance)
+      where a.id = v.id and exists (select 1 from tx)
+    ), entries as (
+      insert into ledger_entries (transaction_id, account_id, currency, amount_minor, created_at)
+      select tx.id, e.account_id, e.currency, e.amount_minor, e.created_at from tx cross join (values ${sql.join(movement.postings.map((p, i) =>
+        sql`(${i}::int, ${accountIds[i]}::text, ${p.account.currency}::text, ${p.amountMinor.toString()}::numeric, ${now}::timestamptz)`))})
+        as e(n, account_id, currency, amount_minor, created_at)
+      order by e.n
     )
-    insert into ledger_entries (transaction_id, account_id, currency, amount_minor, created_at)
-    values ${sql.join(movement.postings.map((p, i) => sql`(${id}, ${accountIds[i]}, ${p.account.currency}, ${p.amountMinor.toString()}::numeric, ${now})`))}`.execute(trx);
+    select id from tx`.execute(trx);
+  if (inserted.rows.length === 0) return { transactionId: (await recordedTransaction(trx, movement.idempotencyKey))!, replayed: true };
   return { transactionId: id, replayed: false };
+}
+
+/** The id of the movement recorded under a key, if any. */
+async function recordedTransaction(db: Executor, idempotencyKey: string): Promise<string | undefined> {
+  const row = await db.selectFrom('ledger_transactions').select('id').where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
+  return row?.id;
 }
 
 export async function balanceOf(db: Executor, tenant: Tenant, ref: LedgerAccountRef): Promise<bigint> {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { DataCipher } from '../crypto';
 import type { Database, ScreeningRow } from '../db/schema';
 import type { Tenant } from '../db/tenant-scope';
-import { recordEvent } from '../domain/events';
+import { recordChangeWithEvent } from '../domain/events';
 import { ApiError } from '../errors';
 import { newId, objectId } from '../ids';
 import type { ScreeningQuery } from './matcher';
@@ -23,7 +23,7 @@ export function screenOrUnavailable(deps: { sanctions: SanctionsScreener }, quer
   }
 }
 
-/** Stores a screening (the screened name encrypted) and its `screening.completed` event. */
+/** Stores a screening (the screened name encrypted) and its `screening.completed` event, in one statement. */
 export async function storeScreening(
   trx: Executor,
   deps: { cipher: DataCipher },
@@ -50,12 +50,12 @@ export async function storeScreening(
     screened_at: at,
     created_at: at,
   };
-  await trx.insertInto('screenings').values(row).execute();
-  if (!link.batchId) {
-    await recordEvent(trx, tenant, {
-      type: 'screening.completed',
-      objectId: row.id,
-      data: { screening_id: row.id, status: row.status, customer_id: row.customer_id },
+  const insert = trx.insertInto('screenings').values(row);
+  // A batch announces itself once; a single screening and its event are one statement (atomic without a transaction).
+  if (link.batchId) await insert.execute();
+  else {
+    await recordChangeWithEvent(trx, tenant, insert, {
+      type: 'screening.completed', objectId: row.id, data: { screening_id: row.id, status: row.status, customer_id: row.customer_id },
     }, at);
   }
   return { ...row, matches: outcome.matches };

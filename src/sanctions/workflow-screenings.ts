@@ -33,7 +33,7 @@ export async function screenCustomerForKyc(deps: ScreeningDeps, customerId: stri
     country: c.address?.country,
   };
   const outcome = deps.sanctions.screen(query);
-  const row = await deps.db.transaction().execute((trx) => storeScreening(trx, deps, tenantOf(c), query, outcome, { customerId: c.id }));
+  const row = await storeScreening(deps.db, deps, tenantOf(c), query, outcome, { customerId: c.id });
   const top = outcome.matches[0];
   return {
     status: outcome.status, screeningId: row.id, environment: c.environment,

@@ -46,11 +46,17 @@ export async function handleRailEvent(deps: Pick<PlatformDeps, 'db' | 'temporal'
     ? { rail: event.rail, currency: event.currency, amount: formatAmount(event.amountMinor, ASSET_SCALE[event.currency] ?? 2), reference: event.reference }
     : { code: event.code };
   const sender = event.type === 'payment.received' && event.senderName ? deps.cipher.encrypt(event.senderName) : null;
-  await deps.db.insertInto('rail_events').values({
-    id, type, provider_payment_id: providerPaymentId, payload: JSON.stringify(payload), sender_encrypted: sender,
-    received_at: new Date(), outcome: null, transfer_id: null, handled_at: null,
-  }).onConflict((oc) => oc.column('id').doNothing()).execute();
-  const seen = await deps.db.selectFrom('rail_events').select('outcome').where('id', '=', id).executeTakeFirstOrThrow();
+  // Recorded, or found recorded before, in one statement: the insert's row is new (no outcome yet),
+  // or the row a delivery before it left.
+  const seen = await deps.db
+    .with('inserted', (db) => db.insertInto('rail_events').values({
+      id, type, provider_payment_id: providerPaymentId, payload: JSON.stringify(payload), sender_encrypted: sender,
+      received_at: new Date(), outcome: null, transfer_id: null, handled_at: null,
+    }).onConflict((oc) => oc.column('id').doNothing()).returning('outcome'))
+    .selectFrom('inserted').select('outcome')
+    .unionAll((db) => db.selectFrom('rail_events').select('outcome').where('id', '=', id)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('inserted').select(eb.lit(1).as('one'))))))
+    .executeTakeFirstOrThrow();
   if (seen.outcome) return { id, outcome: seen.outcome as RailEventOutcome };
 
   const { outcome, transferId } = event.type === 'payment.received' ? await receiveDeposit(deps, event) : await receiveReturn(deps, event);

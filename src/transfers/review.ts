@@ -83,7 +83,7 @@ async function sanctionsReasons(deps: ReviewDeps, t: TransferRow, account: Exter
   const screenName = async (name: string, who: string) => {
     const query = { name };
     const outcome = deps.sanctions.screen(query);
-    const stored = await deps.db.transaction().execute((trx) => storeScreening(trx, deps, tenantOf(t), query, outcome, { customerId: t.customer_id }));
+    const stored = await storeScreening(deps.db, deps, tenantOf(t), query, outcome, { customerId: t.customer_id });
     if (outcome.status === 'potential_match') {
       const top = outcome.matches[0];
       reasons.push(`sanctions_potential_match: ${who} resembles ${top.matched_name} (${top.source_name}, score ${top.score}, screening ${stored.id})`);
