@@ -71,6 +71,12 @@ const envSchema = z.object({
   /** The worker's Prometheus endpoint for the Temporal SDK's metrics (host:port); unset: none. */
   TEMPORAL_METRICS_ADDRESS: z.string().trim().optional().transform((v) => v || undefined)
     .refine((v) => v === undefined || /^[^\s/]+:\d+$/.test(v), { message: 'must be host:port' }),
+  /**
+   * The SDK's workflow stack traces (the Web UI's Stack Trace tab): a stack captured for every promise
+   * workflow code makes, about a fifth of the worker's CPU per transfer (docs/BENCHMARKS.md). Off unless
+   * turned on to debug a stuck workflow.
+   */
+  WORKFLOW_STACK_TRACES: z.enum(['on', 'off']).default('off'),
   /** The workflow code bundled ahead of time (`npm run build:workflows`); unset: bundled when the worker starts. */
   WORKFLOW_BUNDLE_PATH: z.string().trim().optional().transform((v) => v || undefined),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { WorkerOptions as ThreadOptions } from 'node:worker_threads';
 import { GracefulShutdownPeriodExpiredError, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { Config } from '../src/config';
@@ -48,6 +50,28 @@ export function requireWorkflowBundle(workflowBundlePath: string | undefined) {
  */
 const SHUTDOWN_FORCE_TIME = '15 seconds';
 
+const NO_STACK_TRACES_PRELOAD = path.join(__dirname, 'workflow-thread-no-stack-traces.cjs');
+
+/**
+ * The SDK collects a stack trace for every promise workflow code creates (a V8 promise hook in its
+ * workflow thread), for the stack-trace query: about a fifth of the worker's CPU per transfer. The
+ * SDK has no option for it; its workflow threads, started from here on, preload a file that makes
+ * the hook unavailable there, and the SDK runs as it does where V8 has none (the query then answers
+ * that stack traces are off).
+ */
+function turnOffWorkflowStackTraces() {
+  // The module object the SDK reads Worker from (an import here would be a copy of it).
+  const threads = process.getBuiltinModule('node:worker_threads');
+  const Base = threads.Worker;
+  if ((Base as { withoutStackTraces?: boolean }).withoutStackTraces) return;
+  threads.Worker = class WorkflowThreadWithoutStackTraces extends Base {
+    static withoutStackTraces = true;
+    constructor(file: string | URL, options: ThreadOptions = {}) {
+      super(file, { ...options, execArgv: [...(options.execArgv ?? process.execArgv), '--require', NO_STACK_TRACES_PRELOAD] });
+    }
+  };
+}
+
 /**
  * One worker polls the platform task queue for every workflow and activity, and two more, on the same
  * connection, the deposit watchers' and webhook delivery's queues (src/temporal/task-queues.ts). All run once created.
@@ -64,8 +88,11 @@ export async function createWorker(opts: {
    * without one the workflow code is bundled at start.
    */
   workflowBundlePath?: string;
+  /** The SDK's stack-trace collection in workflow code (WORKFLOW_STACK_TRACES); off by default. */
+  workflowStackTraces?: boolean;
   log: Logger;
 }) {
+  if (!opts.workflowStackTraces) turnOffWorkflowStackTraces();
   const connection = await NativeConnection.connect({ ...opts.auth, address: opts.address });
   const activities = createActivities(opts.activityDeps);
   // Payloads encrypted as the clients encrypt them (src/temporal/payload-codec.ts).

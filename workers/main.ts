@@ -33,6 +33,7 @@ runMain('worker', async () => {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions }),
     workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
+    workflowStackTraces: config.WORKFLOW_STACK_TRACES === 'on',
     log,
   });
   log.info({ task_queue: config.TEMPORAL_TASK_QUEUE }, 'worker started');

@@ -81,6 +81,7 @@ runMain('platform', async () => {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions }),
       workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
+      workflowStackTraces: config.WORKFLOW_STACK_TRACES === 'on',
       log,
     });
     stops.push(['worker', worker.stop]);
