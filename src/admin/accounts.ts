@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Db } from '../db';
 import type { Environment } from '../db/schema';
 import { PERMISSIONS, type Permission } from '../api/context';
@@ -64,4 +66,18 @@ export async function revokeApiKey(db: Db, keyId: string) {
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) throw new Error(`no active key ${keyId}`);
+}
+
+/**
+ * First start of a local stack (`npm start`, `npm run stack:cluster`): a default developer account and
+ * a sandbox secret key. The key is saved (mode 0600) in `dir` so later starts can print it again; the
+ * database keeps only its hash.
+ */
+export async function ensureDefaultSandboxKey(db: Db, dir: string): Promise<string> {
+  const file = path.join(dir, 'default-sandbox-key');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const developer = await createDeveloper(db, { name: 'Default developer' });
+  const key = await createApiKey(db, { developerId: developer.id, environment: 'sandbox', kind: 'secret' });
+  fs.writeFileSync(file, key.key + '\n', { mode: 0o600 });
+  return key.key;
 }

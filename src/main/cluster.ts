@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { createApiKey, createDeveloper } from '../admin/accounts';
+import { ensureDefaultSandboxKey } from '../admin/accounts';
 import { clusterOptions, type ClusterOptions } from '../cluster/options';
 import { platformEnv } from '../cluster/platform-env';
 import { superviseNodeProcess, type SupervisedProcess } from '../cluster/supervisor';
@@ -40,7 +40,7 @@ runMain('cluster', async () => {
     await createDatabaseIfMissing(opts.adminUrl, opts.platformDatabase);
     const db = createDb(opts.platformDatabaseUrl, 2);
     await migrateToLatest(db);
-    const sandboxKey = await ensureSandboxKey(db, opts.dir);
+    const sandboxKey = await ensureDefaultSandboxKey(db, opts.dir);
     await db.destroy();
 
     const anvil = await startAnvilNodes({ basePort: config.ANVIL_BASE_PORT + opts.portOffset, mnemonic: config.CHAIN_TREASURY_MNEMONIC, stateDir: path.join(opts.dir, 'chains') });
@@ -93,16 +93,6 @@ async function createDatabaseIfMissing(adminUrl: string, name: string) {
   } finally {
     await client.end();
   }
-}
-
-/** First start: a developer account and a sandbox key, kept (0600) beside the logs so that later starts print it again. */
-async function ensureSandboxKey(db: ReturnType<typeof createDb>, dir: string) {
-  const file = path.join(dir, 'default-sandbox-key');
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
-  const developer = await createDeveloper(db, { name: 'Default developer' });
-  const key = await createApiKey(db, { developerId: developer.id, environment: 'sandbox', kind: 'secret' });
-  fs.writeFileSync(file, key.key + '\n', { mode: 0o600 });
-  return key.key;
 }
 
 async function waitUntilReady(url: string, timeoutMs = 120_000) {

@@ -2,7 +2,7 @@
 // the Temporal CLI dev server with its Web UI (unless TEMPORAL_ADDRESS), the worker and the API.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createApiKey, createDeveloper } from '../admin/accounts';
+import { ensureDefaultSandboxKey } from '../admin/accounts';
 import { startApiServer } from '../api/server';
 import { loadConfig } from '../config';
 import { createDataCipher } from '../crypto';
@@ -115,19 +115,6 @@ runMain('platform', async () => {
     throw err;
   }
 });
-
-/**
- * First start: a default developer account and a sandbox secret key. The key is saved (mode 0600) in
- * DATA_DIR so later starts of this local stack can print it again; the database keeps only its hash.
- */
-async function ensureDefaultSandboxKey(db: ReturnType<typeof createDb>, dataDir: string) {
-  const file = path.join(dataDir, 'default-sandbox-key');
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
-  const developer = await createDeveloper(db, { name: 'Default developer' });
-  const key = await createApiKey(db, { developerId: developer.id, environment: 'sandbox', kind: 'secret' });
-  fs.writeFileSync(file, key.key + '\n', { mode: 0o600 });
-  return key.key;
-}
 
 /** What the start-up banner says of the sanctions lists: loaded, the shipped snapshot (with its age), or none. */
 function sanctionsLine(sanctions: ReturnType<typeof configuredScreener>): string {
