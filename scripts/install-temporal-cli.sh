@@ -19,15 +19,12 @@ if ! command -v go >/dev/null 2>&1; then
   exit 3
 fi
 # A first build takes minutes: say so before it starts, and show that it is still going.
-ticker() {
-  local started=$SECONDS
-  while sleep 20; do echo "install-temporal-cli: still building ($((SECONDS - started)) s so far; 3 to 6 minutes on 2 cores)…" >&2; done
-}
+source "$(dirname "${BASH_SOURCE[0]}")/build-progress.sh"
 for v in "$VERSION" "$FALLBACK"; do
   dir="$cache/temporal-$v"
   mkdir -p "$dir"
   echo "install-temporal-cli: no Temporal CLI in $cache yet: building temporal $v with go install, once (3 to 6 minutes on 2 cores; later starts reuse it)…" >&2
-  ticker >/dev/null & tick=$!   # not on stdout: the caller reads the path from it until it closes
+  build_progress install-temporal-cli 20 "3 to 6 minutes" >/dev/null & tick=$!   # not on stdout: the caller reads the path from it until it closes
   if GOBIN="$dir" GOFLAGS=-mod=mod go install "github.com/temporalio/cli/cmd/temporal@$v" >&2; then
     kill "$tick" 2>/dev/null || true
     echo "install-temporal-cli: built $dir/temporal" >&2

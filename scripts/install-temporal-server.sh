@@ -19,17 +19,14 @@ if ! command -v go >/dev/null 2>&1; then
   echo "install-temporal-server: Go is not installed (needed to build the Temporal server)" >&2
   exit 3
 fi
-ticker() {
-  local started=$SECONDS
-  while sleep 30; do echo "install-temporal-server: still building ($((SECONDS - started)) s so far; 5 to 10 minutes on 2 cores)…" >&2; done
-}
+source "$(dirname "${BASH_SOURCE[0]}")/build-progress.sh"
 build() { # module path, binary name, target folder, target name
   local tmp; tmp="$(mktemp -d)"
   GOBIN="$tmp" GOFLAGS=-mod=mod go install "$1" >&2
   mkdir -p "$3" && mv "$tmp/$2" "$3/$4" && rmdir "$tmp"
 }
 echo "install-temporal-server: building the Temporal server $SERVER_VERSION and UI $UI_VERSION with go install, once (5 to 10 minutes on 2 cores)…" >&2
-ticker >/dev/null & tick=$!
+build_progress install-temporal-server 30 "5 to 10 minutes" >/dev/null & tick=$!
 trap 'kill "$tick" 2>/dev/null || true' EXIT
 [ -x "$dir/temporal-server" ] || build "go.temporal.io/server/cmd/server@$SERVER_VERSION" server "$dir" temporal-server
 [ -x "$dir/temporal-sql-tool" ] || build "go.temporal.io/server/cmd/tools/sql@$SERVER_VERSION" sql "$dir" temporal-sql-tool
