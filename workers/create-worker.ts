@@ -51,6 +51,7 @@ export function requireWorkflowBundle(workflowBundlePath: string | undefined) {
 const SHUTDOWN_FORCE_TIME = '15 seconds';
 
 const NO_STACK_TRACES_PRELOAD = path.join(__dirname, 'workflow-thread-no-stack-traces.cjs');
+let stackTracesTurnedOff = false;
 
 /**
  * The SDK collects a stack trace for every promise workflow code creates (a V8 promise hook in its
@@ -60,12 +61,11 @@ const NO_STACK_TRACES_PRELOAD = path.join(__dirname, 'workflow-thread-no-stack-t
  * that stack traces are off).
  */
 function turnOffWorkflowStackTraces() {
+  if (stackTracesTurnedOff) return;
+  stackTracesTurnedOff = true;
   // The module object the SDK reads Worker from (an import here would be a copy of it).
   const threads = process.getBuiltinModule('node:worker_threads');
-  const Base = threads.Worker;
-  if ((Base as { withoutStackTraces?: boolean }).withoutStackTraces) return;
-  threads.Worker = class WorkflowThreadWithoutStackTraces extends Base {
-    static withoutStackTraces = true;
+  threads.Worker = class WorkflowThreadWithoutStackTraces extends threads.Worker {
     constructor(file: string | URL, options: ThreadOptions = {}) {
       super(file, { ...options, execArgv: [...(options.execArgv ?? process.execArgv), '--require', NO_STACK_TRACES_PRELOAD] });
     }

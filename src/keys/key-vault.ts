@@ -72,7 +72,6 @@ export function localKeyVault(opts: { kek?: Buffer; previous?: Buffer[]; dataDir
   return new EnvelopeKeyVault(current.id, current.keyring, (opts.previous ?? []).map((k) => localKeyring(k).keyring));
 }
 
-
 /**
  * Data keys wrapped by AWS KMS: `keyId` seals (KMS generates each data key and wraps it; the KEK
  * never leaves KMS); earlier KMS keys and local KEKs only open.
