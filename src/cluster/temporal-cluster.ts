@@ -2,9 +2,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
 import { startServiceProcess, type ServiceProcess } from '../embedded/service-process';
-import { setUpNamespace } from '../temporal/namespace-setup';
+import { setUpNamespace, waitUntilFrontendServes } from '../temporal/namespace-setup';
 import {
   TEMPORAL_CONFIG_DIR, TEMPORAL_CONFIG_ENV, TEMPORAL_DYNAMIC_CONFIG, TEMPORAL_FRONTEND_PORT, TEMPORAL_SERVICES,
   TEMPORAL_UI_CONFIG_DIR, TEMPORAL_UI_PORT, TEMPORAL_UI_VERSION,
@@ -97,7 +96,9 @@ export async function startTemporalCluster(opts: TemporalClusterOptions, bins: {
       if (processes.length === 1) await waitForPort(service.grpcPort + opts.portOffset, processes);
     }
     const address = `127.0.0.1:${TEMPORAL_FRONTEND_PORT + opts.portOffset}`;
-    await waitForFrontend(address, processes);
+    await waitUntilFrontendServes(address, 'temporal-system', {
+      timeoutMs: READY_TIMEOUT_MS, intervalMs: 500, what: 'the Temporal frontend', stoppedReason: () => stoppedService(processes),
+    });
     await setUpNamespace(address, opts.namespace, { waitMs: 30_000 });
     const uiPort = TEMPORAL_UI_PORT + opts.portOffset;
     const ui = await startServiceProcess({
@@ -118,33 +119,18 @@ export async function startTemporalCluster(opts: TemporalClusterOptions, bins: {
   }
 }
 
-/** Waits until the frontend answers the system namespace; fails with a service's own words if one exits. */
-async function waitForFrontend(address: string, processes: { name: string; process: ServiceProcess }[]) {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    const gone = processes.find((p) => p.process.exited());
-    if (gone) throw new Error(`${gone.name} stopped while starting: ${gone.process.stderrTail().slice(-1500)}`);
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: 1000 });
-      try {
-        await connection.workflowService.describeNamespace({ namespace: 'temporal-system' });
-        return;
-      } finally {
-        await connection.close();
-      }
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`the Temporal frontend did not answer at ${address}: ${String(err)}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
+/** Why the cluster can no longer come up: a service exited while starting, in its own words. */
+function stoppedService(processes: { name: string; process: ServiceProcess }[]): string | undefined {
+  const gone = processes.find((p) => p.process.exited());
+  return gone && `${gone.name} stopped while starting: ${gone.process.stderrTail().slice(-1500)}`;
 }
 
 /** Waits until a service's gRPC port accepts connections, or fails with its own words if it exits. */
 async function waitForPort(port: number, processes: { name: string; process: ServiceProcess }[]) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
-    const gone = processes.find((p) => p.process.exited());
-    if (gone) throw new Error(`${gone.name} stopped while starting: ${gone.process.stderrTail().slice(-1500)}`);
+    const stopped = stoppedService(processes);
+    if (stopped) throw new Error(stopped);
     const open = await new Promise<boolean>((resolve) => {
       const socket = net.connect({ host: '127.0.0.1', port }, () => {
         socket.destroy();

@@ -3,7 +3,7 @@ import { Connection } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ALL_SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
-import { registerMissingSearchAttributes } from '../temporal/namespace-setup';
+import { registerMissingSearchAttributes, waitUntilFrontendServes } from '../temporal/namespace-setup';
 import { resolveTemporalCli } from './temporal-cli';
 import { startServiceProcess } from './service-process';
 
@@ -42,7 +42,10 @@ export async function startTemporalDevServer(opts: DevServerOptions) {
     ],
   });
   try {
-    await waitUntilServing(address, opts.namespace, () => (server.exited() ? server.stderrTail() || 'exited' : undefined));
+    await waitUntilFrontendServes(address, opts.namespace, {
+      timeoutMs: READY_TIMEOUT_MS, intervalMs: 200, what: 'the Temporal dev server',
+      stoppedReason: () => (server.exited() ? `the Temporal dev server stopped while starting: ${server.stderrTail() || 'exited'}` : undefined),
+    });
     const connection = await Connection.connect({ address });
     // The dev server registers `--search-attribute`s only when it creates its database.
     await registerMissingSearchAttributes(connection, opts.namespace).finally(() => connection.close());
@@ -51,27 +54,6 @@ export async function startTemporalDevServer(opts: DevServerOptions) {
     throw err;
   }
   return { address, uiUrl, stop: server.stop };
-}
-
-/** Waits until the frontend answers for our namespace, or fails with the server's own words if it exits. */
-async function waitUntilServing(address: string, namespace: string, exitReason: () => string | undefined) {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    const reason = exitReason();
-    if (reason !== undefined) throw new Error(`the Temporal dev server stopped while starting: ${reason}`);
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: 1000 });
-      try {
-        await connection.workflowService.describeNamespace({ namespace });
-        return;
-      } finally {
-        await connection.close();
-      }
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`the Temporal dev server did not answer at ${address}: ${String(err)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
 }
 
 async function startDownloadedDevServer(opts: DevServerOptions) {

@@ -48,6 +48,32 @@ export async function registerMissingSearchAttributes(connection: Connection, na
   return true;
 }
 
+/**
+ * Waits until a Temporal frontend that is starting answers for `namespace`. `stoppedReason` says why
+ * the server can no longer come up (it exited), which fails the wait at once with those words.
+ */
+export async function waitUntilFrontendServes(address: string, namespace: string, opts: {
+  timeoutMs: number; intervalMs: number; what: string; stoppedReason: () => string | undefined;
+}) {
+  const deadline = Date.now() + opts.timeoutMs;
+  for (;;) {
+    const stopped = opts.stoppedReason();
+    if (stopped !== undefined) throw new Error(stopped);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`${opts.what} did not answer at ${address}: ${String(err)}`);
+      await new Promise((r) => setTimeout(r, opts.intervalMs));
+    }
+  }
+}
+
 async function connectToServingFrontend(address: string): Promise<Connection> {
   const connection = await Connection.connect({ address, connectTimeout: 2000 });
   try {
