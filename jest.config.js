@@ -1,6 +1,6 @@
 // Two projects: `unit` (pure logic and the lint rules: no stack, `npm test -- --selectProjects unit`
 // answers in seconds) and `e2e` (everything through the real stack the global setup starts).
-const UNIT = ['bank-validation', 'cluster-layout', 'config', 'contracts', 'ids', 'lint-rules', 'production-image', 'rails-and-quotes', 'sanctions-lists', 'sanctions-matching', 'webhook-delivery-rules', 'key-vault', 'mpc-dkls23'];
+const UNIT = ['bank-validation', 'cluster-layout', 'config', 'contracts', 'ids', 'lint-rules', 'production-image', 'rails-and-quotes', 'sanctions-lists', 'sanctions-matching', 'webhook-delivery-rules', 'key-vault', 'mpc-dkls23', 'embedded-postgres'];
 
 const common = {
   testEnvironment: 'node',
