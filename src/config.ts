@@ -77,6 +77,11 @@ const envSchema = z.object({
    * turned on to debug a stuck workflow.
    */
   WORKFLOW_STACK_TRACES: z.enum(['on', 'off']).default('off'),
+  /**
+   * How long a workflow's next task waits for the worker that ran its last one (and caches its state)
+   * before any worker may take it: what a crashed worker costs each of its workflows. The SDK's default.
+   */
+  WORKER_STICKY_QUEUE_TIMEOUT_SECONDS: z.coerce.number().positive().max(300).default(10),
   /** The workflow code bundled ahead of time (`npm run build:workflows`); unset: bundled when the worker starts. */
   WORKFLOW_BUNDLE_PATH: z.string().trim().optional().transform((v) => v || undefined),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),

@@ -16,14 +16,16 @@ import { apiClient } from './harness';
 // session goes on, nothing twice), a signer that never comes (the session expires: the wallet fails,
 // the transfer is canceled, its nonce handed back), and a transfer canceled while it waits.
 
-const own = apiAndWorkerOfTheirOwn('mpc', { MPC_SIGNATURE_EXPIRY_MS: '25000', MPC_KEYGEN_EXPIRY_MS: '40000' });
+// A killed worker's workflows move to the restarted one after 2 s, not the default 10 s: the crash
+// tests' sessions then finish well within their expiry, kept short for the tests that wait for it.
+const own = apiAndWorkerOfTheirOwn('mpc', { MPC_SIGNATURE_EXPIRY_MS: '25000', MPC_KEYGEN_EXPIRY_MS: '40000', WORKER_STICKY_QUEUE_TIMEOUT_SECONDS: '2' });
 const { parties: p } = transferTestParties();
 const startedAt = new Date();
 let signer: MpcSigner;
 let api: ReturnType<typeof apiClient>;
 
-beforeAll(() => {
-  own.startWorker();
+beforeAll(async () => {
+  await own.startFirstWorker();
   api = apiClient(p.t.secret, own.url());
   signer = new MpcSigner(new PlatformApi(own.url(), p.t.secret), new ShareStore(mkdtempSync(path.join(tmpdir(), 'mpc-signer-'))));
 });

@@ -72,24 +72,33 @@ function turnOffWorkflowStackTraces() {
   };
 }
 
+/** The worker's own settings, from the configuration. */
+export function workerSettings(config: Config) {
+  return {
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    /**
+     * A bundle from `npm run build:workflows` (checked by the entry point: requireWorkflowBundle);
+     * without one the workflow code is bundled at start.
+     */
+    workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
+    /** The SDK's stack-trace collection in workflow code (WORKFLOW_STACK_TRACES); off by default. */
+    workflowStackTraces: config.WORKFLOW_STACK_TRACES === 'on',
+    /** How long a workflow's next task waits for this worker (its cache) before any worker may take it. */
+    stickyQueueTimeoutMs: config.WORKER_STICKY_QUEUE_TIMEOUT_SECONDS * 1000,
+  };
+}
+type WorkerSettings = ReturnType<typeof workerSettings>;
+
 /**
  * One worker polls the platform task queue for every workflow and activity, and two more, on the same
  * connection, the deposit watchers' and webhook delivery's queues (src/temporal/task-queues.ts). All run once created.
  */
-export async function createWorker(opts: {
+export async function createWorker(opts: WorkerSettings & {
   address: string;
   /** TLS and an API key for Temporal Cloud (temporalAuthOptions). */
   auth?: ReturnType<typeof temporalAuthOptions>;
-  namespace: string;
-  taskQueue: string;
   activityDeps: ActivityDeps;
-  /**
-   * A bundle from `npm run build:workflows` (checked by the entry point: requireWorkflowBundle);
-   * without one the workflow code is bundled at start.
-   */
-  workflowBundlePath?: string;
-  /** The SDK's stack-trace collection in workflow code (WORKFLOW_STACK_TRACES); off by default. */
-  workflowStackTraces?: boolean;
   log: Logger;
 }) {
   if (!opts.workflowStackTraces) turnOffWorkflowStackTraces();
@@ -123,6 +132,7 @@ export async function createWorker(opts: {
         ...(opts.workflowBundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
       },
       activities,
+      stickyQueueScheduleToStartTimeout: opts.stickyQueueTimeoutMs,
       maxConcurrentActivityTaskExecutions: 200,
       shutdownForceTime: SHUTDOWN_FORCE_TIME,
     }),

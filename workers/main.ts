@@ -5,7 +5,7 @@ import { createDataCipher } from '../src/crypto';
 import { createDb } from '../src/db';
 import { createLogger } from '../src/logger';
 import { configuredScreener } from '../src/sanctions/screener';
-import { activityDepsFromConfig, createWorker, requireWorkflowBundle } from './create-worker';
+import { activityDepsFromConfig, createWorker, requireWorkflowBundle, workerSettings } from './create-worker';
 import { runMain } from '../src/main/run';
 import { temporalAuthOptions } from '../src/temporal/client';
 import { createKeyVault } from '../src/keys/key-vault';
@@ -29,11 +29,8 @@ runMain('worker', async () => {
   const worker = await createWorker({
     address: config.TEMPORAL_ADDRESS,
     auth: temporalAuthOptions(config),
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    ...workerSettings(config),
     activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions }),
-    workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
-    workflowStackTraces: config.WORKFLOW_STACK_TRACES === 'on',
     log,
   });
   log.info({ task_queue: config.TEMPORAL_TASK_QUEUE }, 'worker started');

@@ -15,7 +15,7 @@ import { createLogger } from '../logger';
 import { configuredScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
 import { ensureWalletWatchers } from '../wallets/workflow-client';
-import { activityDepsFromConfig, createWorker, requireWorkflowBundle } from '../../workers/create-worker';
+import { activityDepsFromConfig, createWorker, requireWorkflowBundle, workerSettings } from '../../workers/create-worker';
 import { reportWhileWaiting, runMain } from './run';
 import { createKeyVault } from '../keys/key-vault';
 
@@ -77,11 +77,8 @@ runMain('platform', async () => {
     stops.push(['sanctions list watch', await sanctions.loadAndWatch(databaseUrl)]);
     const worker = await createWorker({
       address: temporalAddress,
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      ...workerSettings(config),
       activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions }),
-      workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
-      workflowStackTraces: config.WORKFLOW_STACK_TRACES === 'on',
       log,
     });
     stops.push(['worker', worker.stop]);

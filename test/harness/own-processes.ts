@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { CHAIN_RAILS } from '../../src/domain/rails';
 import { startWalletWatcher } from '../../src/wallets/workflow-client';
 import { stack, temporalClient } from './index';
-import { freePort, startProcess, stopProcess, waitUntilReady } from './stack';
+import { freePort, startProcess, stopProcess, waitForPoller, waitUntilReady } from './stack';
 
 const root = path.join(__dirname, '../..');
 
@@ -13,7 +13,8 @@ const root = path.join(__dirname, '../..');
  * both stop after them. `name` names the queue and the log files (`api-{name}`, `worker-{name}`).
  */
 export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, string> = {}) {
-  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: `${name}-${process.pid}`, ...extraEnv });
+  const taskQueue = `${name}-${process.pid}`;
+  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: taskQueue, ...extraEnv });
   const own: { api?: ChildProcess; worker?: ChildProcess; url?: string } = {};
   beforeAll(async () => {
     await startStackWatchers();
@@ -32,6 +33,11 @@ export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, st
     startWorker: () => {
       own.worker = startProcess(`worker-${name}`, path.join(root, 'workers/main.ts'), env(), stack().logDir);
       return own.worker;
+    },
+    /** Starts the worker for the first time and waits until it polls (a test's deadlines then leave out its start-up). */
+    startFirstWorker: async () => {
+      own.worker = startProcess(`worker-${name}`, path.join(root, 'workers/main.ts'), env(), stack().logDir);
+      await waitForPoller(stack().temporalAddress, taskQueue, own.worker, 60_000);
     },
     /** Kills the running worker at once, as a crash would. */
     killWorker: () => own.worker!.kill('SIGKILL'),
