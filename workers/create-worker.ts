@@ -60,7 +60,7 @@ let stackTracesTurnedOff = false;
  * the hook unavailable there, and the SDK runs as it does where V8 has none (the query then answers
  * that stack traces are off).
  */
-function turnOffWorkflowStackTraces() {
+export function turnOffWorkflowStackTraces() {
   if (stackTracesTurnedOff) return;
   stackTracesTurnedOff = true;
   // The module object the SDK reads Worker from (an import here would be a copy of it).

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { turnOffWorkflowStackTraces } from '../../workers/create-worker';
 import { cpuSeconds, cpuSnapshot } from '../cpu';
 import { percentile } from '../stats';
 import { createCeilingActivities } from './activities';
@@ -27,6 +28,9 @@ export async function measureCeiling(opts: {
   const connection = await Connection.connect({ address: opts.address });
   const client = new Client({ connection, namespace: 'default' });
   const taskQueue = `ceiling-${process.pid}-${randomUUID().slice(0, 8)}`;
+  // Its workflow threads as the platform's worker runs them (WORKFLOW_STACK_TRACES, off by default),
+  // so that the ratios compare like with like.
+  if (process.env.WORKFLOW_STACK_TRACES !== 'on') turnOffWorkflowStackTraces();
   const worker = await Worker.create({
     connection: nativeConnection, namespace: 'default', taskQueue,
     workflowsPath: require.resolve('./workflow'), activities: createCeilingActivities(),
