@@ -4,7 +4,12 @@ import { STACK_ENV } from './stack-file';
 
 /** Starts the real stack once per test run; tests reach it over HTTP (see ./stack.ts). */
 export default async function globalSetup() {
-  const stack = await startStack({ name: 'test', logDir: path.join(__dirname, '../../test-logs') });
+  const stack = await startStack({
+    name: 'test',
+    logDir: path.join(__dirname, '../../test-logs'),
+    // A worker a test kills hands its workflows on after 3 s, not the default 10 s.
+    extraEnv: { WORKER_STICKY_QUEUE_TIMEOUT_SECONDS: '3' },
+  });
   process.env[STACK_ENV] = JSON.stringify(stack.info);
   (globalThis as any).__STACK__ = stack;
 }
