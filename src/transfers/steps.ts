@@ -104,7 +104,7 @@ class StepRecorder {
     const { row } = this;
     if (row.state === next) return;
     if (!TRANSITIONS[row.state].includes(next)) throw new Error(`transfer ${row.id}: no move from ${row.state} to ${next}`);
-    const now = new Date();
+    const now = nextEventTime(row);
     const updated = await this.trx.updateTable('transfers').set({ ...set, state: next, updated_at: now } as never)
       .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
     const data = serializeTransfer(updated);
@@ -150,13 +150,22 @@ class StepRecorder {
 /** A change of a transfer's `state_reason` alone, announced as `transfer.updated`. */
 export async function setStateReason(trx: Transaction<Database>, row: TransferRow, reason: string | null): Promise<TransferRow> {
   if (row.state_reason === reason) return row;
-  const now = new Date();
+  const now = nextEventTime(row);
   const updated = await trx.updateTable('transfers').set({ state_reason: reason, updated_at: now })
     .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
   await recordEvents(trx, tenantOf(row), [
     { type: 'transfer.updated', objectId: row.id, data: serializeTransfer(updated), previousAttributes: { state_reason: row.state_reason }, at: now },
   ]);
   return updated;
+}
+
+/**
+ * When a change of the transfer happens, as its events say: now, but always after the events of its
+ * last change (at its updated_at and one millisecond later), so that two changes within the same
+ * millisecond still list in the order they happened.
+ */
+function nextEventTime(row: TransferRow): Date {
+  return new Date(Math.max(Date.now(), row.updated_at.getTime() + 2));
 }
 
 const payout = (row: TransferRow) => ({ key: paymentKey(row.id, 'payout') });
@@ -184,7 +193,7 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
 
   async review_decided(s, input) {
     if (s.row.review_decision) return; // recorded by an earlier attempt
-    const now = new Date();
+    const now = nextEventTime(s.row);
     const decision: ReviewDecision = { decision: input.approve ? 'approve' : 'reject', note: input.note ?? null, operator: input.operator, decided_at: now.toISOString() };
     const updated = await s.trx.updateTable('transfers').set({ review_decision: JSON.stringify(decision), updated_at: now })
       .where('id', '=', s.row.id).returningAll().executeTakeFirstOrThrow();
