@@ -26,19 +26,17 @@ export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, st
   afterAll(async () => {
     await Promise.all([own.api, own.worker].filter((p): p is ChildProcess => Boolean(p)).map(stopProcess));
   });
+  /** Starts the worker (again, after a kill). */
+  const startWorker = () => {
+    own.worker = startProcess(`worker-${name}`, path.join(root, 'workers/main.ts'), env(), stack().logDir);
+    return own.worker;
+  };
   return {
     /** The API's base URL (once the file's tests run). */
     url: () => own.url!,
-    /** Starts the worker (again, after a kill). */
-    startWorker: () => {
-      own.worker = startProcess(`worker-${name}`, path.join(root, 'workers/main.ts'), env(), stack().logDir);
-      return own.worker;
-    },
+    startWorker,
     /** Starts the worker for the first time and waits until it polls (a test's deadlines then leave out its start-up). */
-    startFirstWorker: async () => {
-      own.worker = startProcess(`worker-${name}`, path.join(root, 'workers/main.ts'), env(), stack().logDir);
-      await waitForPoller(stack().temporalAddress, taskQueue, own.worker, 60_000);
-    },
+    startFirstWorker: () => waitForPoller(stack().temporalAddress, taskQueue, startWorker(), 60_000),
     /** Kills the running worker at once, as a crash would. */
     killWorker: () => own.worker!.kill('SIGKILL'),
   };
