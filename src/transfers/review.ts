@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
 import type { ExternalAccountRow, TransferRow } from '../db/schema';
@@ -36,24 +38,52 @@ export async function reviewTransfer(
   deps: ReviewDeps, transferId: string, loaded?: TransferRow,
 ): Promise<{ reasons: string[]; undeliverable?: PayeeRefusal }> {
   const t = loaded ?? await loadTransfer(deps.db, transferId);
-  const account = t.destination_external_account_id
-    ? await deps.db.selectFrom('external_accounts').selectAll().where('id', '=', t.destination_external_account_id).executeTakeFirst()
-    : undefined;
-  const undeliverable = await payeeRefusal(deps, t, account);
+  const facts = await reviewFacts(deps.db, t);
+  const undeliverable = await payeeRefusal(deps, t, facts.account);
   if (undeliverable) return { reasons: [], undeliverable };
-  const reasons = [...await suspensionReasons(deps, t), ...await sanctionsReasons(deps, t, account), ...await limitReasons(deps, t)];
+  const reasons = [...suspensionReasons(facts), ...await sanctionsReasons(deps, t, facts), ...await limitReasons(deps, t, facts.recent)];
   if (t.environment === 'sandbox' && isMagicCents(BigInt(t.amount_minor), ASSET_SCALE[t.source_currency], 15n)) {
     reasons.push('sandbox_review: amounts ending in .15 are held in the sandbox');
   }
   return { reasons };
 }
 
+type PayeeAccount = Pick<ExternalAccountRow, 'id' | 'status' | 'account_name'>;
+
+/**
+ * What the checks read, in one query: the destination account, the customer's status, the fiat
+ * deposit's sender (encrypted on the rail event that named them, where the provider did), and the
+ * customer's live transfers of the 24 hours up to this one, summed per currency.
+ */
+async function reviewFacts(db: Db, t: TransferRow) {
+  const since = new Date(t.created_at.getTime() - 24 * 3600_000);
+  const facts = await db.selectFrom('customers as c').where('c.id', '=', t.customer_id)
+    .select((eb) => [
+      'c.status', 'c.suspension',
+      jsonObjectFrom(eb.selectFrom('external_accounts as a').select(['a.id', 'a.status', 'a.account_name'])
+        .where('a.id', '=', t.destination_external_account_id ?? '')).as('account'), // no destination account: no row
+      eb.selectFrom('payments as p')
+        .innerJoin('rail_events as e', (join) => join.onRef('e.provider_payment_id', '=', 'p.provider_payment_id'))
+        .select('e.sender_encrypted')
+        .where('p.transfer_id', '=', t.id).where('p.kind', '=', 'deposit').where('p.status', '=', 'settled')
+        .where('e.type', '=', 'payment.received').where('e.sender_encrypted', 'is not', null)
+        .limit(1).as('sender_encrypted'),
+      jsonArrayFrom(eb.selectFrom('transfers as r')
+        .select(['r.source_currency', sql<string>`sum(r.amount_minor)::text`.as('total')])
+        .where('r.customer_id', '=', t.customer_id).where('r.created_at', '>=', since).where('r.created_at', '<=', t.created_at)
+        .where('r.state', 'not in', ['canceled', 'refunded', 'awaiting_funds']).groupBy('r.source_currency')).as('recent'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { ...facts, account: (facts.account ?? undefined) as PayeeAccount | undefined };
+}
+type ReviewFacts = Awaited<ReturnType<typeof reviewFacts>>;
+
 /**
  * The payee checks before a payout (docs/TRANSFERS.md): the destination account deleted since the
  * transfer was created, a destination address the token contract blocks, or — in the sandbox,
  * amounts ending in .12 — the receiving bank reporting the account closed.
  */
-async function payeeRefusal(deps: ReviewDeps, t: TransferRow, account: ExternalAccountRow | undefined): Promise<PayeeRefusal | undefined> {
+async function payeeRefusal(deps: ReviewDeps, t: TransferRow, account: PayeeAccount | undefined): Promise<PayeeRefusal | undefined> {
   if (account?.status === 'deleted') return { reason: `the destination account ${account.id} was deleted after the transfer was created` };
   if (t.destination_to_address && isChainRail(t.destination_rail)
     && await deps.chains[t.destination_rail].receiverBlocked(t.destination_currency, t.destination_to_address)) {
@@ -68,12 +98,11 @@ async function payeeRefusal(deps: ReviewDeps, t: TransferRow, account: ExternalA
 }
 
 /** A customer suspended since the transfer started: its funds wait for an operator, not paid out. */
-async function suspensionReasons(deps: ReviewDeps, t: TransferRow): Promise<string[]> {
-  const customer = await deps.db.selectFrom('customers').select(['status', 'suspension']).where('id', '=', t.customer_id).executeTakeFirstOrThrow();
+function suspensionReasons(customer: Pick<ReviewFacts, 'status' | 'suspension'>): string[] {
   return customer.status === 'suspended' ? [`customer_suspended: ${customer.suspension?.reason ?? 'a compliance freeze'}`] : [];
 }
 
-async function sanctionsReasons(deps: ReviewDeps, t: TransferRow, account: ExternalAccountRow | undefined): Promise<string[]> {
+async function sanctionsReasons(deps: ReviewDeps, t: TransferRow, { account, sender_encrypted: sender }: ReviewFacts): Promise<string[]> {
   if (!deps.sanctions.readyFor(t.environment)) {
     // Production never pays out unscreened (nor on a stale snapshot); the sandbox may run without lists.
     return t.environment === 'production' ? [`screening_unavailable: ${deps.sanctions.unavailableReason(t.environment)}`] : [];
@@ -90,8 +119,8 @@ async function sanctionsReasons(deps: ReviewDeps, t: TransferRow, account: Exter
     }
   };
   if (account?.account_name) await screenName(account.account_name, 'destination account holder');
-  const sender = await depositSenderName(deps, t);
-  if (sender) await screenName(sender, "the deposit's sender");
+  // Whoever sent the fiat deposit, where the provider named them.
+  if (sender) await screenName(deps.cipher.decryptText(sender), "the deposit's sender");
   for (const [side, address] of [['destination', t.destination_to_address], ['source', t.source_from_address]] as const) {
     const listed = address ? deps.sanctions.listedAddress(address) : undefined;
     if (listed) reasons.push(`sanctioned_address: the ${side} address ${address} is listed for ${listed.name} (${listed.source})`);
@@ -99,31 +128,14 @@ async function sanctionsReasons(deps: ReviewDeps, t: TransferRow, account: Exter
   return reasons;
 }
 
-/** Whoever sent the fiat deposit, where the provider named them (encrypted on its rail event). */
-async function depositSenderName(deps: ReviewDeps, t: TransferRow): Promise<string | null> {
-  // The settled deposit's provider payment, and the rail event that named its sender, in one query.
-  const event = await deps.db.selectFrom('payments as p')
-    .innerJoin('rail_events as e', (join) => join.onRef('e.provider_payment_id', '=', 'p.provider_payment_id'))
-    .select('e.sender_encrypted')
-    .where('p.transfer_id', '=', t.id).where('p.kind', '=', 'deposit').where('p.status', '=', 'settled')
-    .where('e.type', '=', 'payment.received').where('e.sender_encrypted', 'is not', null)
-    .executeTakeFirst();
-  return event?.sender_encrypted ? deps.cipher.decryptText(event.sender_encrypted) : null;
-}
-
-async function limitReasons(deps: ReviewDeps, t: TransferRow): Promise<string[]> {
+async function limitReasons(deps: ReviewDeps, t: TransferRow, recent: ReviewFacts['recent']): Promise<string[]> {
   const usdMinor = async (amountMinor: bigint, currency: string) =>
     convertMinor(amountMinor, ASSET_SCALE[currency], 2, await deps.rates.rate(currency, 'usd'));
   const reasons: string[] = [];
   if (await usdMinor(BigInt(t.amount_minor), t.source_currency) >= BigInt(Math.round(deps.limits.reviewThresholdUsd * 100))) {
     reasons.push(`amount_threshold: ${t.amount_minor} minor units of ${t.source_currency} is at least ${deps.limits.reviewThresholdUsd} USD`);
   }
-  // The customer's other live transfers of the last 24 hours, summed per currency in SQL.
-  const since = new Date(t.created_at.getTime() - 24 * 3600_000);
-  const recent = await deps.db.selectFrom('transfers')
-    .select(['source_currency', (eb) => eb.fn.sum<string>('amount_minor').as('total')])
-    .where('customer_id', '=', t.customer_id).where('created_at', '>=', since).where('created_at', '<=', t.created_at)
-    .where('state', 'not in', ['canceled', 'refunded', 'awaiting_funds']).groupBy('source_currency').execute();
+  // The customer's live transfers of the last 24 hours (reviewFacts).
   let totalUsd = 0n;
   for (const r of recent) totalUsd += await usdMinor(BigInt(r.total), r.source_currency);
   if (totalUsd > BigInt(Math.round(deps.limits.dailyLimitUsd * 100))) {

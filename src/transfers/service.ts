@@ -8,7 +8,7 @@ import { cryptoAddressError } from '../domain/bank-validation';
 import { ASSET_SCALE, formatAmount, parseAmount } from '../domain/money';
 import { QuoteError, convertMinor, quoteReceipt, swiftChargesSplit } from '../domain/quote';
 import { PAYMENT_RAILS, RAILS, isChainRail, railBoundsMinor, type CryptoChain, type FiatRailProfile, type PaymentRail } from '../domain/rails';
-import { recordEvent } from '../domain/events';
+import { recordChangeWithEvent } from '../domain/events';
 import { newId, randomBase62 } from '../ids';
 import { findBodyCustomer } from '../customers/customer';
 import { serializeTransfer, type StoredReceipt } from './transfer';
@@ -253,7 +253,7 @@ export async function createTransfer(
     source_tx_hash: null,
     destination_tx_hash: null,
   };
-  const row = await trx.insertInto('transfers').values({
+  const row: TransferRow = {
     id,
     developer_id: tenant.developerId,
     environment: tenant.environment,
@@ -275,19 +275,24 @@ export async function createTransfer(
     destination_external_account_id: input.destination.external_account_id ?? null,
     destination_to_address: toAddress,
     swift_charges: input.destination.payment_rail === 'swift' ? (input.destination.swift_charges ?? 'sha') : null,
-    receipt: JSON.stringify(stored),
-    deposit_instructions: JSON.stringify(instructions),
+    receipt: { ...stored },
+    deposit_instructions: instructions,
     deposit_reference: depositReference,
     deposit_address: depositAddress,
     deposit_index: depositIndex,
     source_position: prepared.sourcePosition,
+    stray_scan_position: null,
     return_code: null,
     review_reasons: null,
     review_decision: null,
     created_at: now,
     updated_at: now,
-  }).returningAll().executeTakeFirstOrThrow();
+  };
+  // The row and its event in one statement.
+  const insert = trx.insertInto('transfers').values({
+    ...row, receipt: JSON.stringify(stored), deposit_instructions: JSON.stringify(instructions), review_reasons: null, review_decision: null,
+  });
+  await recordChangeWithEvent(trx, tenant, insert, { type: 'transfer.created', objectId: id, data: serializeTransfer(row) }, now);
   if (accounts.sourceAccountId) await reserveFromAccount(trx, tenant, id, accounts.sourceAccountId, input.source.currency, prepared.amountMinor);
-  await recordEvent(trx, tenant, { type: 'transfer.created', objectId: id, data: serializeTransfer(row) }, now);
   return row;
 }

@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../db';
-import type { Database, PaymentKind, PaymentStatus, ReviewDecision, TransferRow, TransferState } from '../db/schema';
+import type { Database, PaymentKind, PaymentStatus, TransferRow, TransferState } from '../db/schema';
 import { tenantOf } from '../db/tenant-scope';
 import { transferStateEvent } from '../domain/event-catalogue';
-import { recordEvents } from '../domain/events';
+import { recordEvents, type OutboxEvent } from '../domain/events';
 import {
   PROGRESS, TRANSITIONS, accountReleasePostings, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings,
   type RefundDestination, type TransferMoney,
@@ -71,25 +71,47 @@ export async function recordTransferStep(db: Db, input: { transferId: string } &
 
 /**
  * Records steps that follow each other (funds_received then in_review, say) in one transaction, each
- * as recordTransferStep would: a step recorded before changes nothing. Answers the state they leave,
- * and the transfer as they left it (for the rest of the same activity; never an activity's result).
+ * as recordTransferStep would: a step recorded before changes nothing. The transfer's own columns
+ * and the events announcing its changes are written once, at the end, as one statement. Answers the
+ * state they leave, and the transfer as they left it (for the rest of the same activity; never an
+ * activity's result).
  */
 export async function recordTransferSteps(db: Db, transferId: string, steps: TransferStep[]): Promise<{ state: TransferState; transfer: TransferRow }> {
   return db.transaction().execute(async (trx) => {
-    let row = await trx.selectFrom('transfers').selectAll().where('id', '=', transferId).forUpdate().executeTakeFirstOrThrow();
+    const row = await trx.selectFrom('transfers').selectAll().where('id', '=', transferId).forUpdate().executeTakeFirstOrThrow();
+    const recorder = new StepRecorder(trx, row);
     for (const input of steps) {
-      if (await alreadyRecorded(trx, row, input)) continue;
-      const step = new StepRecorder(trx, row);
-      await (STEPS[input.step] as (s: StepRecorder, i: TransferStep) => Promise<void>)(step, input);
-      row = step.row;
+      if (await alreadyRecorded(trx, recorder.row, input)) continue;
+      await (STEPS[input.step] as (s: StepRecorder, i: TransferStep) => Promise<void>)(recorder, input);
     }
-    return { state: row.state, transfer: row };
+    await recorder.write();
+    return { state: recorder.row.state, transfer: recorder.row };
   });
 }
 
-/** What a step does to the transfer in its transaction: moves, payments, postings, reasons. */
+/** The transfer columns a step changes, as a row reads them (JSON columns as values). */
+type TransferChange = Partial<Pick<TransferRow, 'state' | 'state_reason' | 'receipt' | 'review_reasons' | 'review_decision' | 'return_code' | 'updated_at'>>;
+
+/** A change as the update writes it: JSON columns serialized. */
+function columnValues(change: TransferChange) {
+  const { receipt, review_reasons, review_decision, ...plain } = change;
+  return {
+    ...plain,
+    ...(receipt !== undefined ? { receipt: JSON.stringify(receipt) } : {}),
+    ...(review_reasons !== undefined ? { review_reasons: review_reasons === null ? null : JSON.stringify(review_reasons) } : {}),
+    ...(review_decision !== undefined ? { review_decision: review_decision === null ? null : JSON.stringify(review_decision) } : {}),
+  };
+}
+
+/**
+ * What steps do to the transfer in their transaction: moves, payments, postings, reasons. Payments
+ * and postings are written as they come; the transfer's row is changed in memory (the row is locked
+ * for the transaction) and written with its events by `write`.
+ */
 class StepRecorder {
   readonly money: TransferMoney;
+  private change: TransferChange = {};
+  private readonly events: (OutboxEvent & { at: Date })[] = [];
 
   constructor(readonly trx: Transaction<Database>, public row: TransferRow) {
     this.money = transferMoney(row);
@@ -100,20 +122,35 @@ class StepRecorder {
   }
 
   /** Moves the transfer to `next` unless it is there already, announcing `transfer.updated` and the state's own event. */
-  async move(next: TransferState, set: Partial<Record<keyof TransferRow, unknown>> = {}) {
-    const { row } = this;
-    if (row.state === next) return;
-    if (!TRANSITIONS[row.state].includes(next)) throw new Error(`transfer ${row.id}: no move from ${row.state} to ${next}`);
-    const now = nextEventTime(row);
-    const updated = await this.trx.updateTable('transfers').set({ ...set, state: next, updated_at: now } as never)
-      .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
-    const data = serializeTransfer(updated);
-    this.row = updated;
-    await recordEvents(this.trx, tenantOf(row), [
-      { type: 'transfer.updated', objectId: row.id, data, previousAttributes: { state: row.state }, at: now },
+  move(next: TransferState, set: TransferChange = {}) {
+    const before = this.row;
+    if (before.state === next) return;
+    if (!TRANSITIONS[before.state].includes(next)) throw new Error(`transfer ${before.id}: no move from ${before.state} to ${next}`);
+    const now = nextEventTime(before);
+    this.apply({ ...set, state: next, updated_at: now });
+    const data = serializeTransfer(this.row);
+    this.events.push(
+      { type: 'transfer.updated', objectId: before.id, data, previousAttributes: { state: before.state }, at: now },
       // One millisecond later, so that lists show the named event after its transfer.updated.
-      { type: transferStateEvent(next as Exclude<TransferState, 'awaiting_funds'>), objectId: row.id, data, at: new Date(now.getTime() + 1) },
-    ]);
+      { type: transferStateEvent(next as Exclude<TransferState, 'awaiting_funds'>), objectId: before.id, data, at: new Date(now.getTime() + 1) },
+    );
+  }
+
+  /** A change of `attribute` alone, announced as `transfer.updated` with its previous value. */
+  announce<K extends 'state_reason' | 'review_decision'>(attribute: K, value: TransferRow[K], at = nextEventTime(this.row)) {
+    const previous = this.row[attribute];
+    this.apply({ [attribute]: value, updated_at: at });
+    this.events.push({ type: 'transfer.updated', objectId: this.row.id, data: serializeTransfer(this.row), previousAttributes: { [attribute]: previous }, at });
+  }
+
+  /** A change of `state_reason` alone, announced as `transfer.updated`. */
+  setStateReason(reason: string | null) {
+    if (this.row.state_reason !== reason) this.announce('state_reason', reason);
+  }
+
+  /** Sets fields without moving or announcing (what operators see while a step is in progress). */
+  setQuietly(set: TransferChange) {
+    this.apply({ ...set, updated_at: new Date() });
   }
 
   /** The ledger transaction of this step, keyed by the transfer and `what` (once, however often the step is retried). */
@@ -135,28 +172,27 @@ class StepRecorder {
     });
   }
 
-  /** A change of `state_reason` alone, announced as `transfer.updated`. */
-  async setStateReason(reason: string | null) {
-    this.row = await setStateReason(this.trx, this.row, reason);
+  /** Writes the changed columns and their events: one statement (none when nothing changed). */
+  async write() {
+    if (Object.keys(this.change).length === 0) return;
+    const update = this.trx.updateTable('transfers').set(columnValues(this.change)).where('id', '=', this.row.id);
+    if (this.events.length > 0) await recordEvents(this.trx, tenantOf(this.row), this.events.splice(0), update);
+    else await update.execute();
+    this.change = {};
   }
 
-  /** Sets fields without moving or announcing (what operators see while a step is in progress). */
-  async setQuietly(set: Partial<Record<keyof TransferRow, unknown>>) {
-    this.row = await this.trx.updateTable('transfers').set({ ...set, updated_at: new Date() } as never).where('id', '=', this.row.id)
-      .returningAll().executeTakeFirstOrThrow();
+  private apply(change: TransferChange) {
+    this.change = { ...this.change, ...change };
+    this.row = { ...this.row, ...change };
   }
 }
 
-/** A change of a transfer's `state_reason` alone, announced as `transfer.updated`. */
+/** A change of a transfer's `state_reason` alone, announced as `transfer.updated` (one statement, in the caller's transaction, the row locked). */
 export async function setStateReason(trx: Transaction<Database>, row: TransferRow, reason: string | null): Promise<TransferRow> {
-  if (row.state_reason === reason) return row;
-  const now = nextEventTime(row);
-  const updated = await trx.updateTable('transfers').set({ state_reason: reason, updated_at: now })
-    .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
-  await recordEvents(trx, tenantOf(row), [
-    { type: 'transfer.updated', objectId: row.id, data: serializeTransfer(updated), previousAttributes: { state_reason: row.state_reason }, at: now },
-  ]);
-  return updated;
+  const recorder = new StepRecorder(trx, row);
+  recorder.setStateReason(reason);
+  await recorder.write();
+  return recorder.row;
 }
 
 /**
@@ -177,48 +213,42 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
     if (s.row.state !== 'awaiting_funds') return;
     await s.insertPayment('deposit', 1, { status: 'settled', tx_hash: input.txHash ?? null, from_address: input.from ?? null, provider_payment_id: input.railPaymentId ?? null });
     await s.post('deposit', depositPostings(s.money));
-    await s.move('funds_received', {
+    s.move('funds_received', {
       state_reason: null, // what a mismatched deposit showed while the transfer waited
-      ...(input.txHash ? { receipt: JSON.stringify({ ...s.receipt, source_tx_hash: input.txHash }) } : {}),
+      ...(input.txHash ? { receipt: { ...s.receipt, source_tx_hash: input.txHash } } : {}),
     });
   },
 
   async in_review(s) {
-    await s.move('in_review');
+    s.move('in_review');
   },
 
   async hold(s, input) {
-    await s.setQuietly({ review_reasons: JSON.stringify(input.reasons), state_reason: `on_hold: ${input.reasons.join('; ')}` });
+    s.setQuietly({ review_reasons: input.reasons, state_reason: `on_hold: ${input.reasons.join('; ')}` });
   },
 
   async review_decided(s, input) {
     if (s.row.review_decision) return; // recorded by an earlier attempt
-    const now = nextEventTime(s.row);
-    const decision: ReviewDecision = { decision: input.approve ? 'approve' : 'reject', note: input.note ?? null, operator: input.operator, decided_at: now.toISOString() };
-    const updated = await s.trx.updateTable('transfers').set({ review_decision: JSON.stringify(decision), updated_at: now })
-      .where('id', '=', s.row.id).returningAll().executeTakeFirstOrThrow();
-    s.row = updated;
-    await recordEvents(s.trx, tenantOf(s.row), [
-      { type: 'transfer.updated', objectId: s.row.id, data: serializeTransfer(updated), previousAttributes: { review_decision: null }, at: now },
-    ]);
+    const at = nextEventTime(s.row);
+    s.announce('review_decision', { decision: input.approve ? 'approve' : 'reject', note: input.note ?? null, operator: input.operator, decided_at: at.toISOString() }, at);
   },
 
   async payment_submitted(s) {
     if (s.row.state !== 'in_review') return;
     await s.insertPayment('payout', 1, { status: 'pending' });
     await s.post('payout', payoutPostings(s.money));
-    await s.move('payment_submitted', { state_reason: null });
+    s.move('payment_submitted', { state_reason: null });
   },
 
   async payment_processed(s, input) {
     await markPaymentSettled(s.trx, payout(s.row), input.networkFee ? { networkFee: input.networkFee } : {});
-    await s.move('payment_processed', input.txHash ? { receipt: JSON.stringify({ ...s.receipt, destination_tx_hash: input.txHash }) } : {});
+    s.move('payment_processed', input.txHash ? { receipt: { ...s.receipt, destination_tx_hash: input.txHash } } : {});
   },
 
   async undeliverable(s, input) {
     // Refused before the payout was sent (from in_review) there is no payout payment to mark.
     await markPaymentFailed(s.trx, payout(s.row), { status: 'failed', reason: input.reason, code: input.code });
-    await s.move('undeliverable', { state_reason: input.reason, return_code: input.code ?? null });
+    s.move('undeliverable', { state_reason: input.reason, return_code: input.code ?? null });
   },
 
   async returned(s, input) {
@@ -227,7 +257,7 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
     if (s.row.state === 'payment_processed') await markPaymentFailed(s.trx, payout(s.row), { status: 'returned', code: input.code });
     await s.insertPayment('return', 1, { status: 'settled', return_code: code });
     await s.post('payout-reversal', payoutReversalPostings(s.money));
-    await s.move('returned', { return_code: code, state_reason: input.reason ?? s.row.state_reason });
+    s.move('returned', { return_code: code, state_reason: input.reason ?? s.row.state_reason });
   },
 
   async refund_submitted(s, input) {
@@ -236,7 +266,7 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
     await s.post(attempt > 1 ? `refund:${attempt}` : 'refund', refundPostings(s.money));
     // A retried refund replaces the rejection shown to operators; a first one keeps why the payout failed.
     const keepsReason = s.row.state === 'returned' || s.row.state === 'undeliverable';
-    await s.setQuietly({ state_reason: attempt > 1 ? `refund retried (attempt ${attempt})` : keepsReason ? s.row.state_reason : 'refunding to the source' });
+    s.setQuietly({ state_reason: attempt > 1 ? `refund retried (attempt ${attempt})` : keepsReason ? s.row.state_reason : 'refunding to the source' });
   },
 
   async refund_rejected(s, input) {
@@ -245,7 +275,7 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
     const attempt = input.attempt ?? 1;
     await markPaymentFailed(s.trx, refund(s.row, attempt), { status: 'failed', reason: input.reason, code: input.code });
     await s.post(`refund-reversal:${attempt}`, refundReversalPostings(s.money));
-    await s.setStateReason(`refund rejected: ${input.reason}; waiting for an operator to retry the refund`);
+    s.setStateReason(`refund rejected: ${input.reason}; waiting for an operator to retry the refund`);
   },
 
   async refund_returned(s, input) {
@@ -254,7 +284,7 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
     const attempt = input.attempt ?? 1;
     await markPaymentFailed(s.trx, refund(s.row, attempt), { status: 'returned', reason: input.reason, code: input.code });
     await s.post(`refund-reversal:${attempt}`, refundReversalPostings(s.money));
-    await s.setStateReason(`refund ${input.reason}; waiting for an operator to retry the refund`);
+    s.setStateReason(`refund ${input.reason}; waiting for an operator to retry the refund`);
   },
 
   async refunded(s, input) {
@@ -266,8 +296,8 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
       : paid?.status === 'returned' ? `returned by the receiving bank (${s.row.return_code})` : null;
     const reason = input.reason ?? returnReason ?? s.row.state_reason;
     // A retry of a refund the source bank returned settles once the transfer is already final.
-    if (s.row.state === input.finalState) await s.setStateReason(reason);
-    else await s.move(input.finalState, { state_reason: reason });
+    if (s.row.state === input.finalState) s.setStateReason(reason);
+    else s.move(input.finalState, { state_reason: reason });
   },
 
   async canceled(s, input) {
@@ -275,6 +305,6 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
     if (s.row.source_account_id && s.row.state === 'awaiting_funds') {
       await s.post('account-release', accountReleasePostings(s.row.source_account_id, s.row.source_currency, s.money.amountMinor));
     }
-    await s.move('canceled', { state_reason: input.reason });
+    s.move('canceled', { state_reason: input.reason });
   },
 };
