@@ -1,7 +1,7 @@
 // `npm run bench:temporal-ceiling`: how many transfer-shaped workflows per second the Temporal CLI dev
 // server and one worker carry on this machine when the workflow does no work at all (no database,
-// no API, no rails): the same start, signal, timers, local-activity markers and search-attribute
-// updates as a real transfer. The ceiling that `npm run bench:transfers` can approach, not pass
+// no API, no rails): the same start (with its search attributes), deposit Update, timers, patch and
+// local-activity markers and search-attribute updates as a real transfer. The ceiling that `npm run bench:transfers` can approach, not pass
 // (bench:transfers measures it too, in the same run, on its own stack).
 import os from 'node:os';
 import { freePort, startTestTemporalServer } from '../test/harness/stack';

@@ -1,15 +1,16 @@
 // One measured run of the transfer-shaped workflow (bench/ceiling/workflow.ts) against a Temporal
-// server: `clients` loops each start a workflow and signal its deposit, for `durationS` seconds, one
+// server: `clients` loops each start a workflow and send its deposit (an Update), for `durationS` seconds, one
 // worker in this process running them. What `bench:temporal-ceiling` prints, and what
 // `bench:transfers` measures right before its transfers, on the same dev server, as its ceiling.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type InjectedSinks } from '@temporalio/worker';
 import { turnOffWorkflowStackTraces } from '../../workers/create-worker';
 import { cpuSeconds, cpuSnapshot } from '../cpu';
 import { percentile } from '../stats';
 import { createCeilingActivities } from './activities';
-import type { transferShapedWorkflow } from './workflow';
+import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../../src/temporal/search-attributes';
+import { deposit, type CeilingSinks, type transferShapedWorkflow } from './workflow';
 
 export interface CeilingResult {
   started: number;
@@ -31,9 +32,14 @@ export async function measureCeiling(opts: {
   // Its workflow threads as the platform's worker runs them (WORKFLOW_STACK_TRACES, off by default),
   // so that the ratios compare like with like.
   if (process.env.WORKFLOW_STACK_TRACES !== 'on') turnOffWorkflowStackTraces();
+  // Each workflow's first task, done: its deposit may come (as a transfer's comes after it waits).
+  const awaitingFunds = new Map<string, () => void>();
+  const sinks: InjectedSinks<CeilingSinks> = {
+    bench: { awaitingFunds: { fn: (info) => awaitingFunds.get(info.workflowId)?.(), callDuringReplay: false } },
+  };
   const worker = await Worker.create({
     connection: nativeConnection, namespace: 'default', taskQueue,
-    workflowsPath: require.resolve('./workflow'), activities: createCeilingActivities(),
+    workflowsPath: require.resolve('./workflow'), activities: createCeilingActivities(), sinks,
   });
   const running = worker.run();
   try {
@@ -45,12 +51,24 @@ export async function measureCeiling(opts: {
     await Promise.all(Array.from({ length: opts.clients }, async () => {
       while (Date.now() < until) {
         const id = `ceiling-${randomUUID()}`;
+        const waiting = new Promise<void>((resolve) => awaitingFunds.set(id, resolve));
         const s = performance.now();
         const handle = await client.workflow.start<typeof transferShapedWorkflow>('transferShapedWorkflow', {
           workflowId: id, taskQueue, args: [{ returnWindowMs: 1, withoutLocalActivities: opts.withoutLocalActivities }],
+          // What a transfer's start carries (src/transfers/workflow-client.ts).
+          typedSearchAttributes: [
+            { key: CustomerIdAttr, value: 'customer_ceiling' }, { key: TransferStateAttr, value: 'awaiting_funds' },
+            { key: SourceRailAttr, value: 'pix' }, { key: DestinationRailAttr, value: 'pix' }, { key: CurrencyAttr, value: 'brl' },
+          ],
+          staticSummary: '1000 minor units of brl: pix → pix (brl)',
+          workflowIdConflictPolicy: 'USE_EXISTING',
         });
         startLatencies.push(performance.now() - s);
-        await handle.signal('deposit');
+        // As the rail provider's webhook offers a deposit to its transfer (src/transfers/workflow-client.ts).
+        await waiting;
+        awaitingFunds.delete(id);
+        const railPaymentId = randomUUID();
+        await handle.executeUpdate(deposit, { args: [{ railPaymentId }], updateId: `deposit:${railPaymentId}` });
         started.push(id);
       }
     }));
