@@ -52,6 +52,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().default('.data'),
   DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
+  DATABASE_PREPARED_STATEMENTS: z.enum(['on', 'off']).default('on'),
   PGLITE_PORT: port(55432),
   TEMPORAL_ADDRESS: z
     .string()

@@ -20,7 +20,7 @@ runMain('worker', async () => {
   if (config.TEMPORAL_METRICS_ADDRESS) {
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: config.TEMPORAL_METRICS_ADDRESS } } } });
   }
-  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS === 'on' });
   const cipher = createDataCipher(config, { allowGenerated: false });
   const keys = createKeyVault(config, { allowGenerated: false });
   // Batch and KYC screening run here, against lists held in this process's memory.

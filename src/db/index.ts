@@ -1,6 +1,7 @@
 import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
+import { PreparingClient } from './prepared-statements';
 import * as m0001 from './migrations/0001_foundation';
 import * as m0002 from './migrations/0002_sanctions';
 import * as m0003 from './migrations/0003_external_accounts';
@@ -32,8 +33,15 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Db = Kysely<Database>;
 
-export function createDb(databaseUrl: string, poolSize = 20): Db {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, idleTimeoutMillis: 30_000 });
+/**
+ * `preparedStatements`: statements with parameters are prepared once per connection
+ * (prepared-statements.ts); off for the embedded PGlite, whose one session all connections share,
+ * and behind a pooler that does not keep prepared statements.
+ */
+export function createDb(databaseUrl: string, poolSize = 20, opts: { preparedStatements?: boolean } = {}): Db {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl, max: poolSize, idleTimeoutMillis: 30_000, ...(opts.preparedStatements ? { Client: PreparingClient } : {}),
+  });
   // A connection dropped by the server (restart, failover, network) must fail the query using it,
   // never crash the process: every client gets an error listener, idle or checked out.
   pool.on('error', () => undefined);

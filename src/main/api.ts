@@ -17,7 +17,7 @@ runMain('api', async () => {
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for the API');
   const cipher = createDataCipher(config, { allowGenerated: false });
   const keys = createKeyVault(config, { allowGenerated: false });
-  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS === 'on' });
   await migrateToLatest(db);
   const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS, cipher);
   await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });

@@ -61,7 +61,10 @@ runMain('platform', async () => {
       config.EVM_RPC_URLS = anvil.urls;
     }
 
-    const db = createDb(databaseUrl, config.DATABASE_URL ? config.DATABASE_POOL_SIZE : 10);
+    // PGlite's one session is shared by every connection: named statements would collide there.
+    const db = config.DATABASE_URL
+      ? createDb(databaseUrl, config.DATABASE_POOL_SIZE, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS === 'on' })
+      : createDb(databaseUrl, 10);
     stops.push(['database pool', () => db.destroy()]);
     await migrateToLatest(db);
     const cipher = createDataCipher(config, { allowGenerated: true });
