@@ -20,9 +20,14 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
     return statusOf(await deps.rails.getPayment(railPaymentId));
   }
 
-  /** `loaded`: the transfer as the same activity just recorded it (no need to read it again). */
-  async function submit(transferId: string, kind: 'payout' | 'refund', attempt = 1, loaded?: TransferRow) {
-    const row = loaded ?? await loadTransfer(deps.db, transferId);
+  /**
+   * Sends the payment and answers it; `recordSent`: false when the caller records the payment sent
+   * itself (a payout that settled at once, with payment_processed). `loaded`: the transfer as the
+   * same activity just recorded it (no need to read it again).
+   */
+  async function send(transferId: string, kind: 'payout' | 'refund', opts: { attempt?: number; loaded?: TransferRow; recordSent: (p: RailPayment) => boolean }) {
+    const attempt = opts.attempt ?? 1;
+    const row = opts.loaded ?? await loadTransfer(deps.db, transferId);
     const leg = paymentLeg(row, kind);
     // A payout goes where the transfer quoted; a refund attempt may go where an operator chose.
     const to = kind === 'payout' ? { external_account_id: leg.externalAccountId } : await paymentDestination(deps.db, transferId, kind, attempt);
@@ -38,9 +43,8 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
         reference: transferId,
         purpose: kind,
       });
-      await recordPaymentSent(deps.db, { transferId, kind, attempt }, { providerPaymentId: payment.id, settlesAt: payment.settlesAt });
-      // Instant rails may have settled already: the workflow then needs no timer and no second call.
-      return { railPaymentId: payment.id, ...statusOf(payment) };
+      if (opts.recordSent(payment)) await recordPaymentSent(deps.db, { transferId, kind, attempt }, { providerPaymentId: payment.id, settlesAt: payment.settlesAt });
+      return payment;
     } catch (err) {
       if (err instanceof RailUnavailableError) {
         await recordPaymentFailure(deps.db, { transferId, kind, attempt }, err.message);
@@ -48,6 +52,12 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
       }
       throw err;
     }
+  }
+
+  async function submit(transferId: string, kind: 'payout' | 'refund', attempt?: number) {
+    const payment = await send(transferId, kind, { attempt, recordSent: () => true });
+    // Instant rails may have settled already: the workflow then needs no timer and no second call.
+    return { railPaymentId: payment.id, ...statusOf(payment) };
   }
 
   return {
@@ -62,11 +72,16 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
      */
     async recordAndSubmitRailPayout(input: { transferId: string }) {
       const { transfer } = await recordTransferSteps(deps.db, input.transferId, [{ step: 'payment_submitted' }]);
-      const sent = await submit(input.transferId, 'payout', 1, transfer);
-      // An instant rail that settled at once: payment_processed in the same activity (no second one).
-      const { state } = sent.status === 'settled'
-        ? await recordTransferStep(deps.db, { transferId: input.transferId, step: 'payment_processed' }) : transfer;
-      return { state, ...sent };
+      const settledAtOnce = (p: RailPayment) => p.status === 'settled';
+      const payment = await send(input.transferId, 'payout', { loaded: transfer, recordSent: (p) => !settledAtOnce(p) });
+      // An instant rail that settled at once: payment_processed in the same activity (no second one),
+      // the payment marked sent and settled by one update.
+      const { state } = settledAtOnce(payment)
+        ? await recordTransferStep(deps.db, {
+          transferId: input.transferId, step: 'payment_processed', railPayout: { providerPaymentId: payment.id, settlesAt: payment.settlesAt },
+        })
+        : transfer;
+      return { state, railPaymentId: payment.id, ...statusOf(payment) };
     },
 
     /** Sends the whole amount back to the account the deposit came from (`attempt` > 1: an operator's retry). */

@@ -111,6 +111,11 @@ test('faster_payments, pix, spei and swift pay out in their currencies', async (
   for (const id of [fps.id, pix.id, spei.id, swift.id]) {
     const payout = (await t.api.get(`/v0/payments?transfer_id=${id}&kind=payout`)).body.data[0];
     expect(payout.status).toBe('settled');
+    // Sent once, and known to the provider: also a payout that settled as it was sent (pix here).
+    expect(payout.attempts).toBe(1);
+    const stored = await testDb().selectFrom('payments').select(['provider_payment_id', 'settles_at']).where('id', '=', payout.id).executeTakeFirstOrThrow();
+    expect(stored.provider_payment_id).toMatch(/\S/);
+    expect(stored.settles_at).toBeInstanceOf(Date);
   }
 }, 120_000);
 

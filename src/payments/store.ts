@@ -170,11 +170,20 @@ export async function notePaymentAttemptFailed(q: Queryable, ref: PaymentRef, re
   })).where(column, '=', value).execute();
 }
 
-export async function markPaymentSettled(q: Queryable, ref: PaymentRef, opts: { networkFee?: string | null } = {}): Promise<void> {
+/** Settled; `sent`: settled as it was sent, so also what markPaymentSubmitted records (the attempt counted once). */
+export async function markPaymentSettled(
+  q: Queryable, ref: PaymentRef, opts: { networkFee?: string | null; sent?: { providerPaymentId: string; settlesAt: Date } } = {},
+): Promise<void> {
   const [column, value] = byRef(ref);
-  await q.updateTable('payments').set({
+  const { sent } = opts;
+  await q.updateTable('payments').set((eb) => ({
     status: 'settled', failure_reason: null, ...(opts.networkFee !== undefined ? { network_fee: opts.networkFee } : {}), updated_at: new Date(),
-  }).where(column, '=', value).execute();
+    ...(sent ? {
+      provider_payment_id: sent.providerPaymentId,
+      settles_at: sent.settlesAt,
+      attempts: eb.case().when('status', '=', 'pending').then(eb('attempts', '+', 1)).else(eb.ref('attempts')).end(),
+    } : {}),
+  })).where(column, '=', value).execute();
 }
 
 /** The rail or chain refused it, or it came back: failed or returned, with why. */

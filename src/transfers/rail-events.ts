@@ -47,19 +47,24 @@ export async function handleRailEvent(deps: Pick<PlatformDeps, 'db' | 'temporal'
     : { code: event.code };
   const sender = event.type === 'payment.received' && event.senderName ? deps.cipher.encrypt(event.senderName) : null;
   // Recorded, or found recorded before, in one statement: the insert's row is new (no outcome yet),
-  // or the row a delivery before it left.
+  // or the row a delivery before it left; with it, the transfer a deposit's reference names.
+  const reference = event.type === 'payment.received' ? event.reference : null;
   const seen = await deps.db
     .with('inserted', (db) => db.insertInto('rail_events').values({
       id, type, provider_payment_id: providerPaymentId, payload: JSON.stringify(payload), sender_encrypted: sender,
       received_at: new Date(), outcome: null, transfer_id: null, handled_at: null,
     }).onConflict((oc) => oc.column('id').doNothing()).returning('outcome'))
-    .selectFrom('inserted').select('outcome')
-    .unionAll((db) => db.selectFrom('rail_events').select('outcome').where('id', '=', id)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('inserted').select(eb.lit(1).as('one'))))))
+    .with('seen', (db) => db.selectFrom('inserted').select('outcome')
+      .unionAll((u) => u.selectFrom('rail_events').select('outcome').where('id', '=', id)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('inserted').select(eb.lit(1).as('one')))))))
+    .selectFrom('seen')
+    .leftJoin('transfers', (join) => join.on('transfers.deposit_reference', '=', reference))
+    .select(['seen.outcome', ...DEPOSIT_TRANSFER_COLUMNS.map((c) => `transfers.${c}` as const)])
     .executeTakeFirstOrThrow();
   if (seen.outcome) return { id, outcome: seen.outcome as RailEventOutcome };
 
-  const { outcome, transferId } = event.type === 'payment.received' ? await receiveDeposit(deps, event) : await receiveReturn(deps, event);
+  const named = seen.id === null ? undefined : { id: seen.id, source_rail: seen.source_rail!, source_currency: seen.source_currency!, amount_minor: seen.amount_minor! };
+  const { outcome, transferId } = event.type === 'payment.received' ? await receiveDeposit(deps, event, named) : await receiveReturn(deps, event);
   await deps.db.updateTable('rail_events').set({ outcome, transfer_id: transferId ?? null, handled_at: new Date() }).where('id', '=', id).execute();
   if (!HANDLED_RAIL_EVENT_OUTCOMES.includes(outcome)) {
     deps.log.warn({ rail_event_id: id, outcome, transfer_id: transferId }, 'rail event needs an operator');
@@ -72,9 +77,9 @@ export async function handleRailEvent(deps: Pick<PlatformDeps, 'db' | 'temporal'
  * offered to its workflow, which takes it unless it already has its deposit or has stopped waiting.
  * Money that names the transfer but is not taken goes back to its sender (workflows/rail-deposit-return.ts).
  */
-async function receiveDeposit(deps: Pick<PlatformDeps, 'db' | 'temporal' | 'config'>, event: ReceivedPayment): Promise<{ outcome: RailEventOutcome; transferId?: string }> {
-  const row = await deps.db.selectFrom('transfers').select(DEPOSIT_TRANSFER_COLUMNS)
-    .where('deposit_reference', '=', event.reference).executeTakeFirst();
+async function receiveDeposit(
+  deps: Pick<PlatformDeps, 'db' | 'temporal' | 'config'>, event: ReceivedPayment, row: DepositTransfer | undefined,
+): Promise<{ outcome: RailEventOutcome; transferId?: string }> {
   if (!row) {
     // The money is with the platform all the same: held in its own books until an operator matches it or sends it back.
     await deps.db.transaction().execute((trx) => holdUnclaimedMoney(trx, unmatchedDeposit(event), 'money that named no transfer, held for operators'));
@@ -87,6 +92,7 @@ export type ReceivedPayment = Extract<RailEvent, { type: 'payment.received' }>;
 
 /** What `depositForTransfer` reads of the transfer a deposit is for. */
 export const DEPOSIT_TRANSFER_COLUMNS = ['id', 'source_rail', 'source_currency', 'amount_minor'] as const;
+type DepositTransfer = Pick<TransferRow, (typeof DEPOSIT_TRANSFER_COLUMNS)[number]>;
 
 /**
  * The transfer a deposit named, or an operator matched it to (`rail-events match`), takes it if it is
@@ -94,7 +100,7 @@ export const DEPOSIT_TRANSFER_COLUMNS = ['id', 'source_rail', 'source_currency',
  */
 export async function depositForTransfer(
   deps: Pick<PlatformDeps, 'db' | 'temporal' | 'config'>,
-  row: Pick<TransferRow, (typeof DEPOSIT_TRANSFER_COLUMNS)[number]>,
+  row: DepositTransfer,
   event: ReceivedPayment,
 ): Promise<{ outcome: RailEventOutcome; transferId: string }> {
   const asQuoted = row.source_rail === event.rail && row.source_currency === event.currency && BigInt(row.amount_minor) === event.amountMinor;

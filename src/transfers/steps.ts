@@ -20,7 +20,11 @@ export type TransferStep =
   | { step: 'hold'; reasons: string[] }
   | { step: 'review_decided'; approve: boolean; note?: string; operator: string }
   | { step: 'payment_submitted' }
-  | { step: 'payment_processed'; txHash?: string; networkFee?: string }
+  | {
+      step: 'payment_processed'; txHash?: string; networkFee?: string;
+      /** A rail payout that settled as it was sent, in the activity that sent it: the payment's provider id, marked sent and settled at once. */
+      railPayout?: { providerPaymentId: string; settlesAt: Date };
+    }
   | { step: 'undeliverable'; reason: string; code?: string }
   | { step: 'returned'; code?: string; reason?: string }
   | { step: 'refund_submitted'; attempt?: number; destination?: RefundDestination }
@@ -241,7 +245,7 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
   },
 
   async payment_processed(s, input) {
-    await markPaymentSettled(s.trx, payout(s.row), input.networkFee ? { networkFee: input.networkFee } : {});
+    await markPaymentSettled(s.trx, payout(s.row), { ...(input.networkFee ? { networkFee: input.networkFee } : {}), sent: input.railPayout });
     s.move('payment_processed', input.txHash ? { receipt: { ...s.receipt, destination_tx_hash: input.txHash } } : {});
   },
 
