@@ -21,18 +21,16 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
   }
 
   /**
-   * Sends the payment and answers it; `recordSent`: false when the caller records the payment sent
-   * itself (a payout that settled at once, with payment_processed). `loaded`: the transfer as the
-   * same activity just recorded it (no need to read it again).
+   * Sends the payment to the rail and answers it; the caller records it sent. `loaded`: the transfer
+   * as the same activity just recorded it (no need to read it again).
    */
-  async function send(transferId: string, kind: 'payout' | 'refund', opts: { attempt?: number; loaded?: TransferRow; recordSent: (p: RailPayment) => boolean }) {
-    const attempt = opts.attempt ?? 1;
-    const row = opts.loaded ?? await loadTransfer(deps.db, transferId);
+  async function send(transferId: string, kind: 'payout' | 'refund', attempt = 1, loaded?: TransferRow): Promise<RailPayment> {
+    const row = loaded ?? await loadTransfer(deps.db, transferId);
     const leg = paymentLeg(row, kind);
     // A payout goes where the transfer quoted; a refund attempt may go where an operator chose.
     const to = kind === 'payout' ? { external_account_id: leg.externalAccountId } : await paymentDestination(deps.db, transferId, kind, attempt);
     try {
-      const payment = await deps.rails.submitPayment({
+      return await deps.rails.submitPayment({
         tenant: { developerId: row.developer_id, environment: row.environment },
         idempotencyKey: paymentKey(transferId, kind, attempt),
         rail: leg.rail as FiatRail,
@@ -43,8 +41,6 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
         reference: transferId,
         purpose: kind,
       });
-      if (opts.recordSent(payment)) await recordPaymentSent(deps.db, { transferId, kind, attempt }, { providerPaymentId: payment.id, settlesAt: payment.settlesAt });
-      return payment;
     } catch (err) {
       if (err instanceof RailUnavailableError) {
         await recordPaymentFailure(deps.db, { transferId, kind, attempt }, err.message);
@@ -54,8 +50,11 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
     }
   }
 
-  async function submit(transferId: string, kind: 'payout' | 'refund', attempt?: number) {
-    const payment = await send(transferId, kind, { attempt, recordSent: () => true });
+  const sentOf = (payment: RailPayment) => ({ providerPaymentId: payment.id, settlesAt: payment.settlesAt });
+
+  async function submit(transferId: string, kind: 'payout' | 'refund', attempt = 1) {
+    const payment = await send(transferId, kind, attempt);
+    await recordPaymentSent(deps.db, { transferId, kind, attempt }, sentOf(payment));
     // Instant rails may have settled already: the workflow then needs no timer and no second call.
     return { railPaymentId: payment.id, ...statusOf(payment) };
   }
@@ -72,15 +71,15 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
      */
     async recordAndSubmitRailPayout(input: { transferId: string }) {
       const { transfer } = await recordTransferSteps(deps.db, input.transferId, [{ step: 'payment_submitted' }]);
-      const settledAtOnce = (p: RailPayment) => p.status === 'settled';
-      const payment = await send(input.transferId, 'payout', { loaded: transfer, recordSent: (p) => !settledAtOnce(p) });
-      // An instant rail that settled at once: payment_processed in the same activity (no second one),
-      // the payment marked sent and settled by one update.
-      const { state } = settledAtOnce(payment)
-        ? await recordTransferStep(deps.db, {
-          transferId: input.transferId, step: 'payment_processed', railPayout: { providerPaymentId: payment.id, settlesAt: payment.settlesAt },
-        })
-        : transfer;
+      const payment = await send(input.transferId, 'payout', 1, transfer);
+      let { state } = transfer;
+      if (payment.status === 'settled') {
+        // An instant rail that settled at once: payment_processed in the same activity (no second
+        // one), the payment marked sent and settled by one update.
+        ({ state } = await recordTransferStep(deps.db, { transferId: input.transferId, step: 'payment_processed', railPayout: sentOf(payment) }));
+      } else {
+        await recordPaymentSent(deps.db, { transferId: input.transferId, kind: 'payout' }, sentOf(payment));
+      }
       return { state, railPaymentId: payment.id, ...statusOf(payment) };
     },
 

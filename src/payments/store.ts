@@ -142,20 +142,25 @@ export async function insertPayment(q: Queryable, p: NewPayment): Promise<void> 
   }).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
 }
 
+/** What the provider or the chain answered when the payment went out. */
+export interface PaymentSent { providerPaymentId?: string; txHash?: string; settlesAt?: Date }
+
+const sentColumns = (sent: PaymentSent) => ({
+  ...(sent.providerPaymentId ? { provider_payment_id: sent.providerPaymentId } : {}),
+  ...(sent.txHash ? { tx_hash: sent.txHash } : {}),
+  ...(sent.settlesAt ? { settles_at: sent.settlesAt } : {}),
+});
+
 /**
  * The payment went out (the provider took it, or the chain has its transaction): pending → submitted,
  * one more attempt counted, an earlier attempt's failure cleared. A retry that finds it submitted
  * already changes nothing.
  */
-export async function markPaymentSubmitted(
-  q: Queryable, ref: PaymentRef, sent: { providerPaymentId?: string; txHash?: string; settlesAt?: Date },
-): Promise<void> {
+export async function markPaymentSubmitted(q: Queryable, ref: PaymentRef, sent: PaymentSent): Promise<void> {
   const [column, value] = byRef(ref);
   await q.updateTable('payments').set((eb) => ({
     status: 'submitted',
-    ...(sent.providerPaymentId ? { provider_payment_id: sent.providerPaymentId } : {}),
-    ...(sent.txHash ? { tx_hash: sent.txHash } : {}),
-    ...(sent.settlesAt ? { settles_at: sent.settlesAt } : {}),
+    ...sentColumns(sent),
     failure_reason: null,
     attempts: eb('attempts', '+', 1),
     updated_at: new Date(),
@@ -172,17 +177,13 @@ export async function notePaymentAttemptFailed(q: Queryable, ref: PaymentRef, re
 
 /** Settled; `sent`: settled as it was sent, so also what markPaymentSubmitted records (the attempt counted once). */
 export async function markPaymentSettled(
-  q: Queryable, ref: PaymentRef, opts: { networkFee?: string | null; sent?: { providerPaymentId: string; settlesAt: Date } } = {},
+  q: Queryable, ref: PaymentRef, opts: { networkFee?: string | null; sent?: PaymentSent } = {},
 ): Promise<void> {
   const [column, value] = byRef(ref);
   const { sent } = opts;
   await q.updateTable('payments').set((eb) => ({
     status: 'settled', failure_reason: null, ...(opts.networkFee !== undefined ? { network_fee: opts.networkFee } : {}), updated_at: new Date(),
-    ...(sent ? {
-      provider_payment_id: sent.providerPaymentId,
-      settles_at: sent.settlesAt,
-      attempts: eb.case().when('status', '=', 'pending').then(eb('attempts', '+', 1)).else(eb.ref('attempts')).end(),
-    } : {}),
+    ...(sent ? { ...sentColumns(sent), attempts: eb.case().when('status', '=', 'pending').then(eb('attempts', '+', 1)).else(eb.ref('attempts')).end() } : {}),
   })).where(column, '=', value).execute();
 }
 

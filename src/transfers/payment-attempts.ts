@@ -1,7 +1,7 @@
 import type { Db } from '../db';
 import type { PaymentKind } from '../db/schema';
 import { paymentKey } from '../payments/keys';
-import { markPaymentSubmitted, notePaymentAttemptFailed } from '../payments/store';
+import { markPaymentSubmitted, notePaymentAttemptFailed, type PaymentSent } from '../payments/store';
 
 /** A transfer's payout or refund (`attempt` > 1: an operator's retry of a refund), as its activities name it. */
 export interface TransferPaymentRef {
@@ -13,7 +13,7 @@ export interface TransferPaymentRef {
 const refOf = (p: TransferPaymentRef) => ({ key: paymentKey(p.transferId, p.kind, p.attempt) });
 
 /** The rail took it, or the chain has its transaction. */
-export async function recordPaymentSent(db: Db, p: TransferPaymentRef, sent: { providerPaymentId?: string; txHash?: string; settlesAt?: Date }) {
+export async function recordPaymentSent(db: Db, p: TransferPaymentRef, sent: PaymentSent) {
   await markPaymentSubmitted(db, refOf(p), sent);
 }
 

@@ -10,7 +10,7 @@ import {
 } from '../domain/transfers';
 import { postTransaction, type Posting } from '../ledger/ledger';
 import { paymentKey } from '../payments/keys';
-import { insertPayment, markPaymentFailed, markPaymentSettled, findPayment, type NewPayment } from '../payments/store';
+import { insertPayment, markPaymentFailed, markPaymentSettled, findPayment, type NewPayment, type PaymentSent } from '../payments/store';
 import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from './transfer';
 
 /** Each step of a transfer's life as the workflow records it: state, payments, ledger and events in one transaction. */
@@ -23,7 +23,7 @@ export type TransferStep =
   | {
       step: 'payment_processed'; txHash?: string; networkFee?: string;
       /** A rail payout that settled as it was sent, in the activity that sent it: the payment's provider id, marked sent and settled at once. */
-      railPayout?: { providerPaymentId: string; settlesAt: Date };
+      railPayout?: PaymentSent;
     }
   | { step: 'undeliverable'; reason: string; code?: string }
   | { step: 'returned'; code?: string; reason?: string }
