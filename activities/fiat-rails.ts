@@ -7,7 +7,7 @@ import { paymentKey, releaseSuffix, strayDepositKeyOf } from '../src/payments/ke
 import { markPaymentSubmitted, notePaymentAttemptFailed, paymentDestination, requirePayment } from '../src/payments/store';
 import { FAILURE } from '../src/temporal/failures';
 import { recordPaymentFailure, recordPaymentSent } from '../src/transfers/payment-attempts';
-import { recordTransferStep, recordTransferSteps } from '../src/transfers/steps';
+import { recordPayoutSettledAtOnce, recordTransferSteps } from '../src/transfers/steps';
 import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
 
 /**
@@ -75,8 +75,8 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
       let { state } = transfer;
       if (payment.status === 'settled') {
         // An instant rail that settled at once: payment_processed in the same activity (no second
-        // one), the payment marked sent and settled by one update.
-        ({ state } = await recordTransferStep(deps.db, { transferId: input.transferId, step: 'payment_processed', railPayout: sentOf(payment) }));
+        // one), on the row just recorded: one statement.
+        ({ state } = await recordPayoutSettledAtOnce(deps.db, transfer, sentOf(payment)));
       } else {
         await recordPaymentSent(deps.db, { transferId: input.transferId, kind: 'payout' }, sentOf(payment));
       }

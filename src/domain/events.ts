@@ -3,6 +3,8 @@ import type { Tenant } from '../db/tenant-scope';
 import type { Database, EventRow } from '../db/schema';
 import { newId } from '../ids';
 import { insertEventsWithDeliveries } from '../webhooks/fan-out';
+
+export { changeMade } from '../webhooks/fan-out';
 import type { EventType } from './event-catalogue';
 
 /**
@@ -40,13 +42,28 @@ export interface OutboxEvent {
 export async function recordEvents(
   trx: Kysely<Database> | Transaction<Database>, tenant: Tenant, events: (OutboxEvent & { at: Date })[], change?: Compilable,
 ): Promise<string[]> {
-  const rows = events.map((e) => ({
-    id: newId('event', e.at.getTime()), type: e.type, object_id: e.objectId, data: JSON.stringify(e.data),
-    previous_attributes: e.previousAttributes ? JSON.stringify(e.previousAttributes) : null, created_at: e.at,
-  }));
+  const rows = events.map(outboxRow);
   // The events and their webhook deliveries: one statement, in the caller's transaction.
   await insertEventsWithDeliveries(trx, tenant, rows, new Date(), change);
   return rows.map((e) => e.id);
+}
+
+/**
+ * A conditional change (its RETURNING names what it changed), the changes made with it (`alongside`,
+ * each conditioned on `changeMade`) and its events: one statement, all or nothing. Answers whether
+ * the change was made.
+ */
+export async function recordEventsIfChanged(
+  db: Kysely<Database> | Transaction<Database>, tenant: Tenant, events: (OutboxEvent & { at: Date })[], change: Compilable, alongside: Compilable[] = [],
+): Promise<boolean> {
+  return insertEventsWithDeliveries(db, tenant, events.map(outboxRow), new Date(), change, { alongside });
+}
+
+function outboxRow(e: OutboxEvent & { at: Date }) {
+  return {
+    id: newId('event', e.at.getTime()), type: e.type, object_id: e.objectId, data: JSON.stringify(e.data),
+    previous_attributes: e.previousAttributes ? JSON.stringify(e.previousAttributes) : null, created_at: e.at,
+  };
 }
 
 /** An event as developers see it, in `GET /v0/events` and in webhook payloads (docs/WEBHOOKS.md). */

@@ -179,12 +179,17 @@ export async function notePaymentAttemptFailed(q: Queryable, ref: PaymentRef, re
 export async function markPaymentSettled(
   q: Queryable, ref: PaymentRef, opts: { networkFee?: string | null; sent?: PaymentSent } = {},
 ): Promise<void> {
+  await paymentSettledUpdate(q, ref, opts).execute();
+}
+
+/** markPaymentSettled's update, unexecuted: for a statement that makes it with another change. */
+export function paymentSettledUpdate(q: Queryable, ref: PaymentRef, opts: { networkFee?: string | null; sent?: PaymentSent } = {}) {
   const [column, value] = byRef(ref);
   const { sent } = opts;
-  await q.updateTable('payments').set((eb) => ({
+  return q.updateTable('payments').set((eb) => ({
     status: 'settled', failure_reason: null, ...(opts.networkFee !== undefined ? { network_fee: opts.networkFee } : {}), updated_at: new Date(),
     ...(sent ? { ...sentColumns(sent), attempts: eb.case().when('status', '=', 'pending').then(eb('attempts', '+', 1)).else(eb.ref('attempts')).end() } : {}),
-  })).where(column, '=', value).execute();
+  })).where(column, '=', value);
 }
 
 /** The rail or chain refused it, or it came back: failed or returned, with why. */

@@ -1,16 +1,16 @@
-import type { Transaction } from 'kysely';
+import type { Compilable, Kysely, Transaction } from 'kysely';
 import type { Db } from '../db';
 import type { Database, PaymentKind, PaymentStatus, TransferRow, TransferState } from '../db/schema';
 import { tenantOf } from '../db/tenant-scope';
 import { transferStateEvent } from '../domain/event-catalogue';
-import { recordEvents, type OutboxEvent } from '../domain/events';
+import { changeMade, recordEvents, recordEventsIfChanged, type OutboxEvent } from '../domain/events';
 import {
   PROGRESS, TRANSITIONS, accountReleasePostings, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings,
   type RefundDestination, type TransferMoney,
 } from '../domain/transfers';
 import { postTransaction, type Posting } from '../ledger/ledger';
 import { paymentKey } from '../payments/keys';
-import { insertPayment, markPaymentFailed, markPaymentSettled, findPayment, type NewPayment, type PaymentSent } from '../payments/store';
+import { insertPayment, markPaymentFailed, markPaymentSettled, findPayment, paymentSettledUpdate, type NewPayment, type PaymentSent } from '../payments/store';
 import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from './transfer';
 
 /** Each step of a transfer's life as the workflow records it: state, payments, ledger and events in one transaction. */
@@ -93,6 +93,22 @@ export async function recordTransferSteps(db: Db, transferId: string, steps: Tra
   });
 }
 
+/**
+ * A rail payout that settled as it was sent, recorded on the row the same activity has just written
+ * (`known`, in payment_submitted): the payment marked sent and settled, the move to payment_processed
+ * and its events, as one statement, made only if the row is still as known. A row changed meanwhile
+ * is recorded as recordTransferStep records it, under the row's lock.
+ */
+export async function recordPayoutSettledAtOnce(db: Db, known: TransferRow, sent: PaymentSent): Promise<{ state: TransferState }> {
+  if (known.state === 'payment_submitted') {
+    const recorder = new StepRecorder(db, known);
+    recorder.move('payment_processed');
+    const settle = paymentSettledUpdate(db, payout(known), { sent }).where(changeMade);
+    if (await recorder.writeIfUnchanged(known.updated_at, [settle])) return { state: recorder.row.state };
+  }
+  return recordTransferStep(db, { transferId: known.id, step: 'payment_processed', railPayout: sent });
+}
+
 /** The transfer columns a step changes, as a row reads them (JSON columns as values). */
 type TransferChange = Partial<Pick<TransferRow, 'state' | 'state_reason' | 'receipt' | 'review_reasons' | 'review_decision' | 'return_code' | 'updated_at'>>;
 
@@ -117,7 +133,8 @@ class StepRecorder {
   private change: TransferChange = {};
   private readonly events: (OutboxEvent & { at: Date })[] = [];
 
-  constructor(readonly trx: Transaction<Database>, public row: TransferRow) {
+  /** `trx`: the step's transaction; outside one (writeIfUnchanged) nothing but the final statement may be written. */
+  constructor(readonly trx: Transaction<Database> | Kysely<Database>, public row: TransferRow) {
     this.money = transferMoney(row);
   }
 
@@ -159,7 +176,8 @@ class StepRecorder {
 
   /** The ledger transaction of this step, keyed by the transfer and `what` (once, however often the step is retried). */
   async post(what: string, postings: Posting[]) {
-    await postTransaction(this.trx, tenantOf(this.row), {
+    if (!this.trx.isTransaction) throw new Error('a ledger movement needs the step\'s transaction');
+    await postTransaction(this.trx as Transaction<Database>, tenantOf(this.row), {
       idempotencyKey: `${this.row.id}:ledger:${what}`, description: `transfer ${what}`, referenceId: this.row.id, postings,
     });
   }
@@ -183,6 +201,17 @@ class StepRecorder {
     if (this.events.length > 0) await recordEvents(this.trx, tenantOf(this.row), this.events.splice(0), update);
     else await update.execute();
     this.change = {};
+  }
+
+  /**
+   * Writes the changed columns, their events and `alongside` (changes conditioned on `changeMade`)
+   * as one statement, only if the row is still as it was loaded (its updated_at): no lock and no
+   * transaction needed. Answers whether it was.
+   */
+  async writeIfUnchanged(loadedAt: Date, alongside: Compilable[]): Promise<boolean> {
+    const update = this.trx.updateTable('transfers').set(columnValues(this.change))
+      .where('id', '=', this.row.id).where('updated_at', '=', loadedAt).returning('id');
+    return recordEventsIfChanged(this.trx, tenantOf(this.row), this.events.splice(0), update, alongside);
   }
 
   private apply(change: TransferChange) {

@@ -25,24 +25,38 @@ export async function insertEventsWithDeliveries(
   trx: Kysely<Database> | Transaction<Database>, tenant: Tenant, rows: OutboxRow[], at: Date,
   /** A data-modifying statement run first, in the same statement (the change the events announce). */
   change?: Compilable,
-): Promise<void> {
-  if (rows.length === 0) return;
+  /**
+   * The change is conditional (its RETURNING names what it changed): the events, and `alongside`
+   * (more changes, each conditioned on `changeMade`), happen only if it changed something.
+   * Answers whether it did.
+   */
+  guarded?: { alongside: Compilable[] },
+): Promise<boolean> {
+  if (rows.length === 0) return false;
   const column = <K extends keyof OutboxRow>(k: K) => sql.val(rows.map((r) => r[k]));
-  await sql`
-    with ${change ? sql`change as (${change}), ` : sql``}ev as (
+  const alongside = (guarded?.alongside ?? []).map((q, i) => sql`${sql.raw(`alongside_${i}`)} as (${q}), `);
+  const result = await sql<{ n: number }>`
+    with ${change ? sql`change as (${change}), ` : sql``}${sql.join(alongside, sql``)}ev as (
       insert into events (id, developer_id, environment, type, object_id, data, previous_attributes, created_at)
       select e.id, ${tenant.developerId}, ${tenant.environment}, e.type, e.object_id, e.data, e.previous_attributes, e.created_at
       from unnest(${column('id')}::text[], ${column('type')}::text[], ${column('object_id')}::text[], ${column('data')}::jsonb[],
                   ${column('previous_attributes')}::jsonb[], ${column('created_at')}::timestamptz[])
         as e(id, type, object_id, data, previous_attributes, created_at)
+      ${guarded ? sql`where ${changeMade}` : sql``}
       returning id, type
+    ), deliveries as (
+      insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, created_at)
+      select ev.id, w.id, 'pending', ${at}, ${at}
+      from ev
+      join webhook_endpoints w on w.developer_id = ${tenant.developerId} and w.environment = ${tenant.environment}
+        and w.deleted_at is null and w.status <> 'disabled'
+        and (w.enabled_events ? '*' or w.enabled_events ? ev.type)
+      where ev.type <> 'webhook.test'
+      on conflict (event_id, endpoint_id) do nothing
     )
-    insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, created_at)
-    select ev.id, w.id, 'pending', ${at}, ${at}
-    from ev
-    join webhook_endpoints w on w.developer_id = ${tenant.developerId} and w.environment = ${tenant.environment}
-      and w.deleted_at is null and w.status <> 'disabled'
-      and (w.enabled_events ? '*' or w.enabled_events ? ev.type)
-    where ev.type <> 'webhook.test'
-    on conflict (event_id, endpoint_id) do nothing`.execute(trx);
+    select count(*)::int as n from ev`.execute(trx);
+  return result.rows[0]!.n > 0;
 }
+
+/** The condition a guarded change's companions carry (insertEventsWithDeliveries): the change changed something. */
+export const changeMade = sql<boolean>`exists (select 1 from change)`;
