@@ -56,57 +56,71 @@ function accountRow(db: Executor, tenant: Tenant, ref: LedgerAccountRef) {
     .where('currency', '=', ref.currency);
 }
 
-interface LockedAccount {
-  id: string;
-  owner_type: string;
-  owner_id: string;
-  purpose: LedgerPurpose;
-  currency: string;
-  balance_minor: string;
-  allow_negative: boolean;
-}
+const refKey = (r: LedgerAccountRef) => `${r.ownerType}|${r.ownerId}|${r.purpose}|${r.currency}`;
 
-const refKey = (r: { owner_type?: string; ownerType?: string; owner_id?: string; ownerId?: string; purpose: string; currency: string }) =>
-  `${r.owner_type ?? r.ownerType}|${r.owner_id ?? r.ownerId}|${r.purpose}|${r.currency}`;
-
-/** The accounts the references name, locked for update in id order (so concurrent movements cannot deadlock). */
-function lockAccounts(trx: Transaction<Database>, tenant: Tenant, refs: LedgerAccountRef[]): Promise<LockedAccount[]> {
-  return trx.selectFrom('ledger_accounts')
-    .select(['id', 'owner_type', 'owner_id', 'purpose', 'currency', 'balance_minor', 'allow_negative'])
-    .where('developer_id', '=', tenant.developerId).where('environment', '=', tenant.environment)
-    .where((eb) => eb.or(refs.map((r) => eb.and([
-      eb('owner_type', '=', r.ownerType), eb('owner_id', '=', r.ownerId), eb('purpose', '=', r.purpose), eb('currency', '=', r.currency),
-    ]))))
-    .orderBy('id')
-    .forUpdate()
-    .execute();
+/** The first movement of new accounts creates them (sorted, so concurrent first movements insert in the same order). */
+async function createAccounts(trx: Transaction<Database>, tenant: Tenant, refs: LedgerAccountRef[]) {
+  const now = new Date();
+  await trx.insertInto('ledger_accounts').values(refs.map((ref, i) => ({
+    id: newId('ledgerAccount', now.getTime() + i),
+    developer_id: tenant.developerId,
+    environment: tenant.environment,
+    owner_type: ref.ownerType,
+    owner_id: ref.ownerId,
+    purpose: ref.purpose,
+    currency: ref.currency,
+    allow_negative: MAY_GO_NEGATIVE[ref.purpose],
+    created_at: now,
+  }))).onConflict((oc) => oc.columns(['developer_id', 'environment', 'owner_type', 'owner_id', 'purpose', 'currency']).doNothing()).execute();
 }
 
 /**
- * The accounts of a movement, locked: one query once they exist; the first movement of a new
- * account creates it, then locks again.
+ * The movement as one statement: its accounts locked in id order (concurrent movements cannot
+ * deadlock), their balances checked, and only if every account exists and none that may not go
+ * negative would, the transaction, its entries and the new balances; nothing when the key was
+ * recorded before (a replay). Answers the transaction's id (null: not written), how many of the
+ * accounts exist, and an account that would go short.
  */
-async function lockOrCreateAccounts(trx: Transaction<Database>, tenant: Tenant, refs: LedgerAccountRef[]): Promise<Map<string, LockedAccount>> {
-  const unique = [...new Map(refs.map((r) => [refKey(r), r])).entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, r]) => r);
-  let locked = await lockAccounts(trx, tenant, unique);
-  if (locked.length < unique.length) {
-    const found = new Set(locked.map(refKey));
-    const now = new Date();
-    // Sorted, so concurrent movements creating the same new accounts insert them in the same order.
-    await trx.insertInto('ledger_accounts').values(unique.filter((r) => !found.has(refKey(r))).map((ref, i) => ({
-      id: newId('ledgerAccount', now.getTime() + i),
-      developer_id: tenant.developerId,
-      environment: tenant.environment,
-      owner_type: ref.ownerType,
-      owner_id: ref.ownerId,
-      purpose: ref.purpose,
-      currency: ref.currency,
-      allow_negative: MAY_GO_NEGATIVE[ref.purpose],
-      created_at: now,
-    }))).onConflict((oc) => oc.columns(['developer_id', 'environment', 'owner_type', 'owner_id', 'purpose', 'currency']).doNothing()).execute();
-    locked = await lockAccounts(trx, tenant, unique);
-  }
-  return new Map(locked.map((a) => [refKey(a), a]));
+async function postInOneStatement(
+  trx: Transaction<Database>, tenant: Tenant, movement: { idempotencyKey: string; description: string; referenceId?: string; postings: Posting[] },
+  accounts: { ref: LedgerAccountRef; delta: bigint }[],
+) {
+  const now = new Date();
+  const id = newId('ledgerTransaction', now.getTime());
+  const refColumns = (r: LedgerAccountRef) => sql`${r.ownerType}::text, ${r.ownerId}::text, ${r.purpose}::text, ${r.currency}::text`;
+  const result = await sql<{ id: string | null; found: number; short: string | null }>`
+    with deltas (owner_type, owner_id, purpose, currency, delta) as (
+      values ${sql.join(accounts.map((a) => sql`(${refColumns(a.ref)}, ${a.delta.toString()}::numeric)`))}
+    ), locked as (
+      select a.id, a.owner_type, a.owner_id, a.purpose, a.currency, a.balance_minor, a.allow_negative, d.delta
+      from ledger_accounts a
+      join deltas d on (a.owner_type, a.owner_id, a.purpose, a.currency) = (d.owner_type, d.owner_id, d.purpose, d.currency)
+      where a.developer_id = ${tenant.developerId} and a.environment = ${tenant.environment}
+      order by a.id
+      for update of a
+    ), verdict as (
+      select count(*)::int as found,
+        min(case when not l.allow_negative and l.balance_minor + l.delta < 0 then l.purpose || ' of ' || l.owner_id || ' in ' || l.currency end) as short
+      from locked l
+    ), tx as (
+      insert into ledger_transactions (id, developer_id, environment, idempotency_key, description, reference_id, created_at)
+      select ${id}, ${tenant.developerId}, ${tenant.environment}, ${movement.idempotencyKey}, ${movement.description}, ${movement.referenceId ?? null}, ${now}
+      from verdict where verdict.found = ${accounts.length} and verdict.short is null
+      on conflict (idempotency_key) do nothing
+      returning id
+    ), new_balances as (
+      update ledger_accounts a set balance_minor = a.balance_minor + l.delta
+      from locked l where a.id = l.id and exists (select 1 from tx)
+    ), entries as (
+      insert into ledger_entries (transaction_id, account_id, currency, amount_minor, created_at)
+      select tx.id, l.id, e.currency, e.amount_minor, ${now}::timestamptz
+      from tx cross join (values ${sql.join(movement.postings.map((p, i) => sql`(${i}::int, ${refColumns(p.account)}, ${p.amountMinor.toString()}::numeric)`))})
+        as e(n, owner_type, owner_id, purpose, currency, amount_minor)
+      join locked l on (l.owner_type, l.owner_id, l.purpose, l.currency) = (e.owner_type, e.owner_id, e.purpose, e.currency)
+      order by e.n
+    )
+    select (select id from tx) as id, verdict.found, verdict.short from verdict`.execute(trx);
+  return result.rows[0]!;
 }
 
 /**
@@ -129,47 +143,24 @@ export async function postTransaction(
   for (const [currency, sum] of sums) {
     if (sum !== 0n) throw new LedgerError('unbalanced', `Postings in ${currency} sum to ${sum}, not zero`);
   }
-
-  // The accounts first, locked (in id order); then the transaction, its balances and its entries in
-  // one statement that writes nothing when the key was recorded before (a replay).
-  const accounts = await lockOrCreateAccounts(trx, tenant, movement.postings.map((p) => p.account));
-  const accountIds = movement.postings.map((p) => accounts.get(refKey(p.account))!.id);
-  const deltas = new Map<string, bigint>();
-  accountIds.forEach((accountId, i) => deltas.set(accountId, (deltas.get(accountId) ?? 0n) + movement.postings[i].amountMinor));
-  const balances: { id: string; balance: string }[] = [];
-  for (const account of accounts.values()) {
-    const next = BigInt(account.balance_minor) + deltas.get(account.id)!;
-    if (next < 0n && !account.allow_negative) {
-      // A replay of a movement that already took the money is no shortage.
-      const recorded = await recordedTransaction(trx, movement.idempotencyKey);
-      if (recorded) return { transactionId: recorded, replayed: true };
-      throw new LedgerError('insufficient_funds', `${account.purpose} of ${account.owner_id} in ${account.currency} would go below zero`);
-    }
-    balances.push({ id: account.id, balance: next.toString() });
+  // Each account once, with the sum of its postings; sorted, so that missing ones are created in one order.
+  const byAccount = new Map<string, { ref: LedgerAccountRef; delta: bigint }>();
+  for (const p of movement.postings) {
+    const key = refKey(p.account);
+    byAccount.set(key, { ref: p.account, delta: (byAccount.get(key)?.delta ?? 0n) + p.amountMinor });
   }
-  const now = new Date();
-  const id = newId('ledgerTransaction', now.getTime());
-  const inserted = await sql<{ id: string }>`
-    with tx as (
-      insert into ledger_transactions (id, developer_id, environment, idempotency_key, description, reference_id, created_at)
-      values (${id}, ${tenant.developerId}, ${tenant.environment}, ${movement.idempotencyKey}, ${movement.description},
-              ${movement.referenceId ?? null}, ${now})
-      on conflict (idempotency_key) do nothing
-      returning id
-    ), new_balances as (
-      update ledger_accounts a set balance_minor = v.balance::numeric
-      from (values ${sql.join(balances.map((b) => sql`(${b.id}::text, ${b.balance}::text)`))}) as v(id, balance)
-      where a.id = v.id and exists (select 1 from tx)
-    ), entries as (
-      insert into ledger_entries (transaction_id, account_id, currency, amount_minor, created_at)
-      select tx.id, e.account_id, e.currency, e.amount_minor, e.created_at from tx cross join (values ${sql.join(movement.postings.map((p, i) =>
-        sql`(${i}::int, ${accountIds[i]}::text, ${p.account.currency}::text, ${p.amountMinor.toString()}::numeric, ${now}::timestamptz)`))})
-        as e(n, account_id, currency, amount_minor, created_at)
-      order by e.n
-    )
-    select id from tx`.execute(trx);
-  if (inserted.rows.length === 0) return { transactionId: (await recordedTransaction(trx, movement.idempotencyKey))!, replayed: true };
-  return { transactionId: id, replayed: false };
+  const accounts = [...byAccount.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, a]) => a);
+
+  let posted = await postInOneStatement(trx, tenant, movement, accounts);
+  if (posted.found < accounts.length) {
+    await createAccounts(trx, tenant, accounts.map((a) => a.ref));
+    posted = await postInOneStatement(trx, tenant, movement, accounts);
+  }
+  if (posted.id) return { transactionId: posted.id, replayed: false };
+  // Not written: recorded before under the key (a replay, also of a movement that already took the money), or short.
+  const recorded = await recordedTransaction(trx, movement.idempotencyKey);
+  if (recorded) return { transactionId: recorded, replayed: true };
+  throw new LedgerError('insufficient_funds', `${posted.short ?? 'an account'} would go below zero`);
 }
 
 /** The id of the movement recorded under a key, if any. */
