@@ -11,7 +11,7 @@ import { ChainKeys, STABLECOIN_ABI, sandboxTokenAddress } from '../src/chains/ev
 import { EVM_CHAINS } from '../src/domain/rails';
 import { apiClient, documents, individual, waitFor, waitForKycStatus } from './harness';
 import { freePort, freePortRange } from './harness/stack';
-import { approvedCustomer, sandboxDeposit, waitForTransferState } from './harness/transfers';
+import { approvedCustomer, internationalAccount, sandboxDeposit, waitForTransferState } from './harness/transfers';
 
 // `npm start` as README.md tells a user to run it: the embedded stack (PGlite, the Temporal CLI dev
 // server, anvil nodes, worker and API in one process), started in its own process group as a
@@ -222,6 +222,20 @@ test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEP
   const stray = (await api.get(`/v0/payments?transfer_id=${onChain.body.id}&kind=deposit&status=failed`)).body.data;
   expect(stray).toMatchObject([{ tx_hash: strayHash, from_address: sender.address, failure_reason: 'arrived after the transfer was funded; not credited, returned to the sender' }]);
   expect(await base.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [sender.address] })).toBe(25_000_000n);
+
+  // An instant rail in and out (PIX): its payout settled and sent once, on the embedded database.
+  // (Looking at KYC at POLL_MS keeps the test under the sandbox key's 10 requests a second.)
+  const br = await approvedCustomer(api, 'BR', {}, POLL_MS);
+  const brAccount = await internationalAccount(api, br.id, 'BR1800360305000010009795493C1', 'BRASBRRJ', 'BR', 'Maria Silva');
+  const pix = await api.post('/v0/transfers', {
+    amount: '10.00', on_behalf_of: br.id, source: { payment_rail: 'pix', currency: 'brl' },
+    destination: { payment_rail: 'pix', currency: 'brl', external_account_id: brAccount.id },
+  });
+  expect(pix.status).toBe(201);
+  await sandboxDeposit(api, pix.body.id);
+  await waitForTransferState(api, pix.body.id, 'payment_processed', 120_000, POLL_MS);
+  const pixPayout = (await api.get(`/v0/payments?transfer_id=${pix.body.id}&kind=payout`)).body.data;
+  expect(pixPayout).toMatchObject([{ status: 'settled', attempts: 1 }]);
 
   // The admin CLI reaches the embedded database while npm start serves it.
   const verify = spawnSync('npm', ['run', '-s', 'cli', '--', 'ledger', 'verify'], { cwd: repoRoot, env, encoding: 'utf8' });

@@ -195,11 +195,11 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false>, opts:
 }
 
 /** Waits until the customer's kyc_status is `status` and returns the customer. */
-export function waitForKycStatus(api: ApiClient, customerId: string, status: string, timeoutMs = 30_000) {
+export function waitForKycStatus(api: ApiClient, customerId: string, status: string, timeoutMs = 30_000, intervalMs?: number) {
   return waitFor(async () => {
     const res = await api.get(`/v0/customers/${customerId}`);
     return res.body.kyc_status === status ? res.body : undefined;
-  }, { timeoutMs, what: `${customerId} kyc_status ${status}` });
+  }, { timeoutMs, what: `${customerId} kyc_status ${status}`, intervalMs });
 }
 
 export { documents, pngBytes, pngDataUri } from './documents';
