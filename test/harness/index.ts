@@ -112,10 +112,18 @@ export interface RequestOptions {
 
 /**
  * An HTTP client for one API key, to the stack's API or to another API process at `baseUrl`. Every /v0
- * response is checked against the OpenAPI document.
+ * response is checked against the OpenAPI document. `waitOutRateLimits`: a 429 is sent again after its
+ * Retry-After, as a well-behaved client does (for keys with the default plan's low limit).
  */
-export function apiClient(key?: string, baseUrl?: string) {
+export function apiClient(key?: string, baseUrl?: string, clientOpts: { waitOutRateLimits?: boolean } = {}) {
   const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
+    for (let attempt = 1; ; attempt++) {
+      const res = await requestOnce<T>(method, path, opts);
+      if (res.status !== 429 || !clientOpts.waitOutRateLimits || attempt >= 5) return res;
+      await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+    }
+  };
+  const requestOnce = async <T = any>(method: string, path: string, opts: RequestOptions): Promise<ApiResponse<T>> => {
     const headers: Record<string, string> = { ...(key ? { 'Api-Key': key } : {}), ...opts.headers };
     let body: string | undefined = opts.rawBody;
     if (opts.body !== undefined) {
@@ -195,11 +203,11 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false>, opts:
 }
 
 /** Waits until the customer's kyc_status is `status` and returns the customer. */
-export function waitForKycStatus(api: ApiClient, customerId: string, status: string, timeoutMs = 30_000, intervalMs?: number) {
+export function waitForKycStatus(api: ApiClient, customerId: string, status: string, timeoutMs = 30_000) {
   return waitFor(async () => {
     const res = await api.get(`/v0/customers/${customerId}`);
     return res.body.kyc_status === status ? res.body : undefined;
-  }, { timeoutMs, what: `${customerId} kyc_status ${status}`, intervalMs });
+  }, { timeoutMs, what: `${customerId} kyc_status ${status}` });
 }
 
 export { documents, pngBytes, pngDataUri } from './documents';

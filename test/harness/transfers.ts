@@ -59,12 +59,12 @@ export const usdcToWireFor = (customer: { id: string }, account: { id: string },
   destination: { payment_rail: 'wire', currency: 'usd', external_account_id: account.id },
 });
 
-/** An active, KYC-approved individual living in `country`, with that country's endorsements (`intervalMs`: between two looks at its KYC). */
-export async function approvedCustomer(api: ApiClient, country = 'US', overrides: Record<string, unknown> = {}, intervalMs?: number) {
+/** An active, KYC-approved individual living in `country`, with that country's endorsements. */
+export async function approvedCustomer(api: ApiClient, country = 'US', overrides: Record<string, unknown> = {}) {
   const c = (await api.post('/v0/customers', individual({ address: ADDRESSES[country], phone: undefined, ...overrides }))).body;
   if (!c.id) throw new Error(`customer not created: ${JSON.stringify(c)}`);
   await api.post(`/v0/customers/${c.id}/kyc`, documents());
-  return waitForKycStatus(api, c.id, 'approved', 30_000, intervalMs);
+  return waitForKycStatus(api, c.id, 'approved');
 }
 
 /** A US bank account verified through its micro-deposits. */
