@@ -3,9 +3,10 @@ import type { Tenant } from '../db/tenant-scope';
 import type { Database, EventRow } from '../db/schema';
 import { newId } from '../ids';
 import { insertEventsWithDeliveries } from '../webhooks/fan-out';
-
-export { changeMade } from '../webhooks/fan-out';
 import type { EventType } from './event-catalogue';
+
+/** The condition of a change made with a guarded one (recordEventsIfChanged). */
+export { changeMade } from '../webhooks/fan-out';
 
 /**
  * The outbox: every state change writes its event in the same transaction as the change, so an
