@@ -206,7 +206,8 @@ class StepRecorder {
   /**
    * Writes the changed columns, their events and `alongside` (changes conditioned on `changeMade`)
    * as one statement, only if the row is still as it was loaded (its updated_at): no lock and no
-   * transaction needed. Answers whether it was.
+   * transaction needed. Answers whether it was; a change without events (not a move) is never made
+   * this way (the events' count tells whether the change was), so the caller's locked path takes it.
    */
   async writeIfUnchanged(loadedAt: Date, alongside: Compilable[]): Promise<boolean> {
     const update = this.trx.updateTable('transfers').set(columnValues(this.change))
