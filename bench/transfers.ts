@@ -4,10 +4,11 @@
 // docs/BENCHMARKS.md: sustained transfers/s, POST latency, and creation-to-processed latency. The
 // last phase repeats the concurrent one with a webhook endpoint registered (a local receiver
 // answering 200) and prints its transfers/s as a ratio to the phase without, and how many of its
-// events were delivered. First, on the same dev server at the same concurrency, the ceiling: the
-// transfer-shaped workflow of bench:temporal-ceiling with no work in it. Transfers/s and CPU per
-// processed transfer (API, worker, dev server, PostgreSQL) are printed as ratios to it (issue 32:
-// ≥ 0.7 × its workflows/s, ≤ 1.6 × its CPU per workflow). BENCH_TEMPORAL=cluster runs the same on
+// events were delivered. Right before each concurrent phase (BENCH_PAIRS rounds, default 3), on the
+// same dev server at the same concurrency, the ceiling: the transfer-shaped workflow of
+// bench:temporal-ceiling with no work in it. Each round's transfers/s and CPU per processed transfer
+// (API, worker, dev server, PostgreSQL) are printed as ratios to its ceiling, and the median of the
+// rounds (issue 32: ≥ 0.7 × its workflows/s, ≤ 1.6 × its CPU per workflow). BENCH_TEMPORAL=cluster runs the same on
 // the production layout's Temporal cluster (its services as separate processes on PostgreSQL)
 // instead of the dev server (issue 34).
 import http from 'node:http';
@@ -18,7 +19,7 @@ import { sql } from 'kysely';
 import { createDb } from '../src/db';
 import { documents } from '../test/harness/documents';
 import { startBenchTemporalCluster } from './cluster';
-import { measureCeiling } from './ceiling/phase';
+import { measureCeiling, type CeilingResult } from './ceiling/phase';
 import { cpuSeconds, cpuShares, cpuSnapshot } from './cpu';
 import { percentile } from './stats';
 import { createUnlimitedKey, startStack } from '../test/harness/stack';
@@ -26,6 +27,8 @@ import { createUnlimitedKey, startStack } from '../test/harness/stack';
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 30);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const ON_CLUSTER = process.env.BENCH_TEMPORAL === 'cluster';
+/** Rounds of the ceiling and, right after it, the concurrent transfers; the run reports their median. */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
 
 /** Processes of the stack, by command line, for the CPU line of each phase. */
 const CPU_KINDS = {
@@ -93,95 +96,127 @@ async function main() {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 
-    // The ceiling first, on the stack's own dev server (the stack idle meanwhile).
-    const ceiling = await measureCeiling({ address: stack.info.temporalAddress, clients: CONCURRENCY, durationS: DURATION_S, kinds: CPU_KINDS });
-    const ceilingCpuMs = (sumOf(ceiling.cpu, CEILING_PROCESSES) / ceiling.started) * 1000;
-    console.log(`ceiling (${CONCURRENCY} clients): ${ceiling.perSecond.toFixed(1)} workflows/s; CPU per workflow ${ceilingCpuMs.toFixed(1)} ms `
-      + `(${CEILING_PROCESSES.map((k) => `${k} ${((1000 * (ceiling.cpu[k] ?? 0)) / ceiling.started).toFixed(1)}`).join(', ')})`);
+    const phase = (clients: number, withWebhook: boolean) => transferPhase({ db, api, body, clients, withWebhook, receiverPort: (receiver.address() as AddressInfo).port });
 
-    const rows: string[] = [];
-    const throughput: Record<string, number> = {};
-    const cpuPerTransfer: Record<string, Record<string, number>> = {};
-    // Three phases: one client (latency without contention), CONCURRENCY clients (throughput), and
-    // the same with a webhook endpoint receiving every event.
-    for (const [clients, withWebhook] of [[1, false], [CONCURRENCY, false], [CONCURRENCY, true]] as const) {
-      await sql`truncate table events`.execute(db);
-      if (withWebhook) {
-        const endpoint = await api('POST', '/v0/webhooks', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, enabled_events: ['*'] });
-        if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
-      }
-      const phaseStart = new Date();
-      const postLatencies: number[] = [];
-      const cpuBefore = cpuSnapshot();
-      let errors = 0;
-      const until = Date.now() + DURATION_S * 1000;
-      await Promise.all(Array.from({ length: clients }, async () => {
-        while (Date.now() < until) {
-          const t0 = performance.now();
-          const created = await api('POST', '/v0/transfers', body);
-          postLatencies.push(performance.now() - t0);
-          if (created.status !== 201) {
-            errors++;
-            continue;
-          }
-          const deposit = await api('POST', `/v0/sandbox/transfers/${created.body.id}/deposit`);
-          if (deposit.status !== 200) errors++;
-        }
-      }));
-      const created = postLatencies.length - errors;
-      // Then wait for every transfer of the phase to be processed (or give up after three minutes).
-      const drainDeadline = Date.now() + 180_000;
-      while (Date.now() < drainDeadline) {
-        const processed = Number((await sql<{ n: string }>`select count(*)::text as n from transfers
-          where state = 'payment_processed' and created_at >= ${phaseStart}`.execute(db)).rows[0].n);
-        if (processed >= created) break;
-        await new Promise((r) => setTimeout(r, 500));
-      }
-      const cpuAfter = cpuSnapshot();
-      const cpu = cpuShares(cpuBefore, cpuAfter, CPU_KINDS);
-      const used = cpuSeconds(cpuBefore, cpuAfter, CPU_KINDS);
-      const done = (await sql<{ created_at: Date; processed_at: Date }>`
-        select t.created_at, e.created_at as processed_at from transfers t
-        join events e on e.object_id = t.id and e.type = 'transfer.payment_processed' where t.created_at >= ${phaseStart}`.execute(db)).rows;
-      const endToEnd = done.map((r) => r.processed_at.getTime() - r.created_at.getTime()).sort((a, b) => a - b);
-      const first = Math.min(...done.map((r) => r.created_at.getTime()));
-      const last = Math.max(...done.map((r) => r.processed_at.getTime()));
-      postLatencies.sort((a, b) => a - b);
-      // Where the time goes: median time from creation to each named event.
-      const steps = (await sql<{ type: string; p50: number }>`
-        select e.type, percentile_cont(0.5) within group (order by extract(epoch from e.created_at - t.created_at) * 1000) as p50
-        from transfers t join events e on e.object_id = t.id and e.type like 'transfer.%' and e.type <> 'transfer.updated'
-        where t.created_at >= ${phaseStart} group by e.type order by p50`.execute(db)).rows;
-      console.log(`${clients} client(s), median ms from creation: ${steps.map((x) => `${x.type.replace('transfer.', '')} ${Math.round(x.p50)}`).join(', ')}`);
-      console.log(`${clients} client(s), CPU (share of one core over the phase): ${cpu}`);
-      const perSecond = done.length / ((last - first) / 1000);
-      throughput[withWebhook ? 'webhook' : String(clients)] = perSecond;
-      cpuPerTransfer[withWebhook ? 'webhook' : String(clients)] = Object.fromEntries(TRANSFER_PROCESSES.map((k) => [k, (1000 * (used[k] ?? 0)) / Math.max(1, done.length)]));
-      if (withWebhook) await reportWebhookDelivery(db, phaseStart);
-      rows.push(`| ${clients}${withWebhook ? ' + webhook endpoint' : ''} | ${created} | ${done.length} | ${errors} | ${perSecond.toFixed(1)} | ${percentile(postLatencies, 50).toFixed(1)} | ${percentile(postLatencies, 99).toFixed(1)} | ${percentile(endToEnd, 50)} | ${percentile(endToEnd, 99)} |`);
+    // One client first (latency without contention; it also warms the API and the worker up).
+    const single = await phase(1, false);
+    // BENCH_PAIRS rounds of the ceiling, on the stack's own dev server (the stack idle meanwhile),
+    // and right after it the transfers at the same concurrency: each round's ratios compare two
+    // phases a minute apart, and the median of the rounds is what a run says (this machine's speed
+    // moves by a third between minutes).
+    const rounds: { ceiling: CeilingResult; ceilingCpuMs: number; transfers: PhaseResult }[] = [];
+    for (let round = 1; round <= PAIRS; round++) {
+      const ceiling = await measureCeiling({ address: stack.info.temporalAddress, clients: CONCURRENCY, durationS: DURATION_S, kinds: CPU_KINDS });
+      const ceilingCpuMs = (sumOf(ceiling.cpu, CEILING_PROCESSES) / ceiling.started) * 1000;
+      console.log(`round ${round}: ceiling (${CONCURRENCY} clients) ${ceiling.perSecond.toFixed(1)} workflows/s; CPU per workflow ${ceilingCpuMs.toFixed(1)} ms `
+        + `(${CEILING_PROCESSES.map((k) => `${k} ${((1000 * (ceiling.cpu[k] ?? 0)) / ceiling.started).toFixed(1)}`).join(', ')})`);
+      rounds.push({ ceiling, ceilingCpuMs, transfers: await phase(CONCURRENCY, false) });
     }
+    // Last, CONCURRENCY clients with a webhook endpoint receiving every event.
+    const hooked = await phase(CONCURRENCY, true);
+    const median = (xs: number[]) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      const mid = Math.floor(sorted.length / 2);
+      return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+    };
+    const concurrent = median(rounds.map((r) => r.transfers.perSecond));
 
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
     console.log(`\nTemporal: ${ON_CLUSTER ? 'the production layout\'s cluster (history, matching, frontend, worker processes on PostgreSQL)' : 'the CLI dev server'}`);
     console.log(`${new Date().toISOString().slice(0, 10)} — ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; each phase creates for ${DURATION_S} s`);
     console.log('\n| clients | transfers created | processed | errors | transfers/s sustained (first created → last processed) | POST p50 ms | POST p99 ms | created→processed p50 ms | p99 ms |');
     console.log('|---|---|---|---|---|---|---|---|---|');
-    for (const row of rows) console.log(row);
-    console.log(`\nwith a webhook endpoint: ${(throughput.webhook / throughput[String(CONCURRENCY)]).toFixed(2)} × the transfers/s without (target ≥ 0.90)`);
-    const ours = cpuPerTransfer[String(CONCURRENCY)]!;
-    const oursMs = Object.values(ours).reduce((a, b) => a + b, 0);
-    const rate = throughput[String(CONCURRENCY)]! / ceiling.perSecond;
-    console.log(`\n| ${CONCURRENCY} clients | per second | CPU ms per workflow or processed transfer |`);
-    console.log('|---|---|---|');
-    console.log(`| ceiling: transfer-shaped workflow, no work | ${ceiling.perSecond.toFixed(1)} | ${ceilingCpuMs.toFixed(1)} (${CEILING_PROCESSES.map((k) => `${k} ${((1000 * (ceiling.cpu[k] ?? 0)) / ceiling.started).toFixed(1)}`).join(', ')}) |`);
-    console.log(`| transfers | ${throughput[String(CONCURRENCY)]!.toFixed(1)} | ${oursMs.toFixed(1)} (${Object.entries(ours).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}) |`);
-    console.log(`| ratio | ${rate.toFixed(2)} (target ≥ 0.70: ${rate >= 0.7 ? 'holds' : 'does not hold'}) | ${(oursMs / ceilingCpuMs).toFixed(2)} (target ≤ 1.60: ${oursMs / ceilingCpuMs <= 1.6 ? 'holds' : 'does not hold'}) |`);
+    for (const r of [single, ...rounds.map((x) => x.transfers), hooked]) console.log(r.row);
+    console.log(`\nwith a webhook endpoint: ${(hooked.perSecond / concurrent).toFixed(2)} × the transfers/s without (the rounds' median; target ≥ 0.90)`);
+    console.log(`\n| ${CONCURRENCY} clients | ceiling workflows/s | transfers/s | ratio (≥ 0.70) | ceiling CPU ms per workflow | transfer CPU ms (${TRANSFER_PROCESSES.join(', ')}) | ratio (≤ 1.60) |`);
+    console.log('|---|---|---|---|---|---|---|');
+    const rates: number[] = [];
+    const cpus: number[] = [];
+    rounds.forEach((r, i) => {
+      const oursMs = Object.values(r.transfers.cpuMs).reduce((a, b) => a + b, 0);
+      rates.push(r.transfers.perSecond / r.ceiling.perSecond);
+      cpus.push(oursMs / r.ceilingCpuMs);
+      console.log(`| round ${i + 1} | ${r.ceiling.perSecond.toFixed(1)} | ${r.transfers.perSecond.toFixed(1)} | ${rates[i]!.toFixed(2)} | ${r.ceilingCpuMs.toFixed(1)} `
+        + `| ${oursMs.toFixed(1)} (${Object.values(r.transfers.cpuMs).map((v) => v.toFixed(1)).join(', ')}) | ${cpus[i]!.toFixed(2)} |`);
+    });
+    const [rate, cpuRatio] = [median(rates), median(cpus)];
+    console.log(`| median of ${rounds.length} | | | **${rate.toFixed(2)}** (${rate >= 0.7 ? 'holds' : 'does not hold'}) | | | **${cpuRatio.toFixed(2)}** (${cpuRatio <= 1.6 ? 'holds' : 'does not hold'}) |`);
     receiver.close();
   } finally {
     await db.destroy();
     await stack.stop();
     await cluster?.stop();
   }
+}
+
+type Api = (method: string, p: string, body?: unknown) => Promise<{ status: number; body: any }>;
+interface PhaseResult {
+  /** Its row of the markdown table. */
+  row: string;
+  /** Processed transfers per second, first created → last processed. */
+  perSecond: number;
+  /** CPU milliseconds per processed transfer, per process of TRANSFER_PROCESSES. */
+  cpuMs: Record<string, number>;
+}
+
+/** `clients` loops create a transfer and fund it for DURATION_S seconds; then every transfer of the phase is waited for. */
+async function transferPhase(opts: { db: ReturnType<typeof createDb>; api: Api; body: unknown; clients: number; withWebhook: boolean; receiverPort: number }): Promise<PhaseResult> {
+  const { db, api, body, clients, withWebhook } = opts;
+  await sql`truncate table events`.execute(db);
+  if (withWebhook) {
+    const endpoint = await api('POST', '/v0/webhooks', { url: `http://127.0.0.1:${opts.receiverPort}/hooks`, enabled_events: ['*'] });
+    if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+  }
+  const phaseStart = new Date();
+  const postLatencies: number[] = [];
+  const cpuBefore = cpuSnapshot();
+  let errors = 0;
+  const until = Date.now() + DURATION_S * 1000;
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (Date.now() < until) {
+      const t0 = performance.now();
+      const created = await api('POST', '/v0/transfers', body);
+      postLatencies.push(performance.now() - t0);
+      if (created.status !== 201) {
+        errors++;
+        continue;
+      }
+      const deposit = await api('POST', `/v0/sandbox/transfers/${created.body.id}/deposit`);
+      if (deposit.status !== 200) errors++;
+    }
+  }));
+  const created = postLatencies.length - errors;
+  // Then wait for every transfer of the phase to be processed (or give up after three minutes).
+  const drainDeadline = Date.now() + 180_000;
+  while (Date.now() < drainDeadline) {
+    const processed = Number((await sql<{ n: string }>`select count(*)::text as n from transfers
+      where state = 'payment_processed' and created_at >= ${phaseStart}`.execute(db)).rows[0].n);
+    if (processed >= created) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const cpuAfter = cpuSnapshot();
+  const used = cpuSeconds(cpuBefore, cpuAfter, CPU_KINDS);
+  const done = (await sql<{ created_at: Date; processed_at: Date }>`
+    select t.created_at, e.created_at as processed_at from transfers t
+    join events e on e.object_id = t.id and e.type = 'transfer.payment_processed' where t.created_at >= ${phaseStart}`.execute(db)).rows;
+  const endToEnd = done.map((r) => r.processed_at.getTime() - r.created_at.getTime()).sort((a, b) => a - b);
+  const first = Math.min(...done.map((r) => r.created_at.getTime()));
+  const last = Math.max(...done.map((r) => r.processed_at.getTime()));
+  postLatencies.sort((a, b) => a - b);
+  // Where the time goes: median time from creation to each named event.
+  const steps = (await sql<{ type: string; p50: number }>`
+    select e.type, percentile_cont(0.5) within group (order by extract(epoch from e.created_at - t.created_at) * 1000) as p50
+    from transfers t join events e on e.object_id = t.id and e.type like 'transfer.%' and e.type <> 'transfer.updated'
+    where t.created_at >= ${phaseStart} group by e.type order by p50`.execute(db)).rows;
+  console.log(`${clients} client(s), median ms from creation: ${steps.map((x) => `${x.type.replace('transfer.', '')} ${Math.round(x.p50)}`).join(', ')}`);
+  console.log(`${clients} client(s), CPU (share of one core over the phase): ${cpuShares(cpuBefore, cpuAfter, CPU_KINDS)}`);
+  const perSecond = done.length / ((last - first) / 1000);
+  if (withWebhook) await reportWebhookDelivery(db, phaseStart);
+  return {
+    row: `| ${clients}${withWebhook ? ' + webhook endpoint' : ''} | ${created} | ${done.length} | ${errors} | ${perSecond.toFixed(1)} | ${percentile(postLatencies, 50).toFixed(1)} | ${percentile(postLatencies, 99).toFixed(1)} | ${percentile(endToEnd, 50)} | ${percentile(endToEnd, 99)} |`,
+    perSecond,
+    cpuMs: Object.fromEntries(TRANSFER_PROCESSES.map((k) => [k, (1000 * (used[k] ?? 0)) / Math.max(1, done.length)])),
+  };
 }
 
 /** Waits until every event of the phase was delivered (or two minutes), and says how many were, and how fast. */
