@@ -51,6 +51,8 @@ export function requireWorkflowBundle(workflowBundlePath: string | undefined) {
 const SHUTDOWN_FORCE_TIME = '15 seconds';
 
 const NO_STACK_TRACES_PRELOAD = path.join(__dirname, 'workflow-thread-no-stack-traces.cjs');
+/** Flags Node takes for a whole process only and refuses in a worker thread (perf's symbol maps: `STACK_NODE_ARGS`). */
+const PROCESS_ONLY_FLAGS = /^--(perf-basic-prof|perf-basic-prof-only-functions|perf-prof|interpreted-frames-native-stack)$/;
 let stackTracesTurnedOff = false;
 
 /**
@@ -67,7 +69,8 @@ export function turnOffWorkflowStackTraces() {
   const threads = process.getBuiltinModule('node:worker_threads');
   threads.Worker = class WorkflowThreadWithoutStackTraces extends threads.Worker {
     constructor(file: string | URL, options: ThreadOptions = {}) {
-      super(file, { ...options, execArgv: [...(options.execArgv ?? process.execArgv), '--require', NO_STACK_TRACES_PRELOAD] });
+      const inherited = (options.execArgv ?? process.execArgv).filter((flag) => !PROCESS_ONLY_FLAGS.test(flag));
+      super(file, { ...options, execArgv: [...inherited, '--require', NO_STACK_TRACES_PRELOAD] });
     }
   };
 }
