@@ -21,7 +21,7 @@ import { documents } from '../test/harness/documents';
 import { startBenchTemporalCluster } from './cluster';
 import { measureCeiling, type CeilingResult } from './ceiling/phase';
 import { cpuSeconds, cpuShares, cpuSnapshot } from './cpu';
-import { percentile } from './stats';
+import { median, percentile } from './stats';
 import { createUnlimitedKey, startStack } from '../test/harness/stack';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 30);
@@ -114,11 +114,6 @@ async function main() {
     }
     // Last, CONCURRENCY clients with a webhook endpoint receiving every event.
     const hooked = await phase(CONCURRENCY, true);
-    const median = (xs: number[]) => {
-      const sorted = [...xs].sort((a, b) => a - b);
-      const mid = Math.floor(sorted.length / 2);
-      return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-    };
     const concurrent = median(rounds.map((r) => r.transfers.perSecond));
 
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -130,16 +125,16 @@ async function main() {
     console.log(`\nwith a webhook endpoint: ${(hooked.perSecond / concurrent).toFixed(2)} × the transfers/s without (the rounds' median; target ≥ 0.90)`);
     console.log(`\n| ${CONCURRENCY} clients | ceiling workflows/s | transfers/s | ratio (≥ 0.70) | ceiling CPU ms per workflow | transfer CPU ms (${TRANSFER_PROCESSES.join(', ')}) | ratio (≤ 1.60) |`);
     console.log('|---|---|---|---|---|---|---|');
-    const rates: number[] = [];
-    const cpus: number[] = [];
-    rounds.forEach((r, i) => {
+    const ratios = rounds.map((r) => {
       const oursMs = Object.values(r.transfers.cpuMs).reduce((a, b) => a + b, 0);
-      rates.push(r.transfers.perSecond / r.ceiling.perSecond);
-      cpus.push(oursMs / r.ceilingCpuMs);
-      console.log(`| round ${i + 1} | ${r.ceiling.perSecond.toFixed(1)} | ${r.transfers.perSecond.toFixed(1)} | ${rates[i]!.toFixed(2)} | ${r.ceilingCpuMs.toFixed(1)} `
-        + `| ${oursMs.toFixed(1)} (${Object.values(r.transfers.cpuMs).map((v) => v.toFixed(1)).join(', ')}) | ${cpus[i]!.toFixed(2)} |`);
+      return { oursMs, rate: r.transfers.perSecond / r.ceiling.perSecond, cpu: oursMs / r.ceilingCpuMs };
     });
-    const [rate, cpuRatio] = [median(rates), median(cpus)];
+    rounds.forEach((r, i) => {
+      const { oursMs, rate, cpu } = ratios[i]!;
+      console.log(`| round ${i + 1} | ${r.ceiling.perSecond.toFixed(1)} | ${r.transfers.perSecond.toFixed(1)} | ${rate.toFixed(2)} | ${r.ceilingCpuMs.toFixed(1)} `
+        + `| ${oursMs.toFixed(1)} (${Object.values(r.transfers.cpuMs).map((v) => v.toFixed(1)).join(', ')}) | ${cpu.toFixed(2)} |`);
+    });
+    const [rate, cpuRatio] = [median(ratios.map((r) => r.rate)), median(ratios.map((r) => r.cpu))];
     console.log(`| median of ${rounds.length} | | | **${rate.toFixed(2)}** (${rate >= 0.7 ? 'holds' : 'does not hold'}) | | | **${cpuRatio.toFixed(2)}** (${cpuRatio <= 1.6 ? 'holds' : 'does not hold'}) |`);
     receiver.close();
   } finally {
