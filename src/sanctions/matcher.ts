@@ -1,4 +1,5 @@
 import doubleMetaphone from 'talisman/phonetics/double-metaphone';
+import { CandidateWeights } from './candidate-weights';
 import { normalizeName } from './normalize';
 import type { ListedEntity } from './types';
 
@@ -149,6 +150,8 @@ export class SanctionsMatcher {
   private readonly similarCache = new Map<string, Set<string>>();
   /** Tokens as listed (not glued pairs): the ones reachable by edits and sound. */
   private readonly fuzzyTokens = new Set<string>();
+  /** The candidates of the screening under way (reused: a screening runs start to end without a pause). */
+  private readonly candidates: CandidateWeights;
 
   constructor(
     readonly entities: ListedEntity[],
@@ -193,6 +196,7 @@ export class SanctionsMatcher {
       }
       for (const p of phonetic(token)) push(this.phoneticIndex, p, token);
     }
+    this.candidates = new CandidateWeights(this.names.length);
   }
 
   get nameCount() {
@@ -256,10 +260,9 @@ export class SanctionsMatcher {
     const qTokens = norm.tokens;
     // Candidate names, ranked by the rarity of what they share with the query: for each query token,
     // the rarest listed token within its reach counts once per name.
-    const total = this.names.length;
-    const weight = new Map<number, number>();
+    const candidates = this.candidates;
+    candidates.clear();
     const credit = (reachable: Iterable<string>) => {
-      const perName = new Map<number, number>();
       // Rarest first; very common variants of common names stop counting once the budget is spent
       // (names sharing them are still found through the query's other tokens).
       const lists = [...reachable]
@@ -270,22 +273,21 @@ export class SanctionsMatcher {
       for (const list of lists) {
         if (budget <= 0) break;
         budget -= list.length;
-        const idf = Math.log(1 + total / list.length);
-        for (const id of list) if ((perName.get(id) ?? 0) < idf) perName.set(id, idf);
+        candidates.creditEach(list, Math.log(1 + this.names.length / list.length));
       }
-      for (const [id, w] of perName) weight.set(id, (weight.get(id) ?? 0) + w);
+      candidates.addTokenCredits();
     };
     for (const q of new Set(qTokens)) credit(this.similarTokens(q));
     // Glue: a query token may be two listed tokens, or two query tokens one listed token.
     credit(qTokens.filter((q) => this.postings.has(q) && !this.fuzzyTokens.has(q)));
     for (let i = 0; i + 1 < qTokens.length; i++) credit([qTokens[i] + qTokens[i + 1]]);
-    const ranked = topK(weight, CANDIDATES);
+    const ranked = candidates.takeTop(CANDIDATES);
 
     const qPhon = qTokens.map((t) => this.phon(t));
     const qCompact = qTokens.join('');
     const memo = qTokens.map(() => new Map<string, TokenMatch>());
     const best = new Map<number, Match>();
-    for (const [nameId] of ranked) {
+    for (const nameId of ranked) {
       const n = this.names[nameId];
       const entity = this.entities[n.entity];
       if (!typeAllowed(query.type, entity.entityType)) continue;
@@ -370,14 +372,6 @@ export class SanctionsMatcher {
     const exact = qTokens.length === n.tokens.length && usedQ.size === qTokens.length && matchedQ === qLen && matchedC === cLen;
     return { score: Math.max(tokenScore, compactScore), exact, phonetic: phoneticUsed && tokenScore >= compactScore };
   }
-}
-
-/** The k heaviest entries, without sorting the whole map. */
-function topK(weights: Map<number, number>, k: number): [number, number][] {
-  const all = [...weights.entries()];
-  if (all.length <= k) return all;
-  all.sort((a, b) => b[1] - a[1]);
-  return all.slice(0, k);
 }
 
 function push(map: Map<string, string[]>, key: string, value: string) {
