@@ -4,13 +4,14 @@
 // docs/BENCHMARKS.md: sustained transfers/s, POST latency, and creation-to-processed latency. The
 // last phase repeats the concurrent one with a webhook endpoint registered (a local receiver
 // answering 200) and prints its transfers/s as a ratio to the phase without, and how many of its
-// events were delivered. Right before each concurrent phase (BENCH_PAIRS rounds, default 3), on the
-// same dev server at the same concurrency, the ceiling: the transfer-shaped workflow of
-// bench:temporal-ceiling with no work in it. Each round's transfers/s and CPU per processed transfer
-// (API, worker, dev server, PostgreSQL) are printed as ratios to its ceiling, and the median of the
-// rounds (issue 32: ≥ 0.7 × its workflows/s, ≤ 1.6 × its CPU per workflow). BENCH_TEMPORAL=cluster runs the same on
-// the production layout's Temporal cluster (its services as separate processes on PostgreSQL)
-// instead of the dev server (issue 34).
+// events were delivered. Before the measured concurrent phases, BENCH_WARMUP seconds (default 60)
+// of unmeasured ones bring the API and the worker to steady state. Right before each concurrent
+// phase (BENCH_PAIRS rounds, default 3), on the same dev server at the same concurrency, the
+// ceiling: the transfer-shaped workflow of bench:temporal-ceiling with no work in it. Each round's
+// transfers/s and CPU per processed transfer (API, worker, dev server, PostgreSQL) are printed as
+// ratios to its ceiling, and the median of the rounds (issue 32: ≥ 0.7 × its workflows/s, ≤ 1.6 ×
+// its CPU per workflow). BENCH_TEMPORAL=cluster runs the same on the production layout's Temporal
+// cluster (its services as separate processes on PostgreSQL) instead of the dev server (issue 34).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -29,6 +30,15 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const ON_CLUSTER = process.env.BENCH_TEMPORAL === 'cluster';
 /** Rounds of the ceiling and, right after it, the concurrent transfers; the run reports their median. */
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
+/**
+ * Seconds of unmeasured concurrent transfers before the rounds, the second half with a webhook
+ * endpoint (for the last phase). The API and the worker run a few thousand functions a transfer
+ * passes through; V8 optimizes them as they get hot, over a minute or two of load, and compiling
+ * them costs CPU meanwhile. The ceiling's few functions are hot within its own warm-up
+ * (bench/ceiling/phase.ts), so without this the rounds would compare a warm ceiling with a stack
+ * still compiling.
+ */
+const WARM_UP_S = Number(process.env.BENCH_WARMUP ?? 60);
 
 /** Processes of the stack, by command line, for the CPU line of each phase. */
 const CPU_KINDS = {
@@ -96,10 +106,15 @@ async function main() {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 
-    const phase = (clients: number, withWebhook: boolean) => transferPhase({ db, api, body, clients, withWebhook, receiverPort: (receiver.address() as AddressInfo).port });
+    const phase = (clients: number, withWebhook: boolean, durationS = DURATION_S) =>
+      transferPhase({ db, api, body, clients, withWebhook, durationS, receiverPort: (receiver.address() as AddressInfo).port });
 
-    // One client first (latency without contention; it also warms the API and the worker up).
+    // One client first (latency without contention), then the unmeasured warm-up at full concurrency.
     const single = await phase(1, false);
+    // Its second half with a webhook endpoint, so that webhook delivery is as warm for the last phase.
+    if (WARM_UP_S > 0) {
+      for (const withWebhook of [false, true]) console.log(`warm-up: ${(await phase(CONCURRENCY, withWebhook, WARM_UP_S / 2)).row}`);
+    }
     // BENCH_PAIRS rounds of the ceiling, on the stack's own dev server (the stack idle meanwhile),
     // and right after it the transfers at the same concurrency: each round's ratios compare two
     // phases a minute apart, and the median of the rounds is what a run says (this machine's speed
@@ -118,7 +133,7 @@ async function main() {
 
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
     console.log(`\nTemporal: ${ON_CLUSTER ? 'the production layout\'s cluster (history, matching, frontend, worker processes on PostgreSQL)' : 'the CLI dev server'}`);
-    console.log(`${new Date().toISOString().slice(0, 10)} — ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; each phase creates for ${DURATION_S} s`);
+    console.log(`${new Date().toISOString().slice(0, 10)} — ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; each phase creates for ${DURATION_S} s, after ${WARM_UP_S} s of unmeasured warm-up at ${CONCURRENCY} clients`);
     console.log('\n| clients | transfers created | processed | errors | transfers/s sustained (first created → last processed) | POST p50 ms | POST p99 ms | created→processed p50 ms | p99 ms |');
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const r of [single, ...rounds.map((x) => x.transfers), hooked]) console.log(r.row);
@@ -154,19 +169,24 @@ interface PhaseResult {
   cpuMs: Record<string, number>;
 }
 
-/** `clients` loops create a transfer and fund it for DURATION_S seconds; then every transfer of the phase is waited for. */
-async function transferPhase(opts: { db: ReturnType<typeof createDb>; api: Api; body: unknown; clients: number; withWebhook: boolean; receiverPort: number }): Promise<PhaseResult> {
+/** `clients` loops create a transfer and fund it for `durationS` seconds; then every transfer of the phase is waited for. */
+async function transferPhase(opts: {
+  db: ReturnType<typeof createDb>; api: Api; body: unknown; clients: number; withWebhook: boolean; durationS: number; receiverPort: number;
+}): Promise<PhaseResult> {
   const { db, api, body, clients, withWebhook } = opts;
   await sql`truncate table events`.execute(db);
+  // A phase with a webhook endpoint registers one for its length (deleted once its events are delivered).
+  let endpointId: string | undefined;
   if (withWebhook) {
     const endpoint = await api('POST', '/v0/webhooks', { url: `http://127.0.0.1:${opts.receiverPort}/hooks`, enabled_events: ['*'] });
     if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+    endpointId = endpoint.body.id;
   }
   const phaseStart = new Date();
   const postLatencies: number[] = [];
   const cpuBefore = cpuSnapshot();
   let errors = 0;
-  const until = Date.now() + DURATION_S * 1000;
+  const until = Date.now() + opts.durationS * 1000;
   await Promise.all(Array.from({ length: clients }, async () => {
     while (Date.now() < until) {
       const t0 = performance.now();
@@ -206,7 +226,11 @@ async function transferPhase(opts: { db: ReturnType<typeof createDb>; api: Api; 
   console.log(`${clients} client(s), median ms from creation: ${steps.map((x) => `${x.type.replace('transfer.', '')} ${Math.round(x.p50)}`).join(', ')}`);
   console.log(`${clients} client(s), CPU (share of one core over the phase): ${cpuShares(cpuBefore, cpuAfter, CPU_KINDS)}`);
   const perSecond = done.length / ((last - first) / 1000);
-  if (withWebhook) await reportWebhookDelivery(db, phaseStart);
+  if (withWebhook) {
+    await reportWebhookDelivery(db, phaseStart);
+    const deleted = await api('DELETE', `/v0/webhooks/${endpointId}`);
+    if (deleted.status !== 200) throw new Error(`webhook endpoint: ${deleted.status} ${JSON.stringify(deleted.body)}`);
+  }
   return {
     row: `| ${clients}${withWebhook ? ' + webhook endpoint' : ''} | ${created} | ${done.length} | ${errors} | ${perSecond.toFixed(1)} | ${percentile(postLatencies, 50).toFixed(1)} | ${percentile(postLatencies, 99).toFixed(1)} | ${percentile(endToEnd, 50)} | ${percentile(endToEnd, 99)} |`,
     perSecond,
