@@ -43,18 +43,17 @@ export class CandidateWeights {
     this.creditedCount = 0;
   }
 
-  /** The `k` heaviest candidates (equal weights in order of first credit); the next screening starts from none. */
+  /** The `k` heaviest candidates, equal weights in order of first credit. */
   takeTop(k: number): number[] {
     const ids = Array.from(this.order.subarray(0, this.orderCount));
     if (ids.length > k) {
       ids.sort((a, b) => this.weight[b] - this.weight[a]);
       ids.length = k;
     }
-    this.clear();
     return ids;
   }
 
-  /** Forgets every credit (a screening that stopped half-way left some). */
+  /** Forgets the credits of the screening before (finished, or stopped half-way): each screening starts with this. */
   clear() {
     for (let i = 0; i < this.creditedCount; i++) this.tokenCredit[this.credited[i]] = 0;
     for (let i = 0; i < this.orderCount; i++) this.weight[this.order[i]] = 0;
