@@ -51,7 +51,7 @@ export function requireWorkflowBundle(workflowBundlePath: string | undefined) {
 const SHUTDOWN_FORCE_TIME = '15 seconds';
 
 const NO_STACK_TRACES_PRELOAD = path.join(__dirname, 'workflow-thread-no-stack-traces.cjs');
-/** V8 flags Node takes for a whole process only and refuses in a worker thread (perf's symbol maps, V8's optimization traces: `STACK_NODE_ARGS`). */
+/** V8 flags, which hold for the whole process and which Node refuses in a worker thread: those `STACK_NODE_ARGS` passes for perf's symbol maps, V8's optimization and GC traces, and the young generation's size. */
 const PROCESS_ONLY_FLAGS = /^--(perf-basic-prof|perf-basic-prof-only-functions|perf-prof|interpreted-frames-native-stack|trace-opt|trace-deopt|trace-gc|max-semi-space-size=\d+)$/;
 let stackTracesTurnedOff = false;
 
