@@ -1,6 +1,5 @@
 import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
-import { SandboxIdentityProvider, type IdentityVerificationProvider } from '../src/providers/identity-verification';
 import { createIdentityVerificationActivities } from './identity-verification';
 import { createKycDatabaseActivities } from './kyc-database';
 import { createMaintenanceActivities } from './maintenance';
@@ -23,7 +22,6 @@ import type { DeliveryOptions } from '../src/webhooks/delivery';
 export interface ActivityDeps {
   db: Db;
   cipher: DataCipher;
-  identityProvider?: IdentityVerificationProvider;
   idempotencyRetentionHours: number;
   sanctions: SanctionsScreener;
   /** The ACH rail for micro-deposits; the sandbox simulator unless a provider is given. */
@@ -45,7 +43,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createIdentityVerificationActivities({
       db: deps.db,
       cipher: deps.cipher,
-      provider: deps.identityProvider ?? new SandboxIdentityProvider(),
+      providers: deps.providers.identity,
     }),
     ...createMaintenanceActivities(deps.db, deps.idempotencyRetentionHours),
     ...createSanctionsActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),

@@ -20,6 +20,23 @@ const optionalUrl = (protocols: string[]) =>
       message: `must start with ${protocols.join(' or ')}`,
     });
 
+/** US dollars per unit of each currency, written "eur=1.08,gbp=1.27". */
+const usdRateSheet = () => z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const out: Record<string, string> = {};
+    for (const part of (v ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+      const [currency, rate] = part.split('=');
+      if (!/^[a-z]{3,5}$/.test(currency) || !/^\d+(\.\d{1,8})?$/.test(rate ?? '') || Number(rate) === 0) {
+        ctx.addIssue({ code: 'custom', message: `'${part}' is not currency=rate (e.g. eur=1.08)` });
+        return z.NEVER;
+      }
+      out[currency] = rate;
+    }
+    return out;
+  });
+
 /** anvil's well-known development mnemonic: the default for local chains only. */
 const ANVIL_TEST_MNEMONIC = 'test test test test test test test test test test test junk';
 
@@ -231,21 +248,12 @@ const envSchema = z.object({
   /** A customer's transfers within 24 hours above this many US dollars are held for review (velocity). */
   TRANSFER_DAILY_LIMIT_USD: z.coerce.number().positive().default(50_000),
   /** Sandbox exchange rates as US dollars per unit: "eur=1.08,gbp=1.27" (defaults in docs/TRANSFERS.md). */
-  SANDBOX_FX_RATES: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      const out: Record<string, string> = {};
-      for (const part of (v ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
-        const [currency, rate] = part.split('=');
-        if (!/^[a-z]{3,5}$/.test(currency) || !/^\d+(\.\d{1,8})?$/.test(rate ?? '') || Number(rate) === 0) {
-          ctx.addIssue({ code: 'custom', message: `'${part}' is not currency=rate (e.g. eur=1.08)` });
-          return z.NEVER;
-        }
-        out[currency] = rate;
-      }
-      return out;
-    }),
+  SANDBOX_FX_RATES: usdRateSheet(),
+  /**
+   * The live environment's rate sheet, US dollars per unit, kept by the operator's treasury: without
+   * it a live quote that needs a market rate (anything but a stablecoin at its peg) answers 503.
+   */
+  LIVE_FX_RATES: usdRateSheet(),
   /**
    * How long a request that a workflow answers (cancel, review and KYC decisions, micro-deposit
    * amounts, a provider's deposit) waits for it before a 503: the workflow answers only while a

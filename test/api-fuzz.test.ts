@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { business, createTenant, documents, individual, stack, testDb, waitFor, type ApiResponse, type Tenant } from './harness';
-import { hostileRequest, operationsOf, schemaRequest, type FuzzRequest, type KnownIds, type Operation } from './harness/fuzz';
-import { approvedCustomer } from './harness/transfers';
+import { hostileRequest, knownPath, operationsOf, schemaRequest, type FuzzRequest, type KnownIds, type Operation } from './harness/fuzz';
+import { approvedCustomer, tokenAddressOf } from './harness/transfers';
 
 // A seeded, repeatable fuzz of the whole API, driven by the OpenAPI document it publishes: every
 // operation with its path parameters, list filters and bodies. FUZZ_SEED replays another run;
@@ -135,3 +135,74 @@ test('values drawn from the schemas, valid or not: never a server error, always 
     }
   }), { seed: SEED, numRuns: 2500 * RUNS, endOnFailure: true });
 }, 900_000);
+
+/** `depth` levels of nesting as raw JSON (a JSON.stringify of such a value would overflow this process). */
+function nested(depth: number, form: 'array' | 'object' | 'field'): string {
+  if (form === 'array') return '['.repeat(depth) + ']'.repeat(depth);
+  if (form === 'object') return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  return `{"fuzz":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+}
+
+test('JSON nested 10,000 and 200,000 deep on every operation that takes a body: 400 naming where, never a 500, nothing stored', async () => {
+  const writes = operations.filter((op) => op.method === 'POST' || op.method === 'PATCH');
+  for (const op of writes) {
+    for (const [depth, form] of [[10_000, 'field'], [10_000, 'array'], [10_000, 'object'], [200_000, 'array'], [200_000, 'field']] as const) {
+      const before = await everythingStored();
+      const res = await t.api.request(op.method, knownPath(op, known), { rawBody: nested(depth, form), headers: { 'Content-Type': 'application/json' } });
+      const what = `${op.method} ${op.template} ${form} ${depth}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;
+      expect({ what, status: res.status, code: res.body.error?.code, location: res.body.error?.source?.location }).toEqual({ what, status: 400, code: 'invalid_request', location: 'body' });
+      expect(res.body.error.message).toMatch(/nests deeper than 64 levels/);
+      expect({ what, stored: await everythingStored() }).toEqual({ what, stored: before });
+    }
+  }
+}, 300_000);
+
+test('a JSON array where the body is an object, and amounts with leading zeros: 400, nothing stored', async () => {
+  for (const op of operations.filter((o) => (o.method === 'POST' || o.method === 'PATCH') && o.body)) {
+    const res = await t.api.request(op.method, knownPath(op, known), { body: [examples[`${op.method} ${op.template}`]?.[0] ?? {}] });
+    expect({ op: op.template, status: res.status, location: res.body.error?.source?.location }).toEqual({ op: op.template, status: 400, location: 'body' });
+  }
+  const before = await everythingStored();
+  const transfer = examples['POST /v0/transfers'][0] as Record<string, unknown>;
+  for (const amount of ['00010.00', '010', '00.50', '+10.00', '-1.00', '1e1']) {
+    const res = await t.api.post('/v0/transfers', { ...transfer, amount });
+    expect({ amount, status: res.status, source: res.body.error?.source }).toEqual({ amount, status: 400, source: { location: 'body', key: 'amount' } });
+  }
+  const verify = await t.api.post(`/v0/external-accounts/${known.external_account[0]}/verify`, { amounts: ['00.32', '0.45'] });
+  expect([verify.status, verify.body.error?.source?.location]).toEqual([400, 'body']);
+  expect(await everythingStored()).toEqual(before);
+});
+
+test('the idempotency fingerprint ignores key order and whitespace: the same fields in another order replay', async () => {
+  const key = `order-${Date.now()}`;
+  const body = { name: 'Jane Doe', type: 'individual', country: 'US' };
+  const first = await t.api.post('/v0/sanctions/screen', body, { idempotencyKey: key });
+  expect(first.status).toBe(200);
+  const reordered = await t.api.request('POST', '/v0/sanctions/screen', {
+    rawBody: '{ "country" : "US",\n  "type":"individual", "name":   "Jane Doe" }', headers: { 'Content-Type': 'application/json' }, idempotencyKey: key,
+  });
+  expect(reordered.status).toBe(200);
+  expect(reordered.headers.get('idempotent-replayed')).toBe('true');
+  expect(reordered.body.id).toBe(first.body.id);
+  const changed = await t.api.post('/v0/sanctions/screen', { ...body, country: 'DE' }, { idempotencyKey: key });
+  expect(changed.status).toBe(422);
+});
+
+test('payee addresses that burn money are refused, naming the field: zero, dead and precompile addresses, a token contract', async () => {
+  const before = await everythingStored();
+  const transfer = examples['POST /v0/transfers'][0] as Record<string, any>;
+  const token = tokenAddressOf('base', 'usdc');
+  for (const address of ['0x0000000000000000000000000000000000000000', '0x000000000000000000000000000000000000dEaD', '0x0000000000000000000000000000000000000001', token]) {
+    const res = await t.api.post('/v0/transfers', { ...transfer, destination: { ...transfer.destination, to_address: address } });
+    expect({ address, status: res.status, source: res.body.error?.source }).toEqual({ address, status: 400, source: { location: 'body', key: 'destination.to_address' } });
+    const account = await t.api.post('/v0/external-accounts', { customer_id: known.customer[0], type: 'crypto_address', chain: 'base', address });
+    expect({ address, status: account.status, source: account.body.error?.source }).toEqual({ address, status: 400, source: { location: 'body', key: 'address' } });
+  }
+  for (const [chain, address] of [['solana', '1nc1nerator11111111111111111111111111111111'], ['solana', '11111111111111111111111111111111'], ['tron', 'T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb'],
+    ['stellar', 'GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF'], ['bitcoin', '1111111111111111111114oLvT2']]) {
+    const account = await t.api.post('/v0/external-accounts', { customer_id: known.customer[0], type: 'crypto_address', chain, address });
+    expect({ address, status: account.status, source: account.body.error?.source }).toEqual({ address, status: 400, source: { location: 'body', key: 'address' } });
+    expect(account.body.error.message).toMatch(/burn address/);
+  }
+  expect(await everythingStored()).toEqual(before);
+});

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { apiClient, createTenant, individual, stack, testDb, waitFor, type Tenant } from './harness';
 import { revokeApiKey } from '../src/admin/accounts';
 import { PERMISSIONS } from '../src/api/context';
-import { sha256Hex } from '../src/crypto';
+import { bodyFingerprint } from '../src/api/idempotency';
 
 // Every row of ../shared/API-CONVENTIONS.md that the foundation covers, through the running API.
 
@@ -17,7 +17,16 @@ describe('health and documents', () => {
     expect(health.status).toBe(200);
     const ready = await fetch(`${stack().apiUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: { database: 'ok', temporal: 'ok', sanctions: 'ok' } });
+    expect(await ready.json()).toEqual({
+      status: {
+        database: 'ok', temporal: 'ok', sanctions: 'ok',
+        // What live keys may use: the EVM chains of the test stack; no fiat rail, no simulated chain.
+        live: {
+          real: { rails: ['ethereum', 'polygon', 'arbitrum', 'optimism', 'base', 'fpnet'], rates: expect.any(String), identity: null },
+          unavailable: expect.objectContaining({ rails: expect.arrayContaining(['ach', 'sepa', 'pix', 'solana', 'stellar', 'tron']) }),
+        },
+      },
+    });
   });
 
   test('the OpenAPI 3.1 document lists every route with its schemas', async () => {
@@ -272,7 +281,7 @@ describe('idempotency', () => {
       .insertInto('idempotency_keys')
       .values({
         developer_id: t.developerId, environment: 'sandbox', key, method: 'POST', path: '/v0/customers',
-        body_hash: sha256Hex(JSON.stringify(body)), state: 'in_progress', response_status: null, response_body: null,
+        body_hash: bodyFingerprint(body), state: 'in_progress', response_status: null, response_body: null,
         locked_at: claimedAt, created_at: claimedAt,
       })
       .execute();

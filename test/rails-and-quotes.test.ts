@@ -1,5 +1,7 @@
 import { RAILS, realSettlementTime, type FiatRailProfile } from '../src/domain/rails';
-import { SandboxRateProvider, quoteReceipt, swiftChargesSplit } from '../src/domain/quote';
+import { RateSheetProvider, RateUnavailableError, SandboxRateProvider, quoteReceipt, swiftChargesSplit } from '../src/domain/quote';
+import { providerAvailability } from '../src/providers/availability';
+import { OperatorReviewIdentityProvider, type VerificationRequest } from '../src/providers/identity-verification';
 import { depositPostings, payoutPostings, payoutReversalPostings, refundPostings, type TransferMoney } from '../src/domain/transfers';
 
 // Pure logic: settlement calendars, quotes and the shape of the ledger postings.
@@ -66,4 +68,35 @@ test('every transfer posting set balances per currency, FX included', () => {
     for (const p of postings) sums.set(p.account.currency, (sums.get(p.account.currency) ?? 0n) + p.amountMinor);
     for (const sum of sums.values()) expect(sum).toBe(0n);
   }
+});
+
+describe('live fails closed (src/providers/availability.ts)', () => {
+  const availability = providerAvailability({ EVM_RPC_URLS: { base: 'https://base.example/rpc' }, LIVE_FX_RATES: {} });
+  test('the sandbox has every rail; live only the EVM chains with an RPC address', () => {
+    for (const rail of Object.keys(RAILS) as (keyof typeof RAILS)[]) expect(availability.railUnavailable('sandbox', rail)).toBeUndefined();
+    expect(availability.railUnavailable('production', 'base')).toBeUndefined();
+    expect(availability.railUnavailable('production', 'ethereum')).toMatch(/no RPC address/);
+    expect(availability.railUnavailable('production', 'ach')).toMatch(/no live provider/);
+    expect(availability.railUnavailable('production', 'solana')).toMatch(/simulator only/);
+    expect(availability.live.real.rails).toEqual(['base']);
+    expect(availability.marketRates('production')).toBe(false);
+    expect(availability.marketRates('sandbox')).toBe(true);
+    expect(providerAvailability({ EVM_RPC_URLS: {}, LIVE_FX_RATES: { eur: '1.1' } }).marketRates('production')).toBe(true);
+  });
+  test('a live rate sheet answers pegs without rates, and refuses what it does not price', async () => {
+    const empty = new RateSheetProvider({}, 'live');
+    expect(await empty.rate('usdc', 'usd')).toBe('1');
+    expect(await empty.rate('usdt', 'usdc')).toBe('1');
+    await expect(empty.rate('eth', 'usdc')).rejects.toBeInstanceOf(RateUnavailableError);
+    expect(await new RateSheetProvider({ eth: '3000' }, 'live').rate('eth', 'usdc')).toBe('3000');
+  });
+  test('without a vendor, a complete live submission goes to manual review, an incomplete one says what is missing', async () => {
+    const request: VerificationRequest = {
+      customer: { id: 'cus_1', type: 'individual', email: 'jane@example.com', first_name: 'Jane', last_name: 'Doe', business_name: null, date_of_birth: '1990-01-01', address: { line1: '1 Market St', city: 'SF', postal_code: '94105', country: 'US' } as never },
+      documentType: 'passport', documentFront: Buffer.from('front'), selfie: Buffer.from('selfie'), submissionNumber: 1, beneficialOwnerCount: 0,
+    };
+    const vendor = new OperatorReviewIdentityProvider();
+    expect(await vendor.verify(request)).toEqual({ outcome: 'manual_review', reasons: ['no_identity_vendor_configured'] });
+    expect(await vendor.verify({ ...request, selfie: null })).toEqual({ outcome: 'incomplete', reasons: ['selfie_missing'] });
+  });
 });

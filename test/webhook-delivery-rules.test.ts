@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { isPublicAddress, publicOnlyLookup } from '../src/webhooks/addresses';
+import { isPublicAddress, liveUrlProblem, publicOnlyLookup } from '../src/webhooks/addresses';
 import { postWebhook } from '../src/webhooks/http';
 import { retryDelayMs, webhookSignature } from '../src/webhooks/delivery';
 
@@ -8,12 +8,37 @@ describe('which addresses a live webhook may reach (addresses alone, no traffic)
     ['127.0.0.1'], ['127.255.0.9'], ['10.0.0.1'], ['172.16.5.4'], ['192.168.1.1'], ['169.254.169.254'], ['100.64.0.1'],
     ['0.0.0.0'], ['224.0.0.1'], ['255.255.255.255'], ['::1'], ['::'], ['fe80::1'], ['fc00::1'], ['fd12:3456::1'], ['::ffff:127.0.0.1'],
     ['::ffff:10.0.0.1'], ['not an address'],
+    // IPv4-compatible (::a.b.c.d), NAT64 (well-known and local-use prefixes), 6to4 and Teredo embeddings.
+    ['::127.0.0.1'], ['::7f00:1'], ['::a9fe:a9fe'], ['::8.8.8.8'], ['64:ff9b::7f00:1'], ['64:ff9b::808:808'], ['64:ff9b:1::a9fe:a9fe'],
+    ['2002:7f00:1::'], ['2002:a9fe:a9fe::1'], ['2001:0:4136:e378:8000:63bf:3fff:fdd2'], ['::ffff:0:7f00:1'], ['100::1'], ['2001:db8::1'],
   ])('%s is not public', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
   test.each([['8.8.8.8'], ['93.184.216.34'], ['2606:2800:220:1:248:1893:25c8:1946'], ['::ffff:8.8.4.4']])('%s is public', (address) => {
     expect(isPublicAddress(address)).toBe(true);
+  });
+
+  test.each([
+    ['https://[::127.0.0.1]/h'], ['https://[::a9fe:a9fe]/h'], ['https://[::ffff:127.0.0.1]/h'], ['https://[64:ff9b::127.0.0.1]/h'],
+    ['https://[2002:7f00:1::]/h'], ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/h'], ['https://localhost./h'], ['https://LocalHost/h'],
+    ['https://LOCALHOST.../h'], ['https://api.localhost./h'], ['https://printer.local/h'], ['https://metadata.google.internal./h'],
+    ['https://router.home.arpa/h'], ['https://intranet/h'], ['https://127.0.0.1./h'], ['https://0x7f.1/h'], ['https://2130706433/h'],
+    ['https://169.254.169.254/h'], ['https://[fd00::1]/h'],
+  ])('the live webhook URL %s is refused', (url) => {
+    expect(liveUrlProblem(new URL(url))).toMatch(/public address/);
+  });
+
+  test.each([['https://hooks.example.com/h'], ['https://Hooks.Example.COM./h'], ['https://8.8.8.8/h'], ['https://[2606:4700::1111]/h']])('the live webhook URL %s is allowed', (url) => {
+    expect(liveUrlProblem(new URL(url))).toBeUndefined();
+  });
+
+  test('a live post to a written non-public address (stored before a rule tightened) is refused without connecting', async () => {
+    for (const url of ['https://[::7f00:1]:1/hooks', 'https://[64:ff9b::7f00:1]:1/hooks', 'https://127.0.0.1:1/hooks']) {
+      const outcome = await postWebhook(url, '{}', {}, { timeoutMs: 2_000, publicOnly: true });
+      expect(outcome.statusCode).toBeUndefined();
+      expect(outcome.error).toMatch(/^EADDRNOTPUBLIC: .* is not a public address: refused$/);
+    }
   });
 
   test('a name that resolves to loopback is refused when it is resolved, so nothing connects', async () => {

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Clien
 import type { ChainAdapters } from '../chains';
 import type { Db } from '../db';
 import type { OperatorRelease, PaymentRow } from '../db/schema';
-import { cryptoAddressError, isZeroEvmAddress } from '../domain/bank-validation';
+import { burnAddressError, cryptoAddressError, isZeroEvmAddress } from '../domain/bank-validation';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { isChainRail, type ChainRail, type CryptoChain } from '../domain/rails';
 import { strayDepositKeyOf } from '../payments/keys';
@@ -35,7 +35,7 @@ export async function releaseHeldStrayDeposit(
   }
   const toAddress = input.toAddress ?? payment.to_address;
   if (!toAddress || isZeroEvmAddress(toAddress)) throw new Error(`${payment.id} has no sender to return it to: give --to-address`);
-  const error = cryptoAddressError(payment.rail as CryptoChain, toAddress);
+  const error = cryptoAddressError(payment.rail as CryptoChain, toAddress) ?? burnAddressError(payment.rail as CryptoChain, toAddress);
   if (error) throw new Error(`--to-address ${error}`);
 
   await recordRelease(deps.db, payment, input, {

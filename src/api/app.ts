@@ -2,7 +2,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { codecRouter } from './codec';
 import { ApiKeyAuthenticator } from './auth';
 import type { AppDeps } from './context';
-import { ApiError } from '../errors';
+import { ApiError, invalidField } from '../errors';
+import { jsonDepthBreach } from '../domain/validation';
 import { IdempotencyStore } from './idempotency';
 import { buildOpenApiDocument } from './openapi';
 import { routeHandler, type RouteDef } from './route';
@@ -77,7 +78,13 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes) {
         key: 'Content-Type',
       }));
     }
-    return (LARGE_BODY_PATHS.some((r) => r.test(req.path)) ? largeJson : smallJson)(req, res, next);
+    return (LARGE_BODY_PATHS.some((r) => r.test(req.path)) ? largeJson : smallJson)(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      // Refused before anything walks the body: no code after this recurses deeper than the bound.
+      const tooDeep = jsonDepthBreach(req.body);
+      if (tooDeep) return next(invalidField('body', tooDeep.key, `Invalid '${tooDeep.key.slice(0, 200)}': ${tooDeep.reason}`));
+      return next();
+    });
   });
 
   app.get('/healthz', (_req, res) => {
@@ -201,5 +208,6 @@ async function readiness(deps: AppDeps) {
   ]);
   // Not a reason to be unready (the sandbox screens on the snapshot), but said where operators look.
   const sanctions = deps.sanctions.snapshotWarning() ?? (deps.sanctions.ready ? 'ok' : 'no lists loaded');
-  return { database, temporal, sanctions };
+  // Also not a reason to be unready: what live keys can use, and what answers them 503.
+  return { database, temporal, sanctions, live: deps.availability.live };
 }

@@ -1,4 +1,6 @@
 import { sql, type Transaction } from 'kysely';
+import { configure } from 'safe-stable-stringify';
+import { sha256Hex } from '../crypto';
 import type { Database } from '../db/schema';
 import type { Db } from '../db';
 import { ApiError } from '../errors';
@@ -17,6 +19,12 @@ export type ClaimResult =
   | { kind: 'replay'; status: number; body: unknown };
 
 const PRINTABLE = /^[\x20-\x7e]{1,255}$/;
+
+/** JSON with object keys sorted, so that key order and whitespace do not change a body's identity. */
+const canonicalJson = configure({ deterministic: true }) as (value: unknown) => string;
+
+/** A request body's identity under its idempotency key: the SHA-256 of its canonical JSON. */
+export const bodyFingerprint = (body: unknown): string => sha256Hex(canonicalJson(body ?? null));
 
 export function validateIdempotencyKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;

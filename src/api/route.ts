@@ -1,7 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Kysely, Transaction } from 'kysely';
 import { z } from 'zod';
-import { sha256Hex } from '../crypto';
 import type { Database } from '../db/schema';
 import type { AppDeps, AuthContext, Permission } from './context';
 import type { Tenant } from '../db/tenant-scope';
@@ -9,7 +8,7 @@ import { findTextRuleBreach } from '../domain/validation';
 import { fromZodError } from './errors';
 import { ApiError, invalidField, type SourceLocation } from '../errors';
 import { hasPermission } from './auth';
-import { type IdempotencyStore, type IdempotentRequest, validateIdempotencyKey } from './idempotency';
+import { bodyFingerprint, type IdempotencyStore, type IdempotentRequest, validateIdempotencyKey } from './idempotency';
 
 export interface Reply<B = unknown> {
   status: number;
@@ -101,7 +100,7 @@ export function routeHandler(route: RouteDef, deps: AppDeps, idempotency: Idempo
     const tenant: Tenant = { developerId: auth.developerId, environment: auth.environment };
     const key = route.method === 'post' ? validateIdempotencyKey(req.header('Idempotency-Key')) : undefined;
     const idem: IdempotentRequest | undefined = key
-      ? { tenant, key, method: req.method, path: req.path, bodyHash: sha256Hex(JSON.stringify(req.body ?? null)) }
+      ? { tenant, key, method: req.method, path: req.path, bodyHash: bodyFingerprint(req.body) }
       : undefined;
 
     if (idem) {

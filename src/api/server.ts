@@ -7,6 +7,7 @@ import type { KeyVault } from '../keys/key-vault';
 import type { Logger } from '../logger';
 import { createApp } from './app';
 import { createMoneyProviders } from '../providers';
+import { describeLive } from '../providers/availability';
 import { InProcessRateLimiter, RedisRateLimiter } from './rate-limit';
 import type { SanctionsScreener } from '../sanctions/screener';
 
@@ -16,7 +17,10 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** Starts the HTTP API; `stop` lets in-flight requests finish (up to SHUTDOWN_GRACE_MS) before closing. */
 export async function startApiServer(opts: { config: Config; db: Db; temporal: Client; cipher: DataCipher; keys: KeyVault; log: Logger; sanctions: SanctionsScreener }) {
   const rateLimiter = opts.config.REDIS_URL ? new RedisRateLimiter(opts.config.REDIS_URL) : new InProcessRateLimiter();
-  const app = createApp({ ...opts, ...createMoneyProviders(opts.config, opts.db, opts.keys), rateLimiter });
+  const providers = createMoneyProviders(opts.config, opts.db, opts.keys);
+  // Operators see at start which live rails and providers are real and which answer 503.
+  opts.log.info({ live: providers.availability.live }, describeLive(providers.availability.live));
+  const app = createApp({ ...opts, ...providers, rateLimiter });
   // Answers still to be written when a stop begins, and any after it, say `Connection: close`: the
   // client then never sends its next request on a connection the server is about to close.
   let stopping = false;

@@ -106,6 +106,8 @@ export interface ChainAdapter {
   depositAddress(index: number): string;
   /** Fails with ChainUnavailableError when this chain cannot carry `currency` here (checked before a transfer is created). */
   checkCurrency(currency: string): Promise<void>;
+  /** Whether `address` is one of this chain's token contracts here: tokens sent to a token contract are lost. */
+  isTokenContract(address: string): boolean;
   /** A position to look for deposits from (block number), taken when the transfer is created. */
   currentPosition(): Promise<string>;
   /**

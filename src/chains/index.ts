@@ -53,7 +53,7 @@ function unavailableChain(chain: ChainRail): ChainAdapter & SandboxChainFunding 
     throw new ChainUnavailableError(`No RPC address is configured for ${chain} (EVM_RPC_URLS)`);
   };
   return {
-    chain, nativeAsset: 'eth', sweepsDeposits: true, walletsPayGas: true, sendFromWallet: fail, prepareWalletTransaction: fail, depositAddress: () => { throw new ChainUnavailableError(`No RPC address is configured for ${chain}`); },
+    chain, nativeAsset: 'eth', sweepsDeposits: true, walletsPayGas: true, sendFromWallet: fail, prepareWalletTransaction: fail, isTokenContract: () => false, depositAddress: () => { throw new ChainUnavailableError(`No RPC address is configured for ${chain}`); },
     checkCurrency: fail, currentPosition: fail, receiverBlocked: fail, findTransfersTo: fail, estimatePayoutFee: fail, sendPayout: fail, payoutStatus: fail, sweepDeposit: fail, sandboxDeposit: fail,
     balancesOf: fail, readTokenTransfers: fail, transferDepth: fail,
   };

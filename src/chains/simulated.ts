@@ -36,6 +36,11 @@ export class SimulatedChainAdapter implements ChainAdapter, SandboxChainFunding 
     return encodeChainAddress(this.chain, createHash('sha256').update(`${this.seed}:${this.chain}:${index}`).digest());
   }
 
+  isTokenContract(): boolean {
+    // The simulated ledgers have no contracts.
+    return false;
+  }
+
   async checkCurrency(): Promise<void> {
     // The simulator carries every currency its chain lists.
   }

@@ -95,6 +95,36 @@ export function cryptoAddressError(chain: CryptoChain, address: string): string 
   return `is not a valid ${chain} address`;
 }
 
+// Addresses nobody holds a key for, used to burn tokens: EVM's dead addresses and the precompiles
+// (0x…01 to 0x…ff), Solana's incinerator. Any address whose key or hash bytes are all zero is one too.
+const EVM_BURN = new Set(['0x000000000000000000000000000000000000dead', '0xdead000000000000000042069420694206942069']);
+const SOLANA_BURN = new Set(['1nc1nerator11111111111111111111111111111111']);
+
+/**
+ * Why money sent to `address` would be destroyed, or null: a payee address (a payout, an external
+ * account, a refund) is refused for it. Call on an address `cryptoAddressError` accepted.
+ */
+export function burnAddressError(chain: CryptoChain, address: string): string | null {
+  const burn = 'is a burn address (no one holds its key): money sent there is destroyed';
+  if (isEvmChain(chain)) {
+    return EVM_BURN.has(address.toLowerCase()) || /^0x0{38}[0-9a-f]{2}$/i.test(address) ? burn : null;
+  }
+  if (chain === 'solana' && SOLANA_BURN.has(address)) return burn;
+  const payload = (() => {
+    switch (chain) {
+      case 'solana': return base58.decode(address);
+      case 'tron': return b58check.decode(address).subarray(1);
+      case 'stellar': return base32.decode(address).subarray(1, 33);
+      case 'bitcoin': {
+        const decoded = Address(NETWORK).decode(address) as { hash?: Uint8Array; pubkey?: Uint8Array };
+        return decoded.hash ?? decoded.pubkey ?? new Uint8Array([1]);
+      }
+      default: return new Uint8Array([1]);
+    }
+  })();
+  return payload.every((b) => b === 0) ? burn : null;
+}
+
 /** Writes a public key as the chain writes addresses: 32 bytes on solana and stellar, 20 on tron. */
 export function encodeChainAddress(chain: SimulatedChain, key: Uint8Array): string {
   switch (chain) {

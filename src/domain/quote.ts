@@ -2,7 +2,8 @@ import { ASSET_SCALE } from './money';
 
 /**
  * Exchange rates. The sandbox provider answers fixed mid-market rates (configurable with
- * SANDBOX_FX_RATES); production plugs a market-data provider in behind the same interface.
+ * SANDBOX_FX_RATES); live answers the operator's rate sheet (LIVE_FX_RATES), or only pegs without
+ * one; a market-data provider plugs in behind the same interface.
  */
 export interface RateProvider {
   /** Units of `to` for one unit of `from`, as a decimal string with up to 8 decimals. */
@@ -12,6 +13,8 @@ export interface RateProvider {
 /** Stablecoins are pegged one to one to their fiat currency. */
 export const PEG: Record<string, string> = { usdc: 'usd', usdt: 'usd', pyusd: 'usd', dai: 'usd' };
 const family = (currency: string) => PEG[currency] ?? currency;
+/** One currency, or a stablecoin and its fiat currency (or two stablecoins of one peg): no market rate needed. */
+export const samePeg = (a: string, b: string) => family(a) === family(b);
 
 /** US dollars per unit, sandbox mid-market. Native gas assets are here to price network fees. */
 export const DEFAULT_SANDBOX_USD_RATES: Record<string, string> = {
@@ -31,11 +34,20 @@ function fromFixed(value: bigint, decimals: number): string {
   return frac ? `${value / unit}.${frac}` : `${value / unit}`;
 }
 
-export class SandboxRateProvider implements RateProvider {
+/** No rate source serves this pair here (the live environment without a configured rate sheet): a 503. */
+export class RateUnavailableError extends Error {
+  override readonly name = 'RateUnavailableError';
+}
+
+/**
+ * Rates from a sheet of US dollars per unit: the sandbox's fixed mid-market rates, or the live rate
+ * sheet an operator configures (LIVE_FX_RATES). Stablecoins always answer their peg.
+ */
+export class RateSheetProvider implements RateProvider {
   private readonly usdPerUnit: Record<string, string>;
 
-  constructor(overrides: Record<string, string> = {}) {
-    this.usdPerUnit = { ...DEFAULT_SANDBOX_USD_RATES, ...overrides };
+  constructor(usdPerUnit: Record<string, string>, private readonly what: string) {
+    this.usdPerUnit = { usd: '1', ...usdPerUnit };
   }
 
   async rate(from: string, to: string): Promise<string> {
@@ -43,9 +55,15 @@ export class SandboxRateProvider implements RateProvider {
     if (a === b) return '1';
     const usdA = this.usdPerUnit[a];
     const usdB = this.usdPerUnit[b];
-    if (!usdA || !usdB) throw new Error(`No sandbox rate for ${from}/${to}`);
+    if (!usdA || !usdB) throw new RateUnavailableError(`No ${this.what} rate for ${from}/${to}`);
     // Rounded down to 8 decimals: never quote more than the market gives.
     return fromFixed((toFixed(usdA, RATE_DECIMALS) * 10n ** BigInt(RATE_DECIMALS)) / toFixed(usdB, RATE_DECIMALS), RATE_DECIMALS);
+  }
+}
+
+export class SandboxRateProvider extends RateSheetProvider {
+  constructor(overrides: Record<string, string> = {}) {
+    super({ ...DEFAULT_SANDBOX_USD_RATES, ...overrides }, 'sandbox');
   }
 }
 

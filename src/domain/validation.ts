@@ -44,12 +44,36 @@ export function textRuleBreach(value: string, opts: { allowEmpty?: boolean } = {
   return undefined;
 }
 
+/** How deep a request's JSON may nest: far beyond any body the API takes, far below a stack's limit. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Where a parsed JSON value nests deeper than `max` levels (the path down to the first level too
+ * deep), or undefined. Walks with its own stack, never recursion: a body nested 200,000 deep is
+ * measured, not overflowed on.
+ */
+export function jsonDepthBreach(value: unknown, max = MAX_JSON_DEPTH): { key: string; reason: string } | undefined {
+  const pending: { value: unknown; path: string[] }[] = [{ value, path: [] }];
+  while (pending.length > 0) {
+    const { value: v, path } = pending.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (path.length >= max) return { key: path.join('.'), reason: `nests deeper than ${max} levels` };
+    for (const [k, child] of Object.entries(v)) if (child !== null && typeof child === 'object') pending.push({ value: child, path: [...path, k] });
+  }
+  return undefined;
+}
+
 /**
  * The first string in a request's value (a JSON body, the query or the path parameters), object keys
  * included, that breaks the text rule: its dotted path and why. Keys may be empty (the schema names
  * an unknown one); values may not.
  */
 export function findTextRuleBreach(value: unknown, path: string[] = []): { key: string; reason: string } | undefined {
+  // Bounded recursion: a value nested deeper is refused for that, before it could overflow the stack.
+  if (path.length === 0) {
+    const tooDeep = jsonDepthBreach(value);
+    if (tooDeep) return tooDeep;
+  }
   if (typeof value === 'string') {
     const reason = textRuleBreach(value);
     return reason ? { key: path.join('.'), reason } : undefined;

@@ -18,6 +18,7 @@ import { ensureWalletWatchers } from '../wallets/workflow-client';
 import { activityDepsFromConfig, createWorker, requireWorkflowBundle, workerSettings } from '../../workers/create-worker';
 import { reportWhileWaiting, runMain } from './run';
 import { createKeyVault } from '../keys/key-vault';
+import { describeLive, providerAvailability } from '../providers/availability';
 
 runMain('platform', async () => {
   const config = loadConfig();
@@ -102,6 +103,7 @@ runMain('platform', async () => {
         `  EVM chains:   ${Object.entries(config.EVM_RPC_URLS ?? {}).map(([c, u]) => `${c} ${u}`).join(', ')}`,
         `  Sandbox key:  ${sandboxKey}`,
         `  Sanctions:    ${sanctionsLine(sanctions)}`,
+        `  Live keys:    ${describeLive(providerAvailability(config).live)}`,
         '',
         `  curl -H "Api-Key: ${sandboxKey}" ${base}/v0/customers`,
         '',

@@ -42,14 +42,8 @@ export interface IdentityVerificationProvider {
 export class SandboxIdentityProvider implements IdentityVerificationProvider {
   async verify(r: VerificationRequest): Promise<VerificationVerdict> {
     const email = r.customer.email.toLowerCase();
-    const missing: string[] = [];
-    if (r.submissionNumber === 1 || r.documentFront) {
-      if (!r.documentFront) missing.push('document_front_missing');
-      if (!r.selfie && r.customer.type === 'individual') missing.push('selfie_missing');
-    }
-    if (r.customer.type === 'individual' && !r.customer.date_of_birth) missing.push('date_of_birth_missing');
-    if (!r.customer.address) missing.push('address_missing');
-    if (missing.length > 0) return { outcome: 'incomplete', reasons: missing };
+    const incomplete = missingData(r);
+    if (incomplete) return incomplete;
 
     if (email.includes('kyc_incomplete') && r.submissionNumber === 1) {
       return { outcome: 'incomplete', reasons: ['document_unreadable'] };
@@ -61,4 +55,32 @@ export class SandboxIdentityProvider implements IdentityVerificationProvider {
     if (email.includes('kyc_manual')) return { outcome: 'manual_review', reasons: ['name_mismatch_on_document'] };
     return { outcome: 'approved', riskRating: 'low' };
   }
+}
+
+/**
+ * The live environment without an identity-verification vendor: the same data checks, then every
+ * complete submission waits for an operator's decision (`npm run cli -- kyc decide`), never an
+ * automatic approval.
+ */
+export class OperatorReviewIdentityProvider implements IdentityVerificationProvider {
+  async verify(r: VerificationRequest): Promise<VerificationVerdict> {
+    const incomplete = missingData(r);
+    if (incomplete) return incomplete;
+    if (r.customer.type === 'business' && r.beneficialOwnerCount === 0) {
+      return { outcome: 'awaiting_ubo', reasons: ['beneficial_owners_missing'] };
+    }
+    return { outcome: 'manual_review', reasons: ['no_identity_vendor_configured'] };
+  }
+}
+
+/** Documents and data every verification needs, whoever verifies: `incomplete` naming what is missing. */
+function missingData(r: VerificationRequest): VerificationVerdict | undefined {
+  const missing: string[] = [];
+  if (r.submissionNumber === 1 || r.documentFront) {
+    if (!r.documentFront) missing.push('document_front_missing');
+    if (!r.selfie && r.customer.type === 'individual') missing.push('selfie_missing');
+  }
+  if (r.customer.type === 'individual' && !r.customer.date_of_birth) missing.push('date_of_birth_missing');
+  if (!r.customer.address) missing.push('address_missing');
+  return missing.length > 0 ? { outcome: 'incomplete', reasons: missing } : undefined;
 }

@@ -3,7 +3,10 @@ import type { SandboxChainFunding } from '../chains/chain-adapter';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { ASSET_SCALE } from '../domain/money';
-import { SandboxRateProvider, type RateProvider } from '../domain/quote';
+import { RateSheetProvider, SandboxRateProvider, type RateProvider } from '../domain/quote';
+import type { Environment } from '../db/schema';
+import { providerAvailability, type ProviderAvailability } from './availability';
+import { OperatorReviewIdentityProvider, SandboxIdentityProvider, type IdentityVerificationProvider } from './identity-verification';
 import type { ChainRail } from '../domain/rails';
 import type { KeyVault } from '../keys/key-vault';
 import { SandboxRails, type RailAdapter, type SandboxRailControls } from './rails';
@@ -16,7 +19,12 @@ import { SandboxRails, type RailAdapter, type SandboxRailControls } from './rail
 export interface MoneyProviders {
   rails: RailAdapter;
   chains: ChainAdapters;
-  rates: RateProvider;
+  /** Per environment: the sandbox's fixed rates; live, the operator's rate sheet or pegs only. */
+  rates: Record<Environment, RateProvider>;
+  /** Per environment: the sandbox's deterministic vendor; live, operator review until a vendor is configured. */
+  identity: Record<Environment, IdentityVerificationProvider>;
+  /** Which rails, chains and providers are real per environment; live never falls back to a simulator. */
+  availability: ProviderAvailability;
   sandbox: { rails: SandboxRailControls; chains: Record<ChainRail, SandboxChainFunding> };
   /** Seals and opens wallet private keys (docs/WALLETS.md). */
   keys: KeyVault;
@@ -26,5 +34,13 @@ export interface MoneyProviders {
 export function createMoneyProviders(config: Config, db: Db, keys: KeyVault): MoneyProviders {
   const rails = new SandboxRails(db, config.SANDBOX_TIME_SCALE, (currency) => ASSET_SCALE[currency] ?? 2, config.RAIL_WEBHOOK_SECRET);
   const chains = createChainAdapters(config, db);
-  return { rails, chains, rates: new SandboxRateProvider(config.SANDBOX_FX_RATES), sandbox: { rails, chains }, keys };
+  return {
+    rails,
+    chains,
+    rates: { sandbox: new SandboxRateProvider(config.SANDBOX_FX_RATES), production: new RateSheetProvider(config.LIVE_FX_RATES, 'live') },
+    identity: { sandbox: new SandboxIdentityProvider(), production: new OperatorReviewIdentityProvider() },
+    availability: providerAvailability(config),
+    sandbox: { rails, chains },
+    keys,
+  };
 }

@@ -204,6 +204,8 @@ export class SandboxRails implements RailAdapter, SandboxRailControls {
   private readonly refundFailures = new Map<string, number>();
 
   async submitPayment(r: RailPaymentRequest): Promise<RailPayment> {
+    // Defence in depth behind the API's 503: a simulator never carries a live payment.
+    if (r.tenant.environment !== 'sandbox') throw new RailUnavailableError(`${r.rail}: no live provider is configured, and the sandbox simulator never carries live payments`);
     const now = new Date();
     if (r.purpose === 'refund' && isMagicCents(r.amountMinor, this.scaleOf(r.currency), 16n)) {
       const failures = this.refundFailures.get(r.idempotencyKey) ?? 0;

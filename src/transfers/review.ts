@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
-import type { ExternalAccountRow, TransferRow } from '../db/schema';
+import type { Environment, ExternalAccountRow, TransferRow } from '../db/schema';
 import { tenantOf } from '../db/tenant-scope';
 import { ASSET_SCALE } from '../domain/money';
 import { convertMinor, type RateProvider } from '../domain/quote';
@@ -19,7 +19,7 @@ export interface TransferReviewLimits {
   dailyLimitUsd: number;
 }
 
-type ReviewDeps = { db: Db; cipher: DataCipher; sanctions: SanctionsScreener; rates: RateProvider; limits: TransferReviewLimits; chains: ChainAdapters };
+type ReviewDeps = { db: Db; cipher: DataCipher; sanctions: SanctionsScreener; rates: Record<Environment, RateProvider>; limits: TransferReviewLimits; chains: ChainAdapters };
 
 /** Why the payee cannot be paid, found before anything is sent: the transfer is undeliverable and refunded (no return leg). */
 export interface PayeeRefusal {
@@ -130,7 +130,7 @@ async function sanctionsReasons(deps: ReviewDeps, t: TransferRow, { account, sen
 
 async function limitReasons(deps: ReviewDeps, t: TransferRow, recent: ReviewFacts['recent']): Promise<string[]> {
   const usdMinor = async (amountMinor: bigint, currency: string) =>
-    convertMinor(amountMinor, ASSET_SCALE[currency], 2, await deps.rates.rate(currency, 'usd'));
+    convertMinor(amountMinor, ASSET_SCALE[currency], 2, await deps.rates[t.environment].rate(currency, 'usd'));
   const reasons: string[] = [];
   if (await usdMinor(BigInt(t.amount_minor), t.source_currency) >= BigInt(Math.round(deps.limits.reviewThresholdUsd * 100))) {
     reasons.push(`amount_threshold: ${t.amount_minor} minor units of ${t.source_currency} is at least ${deps.limits.reviewThresholdUsd} USD`);

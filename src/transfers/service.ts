@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { PlatformDeps } from '../deps';
 import type { Tenant } from '../db/tenant-scope';
-import { invalidField, invalidStateField } from '../errors';
+import { ApiError, invalidField, invalidStateField } from '../errors';
 import type { Database, TransferRow } from '../db/schema';
-import { cryptoAddressError } from '../domain/bank-validation';
-import { ASSET_SCALE, formatAmount, parseAmount } from '../domain/money';
-import { QuoteError, convertMinor, quoteReceipt, swiftChargesSplit } from '../domain/quote';
+import { burnAddressError, cryptoAddressError } from '../domain/bank-validation';
+import { ASSET_SCALE, CANONICAL_DECIMAL, formatAmount, parseAmount } from '../domain/money';
+import { QuoteError, RateUnavailableError, convertMinor, quoteReceipt, samePeg, swiftChargesSplit } from '../domain/quote';
 import { PAYMENT_RAILS, RAILS, isChainRail, railBoundsMinor, type CryptoChain, type FiatRailProfile, type PaymentRail } from '../domain/rails';
 import { recordChangeWithEvent } from '../domain/events';
 import { newId, randomBase62 } from '../ids';
@@ -17,7 +17,7 @@ import { reserveFromAccount, resolveTransferAccounts } from './account-legs';
 import { resolveTransferWallets } from './wallet-legs';
 
 // What a transfer is created from (POST /v0/transfers validates its body against this).
-const decimal = z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal string such as "100.00"');
+const decimal = z.string().regex(CANONICAL_DECIMAL, 'must be a decimal string such as "100.00" (no sign, no leading zeros)');
 /** Currency codes are lower case; the spec shows one upper-case example, which is accepted. */
 export const currencyCode = z.string().trim().regex(/^[A-Za-z]{3,5}$/, 'must be a currency or asset code such as usd or usdc').transform((v) => v.toLowerCase());
 
@@ -85,7 +85,8 @@ export function checkTransferShape(input: TransferCreateInput) {
       throw body('destination.to_address', `is required (or an external_account_id of a ${destination.payment_rail} address, or a wallet_id)`);
     }
     if (destination.to_address) {
-      const error = cryptoAddressError(destination.payment_rail as CryptoChain, destination.to_address);
+      const error = cryptoAddressError(destination.payment_rail as CryptoChain, destination.to_address)
+        ?? burnAddressError(destination.payment_rail as CryptoChain, destination.to_address);
       if (error) throw body('destination.to_address', error);
     }
   } else if (!destination.account_id) {
@@ -155,15 +156,32 @@ export async function resolveRefundDestination(
   const rail = row.source_rail as PaymentRail;
   if (request.to_address) {
     if (!isChainRail(rail)) throw body('to_address', `is only for refunds on chains; a ${rail} refund goes to an external_account_id`);
-    const error = cryptoAddressError(rail as CryptoChain, request.to_address);
+    const error = cryptoAddressError(rail as CryptoChain, request.to_address) ?? burnAddressError(rail as CryptoChain, request.to_address);
     if (error) throw body('to_address', error);
   }
   const { toAddress, account } = await checkPayeeAccount(db, tenant, row.customer_id, { payment_rail: rail, ...request }, '');
   return { toAddress, externalAccountId: account?.id ?? null };
 }
 
+const unavailable = (key: string, message: string) => new ApiError('service_unavailable', message, { location: 'body', key });
+
+/**
+ * Live keys move money only where a real implementation is configured (src/providers/availability.ts):
+ * a rail or chain without one, or a conversion without a rate source, is a 503 naming the field,
+ * before anything is read or created.
+ */
+export function checkProvidersServe(deps: Pick<PlatformDeps, 'availability'>, tenant: Tenant, input: TransferCreateInput) {
+  for (const side of ['source', 'destination'] as const) {
+    const why = deps.availability.railUnavailable(tenant.environment, input[side].payment_rail);
+    if (why) throw unavailable(`${side}.payment_rail`, `${why}: nothing was created`);
+  }
+  if (!deps.availability.marketRates(tenant.environment) && !samePeg(input.source.currency, input.destination.currency)) {
+    throw unavailable('destination.currency', `No rate source is configured for ${input.source.currency}/${input.destination.currency} (LIVE_FX_RATES): nothing was created`);
+  }
+}
+
 /** What the chains tell us before the database transaction opens: network fee and start block. */
-export async function prepareChainLegs(deps: PlatformDeps, input: TransferCreateInput) {
+export async function prepareChainLegs(deps: PlatformDeps, tenant: Tenant, input: TransferCreateInput) {
   const { source, destination } = input;
   let sourcePosition: string | null = null;
   if (isChainRail(source.payment_rail)) {
@@ -175,10 +193,16 @@ export async function prepareChainLegs(deps: PlatformDeps, input: TransferCreate
   if (isChainRail(destination.payment_rail)) {
     const chain = deps.chains[destination.payment_rail];
     await chain.checkCurrency(destination.currency);
+    if (destination.to_address && chain.isTokenContract(destination.to_address)) {
+      throw body('destination.to_address', `is a token contract on ${destination.payment_rail}: tokens sent to it are lost`);
+    }
     const feeNative = await chain.estimatePayoutFee(destination.currency);
     const nativeScale = ASSET_SCALE[chain.nativeAsset] ?? 18;
     // Rounded up to the asset's smallest unit: the platform never pays gas out of its own pocket.
-    const rate = await deps.rates.rate(chain.nativeAsset, destination.currency);
+    const rate = await deps.rates[tenant.environment].rate(chain.nativeAsset, destination.currency).catch((err: unknown) => {
+      if (err instanceof RateUnavailableError) throw unavailable('destination.payment_rail', `Pricing the ${destination.payment_rail} network fee needs a ${chain.nativeAsset} rate: ${err.message}`);
+      throw err;
+    });
     gasFeeMinor = convertMinor(feeNative, nativeScale, ASSET_SCALE[destination.currency], rate) + 1n;
   }
   return { sourcePosition, gasFeeMinor };
@@ -202,7 +226,7 @@ export async function createTransfer(
     ?? (accounts.destinationAccountId ? null : (await checkPayeeAccount(trx, tenant, customer.id, input.destination, 'destination.')).toAddress);
   const fromAddress = wallets.sourceAddress ?? input.source.from_address ?? null;
 
-  const rate = await deps.rates.rate(input.source.currency, input.destination.currency);
+  const rate = await deps.rates[tenant.environment].rate(input.source.currency, input.destination.currency);
   const swift = input.destination.payment_rail === 'swift' ? swiftChargesSplit(input.destination.swift_charges ?? 'sha') : undefined;
   let receipt;
   try {

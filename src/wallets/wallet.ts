@@ -11,9 +11,10 @@ import { encodeChainAddress } from '../domain/bank-validation';
 import { recordEvent } from '../domain/events';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { CHAIN_RAILS, RAILS, isEvmChain, isSimulatedChain, type ChainRail } from '../domain/rails';
-import { invalidField } from '../errors';
+import { ApiError, invalidField } from '../errors';
 import { newId, objectId } from '../ids';
 import type { KeyVault } from '../keys/key-vault';
+import type { ProviderAvailability } from '../providers/availability';
 import { walletAddressKey } from './watcher';
 
 // Customers' wallets (spec 2.4, docs/WALLETS.md): custodial wallets, their keys sealed at rest, and
@@ -127,8 +128,16 @@ export interface ServedChain {
  * What can be checked before a database transaction opens: the type, and the chains (named right,
  * and served here: a chain without a node, no RPC address, cannot hold a wallet). A 400 names the field.
  */
-export async function prepareWalletChains(adapters: ChainAdapters, body: z.output<typeof WalletCreate>): Promise<ServedChain[]> {
+export async function prepareWalletChains(
+  deps: { chains: ChainAdapters; availability: ProviderAvailability }, tenant: Tenant, body: z.output<typeof WalletCreate>,
+): Promise<ServedChain[]> {
   const chains = [...new Set(checkChains(body.chains))];
+  // Live wallets only on chains with a real node: a 503, nothing created (src/providers/availability.ts).
+  chains.forEach((chain, i) => {
+    const why = deps.availability.railUnavailable(tenant.environment, chain);
+    if (why) throw new ApiError('service_unavailable', `${why}: nothing was created`, { location: 'body', key: `chains[${i}]` });
+  });
+  const adapters = deps.chains;
   return Promise.all(chains.map(async (chain, i) => {
     try {
       return { chain, position: await adapters[chain].currentPosition() };

@@ -7,7 +7,7 @@ import { findTenantRow, tenantRows, type Tenant } from '../db/tenant-scope';
 import { EVENT_CATALOGUE } from '../domain/event-catalogue';
 import { invalidField, notFound } from '../errors';
 import { newId, objectId } from '../ids';
-import { isPublicAddress } from './addresses';
+import { liveUrlProblem } from './addresses';
 
 // A developer's webhook endpoints (docs/WEBHOOKS.md): where their events are delivered, signed with
 // the endpoint's secret.
@@ -77,11 +77,8 @@ function checkUrl(url: string, environment: Environment) {
     if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw invalidField('body', 'url', 'must be an http or https URL');
     return parsed.toString();
   }
-  if (parsed.protocol !== 'https:') throw invalidField('body', 'url', 'must be an https URL for live endpoints');
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost') || (/^[\d.]+$|:/.test(host) && !isPublicAddress(host))) {
-    throw invalidField('body', 'url', 'must reach a public address for live endpoints');
-  }
+  const problem = liveUrlProblem(parsed);
+  if (problem) throw invalidField('body', 'url', problem);
   return parsed.toString();
 }
 

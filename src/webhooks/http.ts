@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { publicOnlyLookup } from './addresses';
+import { isPublicAddress, publicOnlyLookup, writtenAddress } from './addresses';
 
 /** What one POST to an endpoint came to: a status code, or the network error (timeout, refused, TLS). */
 export type PostOutcome = { statusCode: number; error?: undefined; durationMs: number } | { statusCode?: undefined; error: string; durationMs: number };
@@ -26,6 +26,11 @@ const RESPONSE_CAP = 4096;
 export function postWebhook(url: string, body: string, headers: Record<string, string>, opts: { timeoutMs: number; publicOnly: boolean }): Promise<PostOutcome> {
   const started = performance.now();
   const target = new URL(url);
+  // A written address is connected to without a lookup: checked here, as a name is when it resolves.
+  const address = opts.publicOnly ? writtenAddress(target) : undefined;
+  if (address !== undefined && !isPublicAddress(address)) {
+    return Promise.resolve({ error: `EADDRNOTPUBLIC: ${address} is not a public address: refused`, durationMs: 0 });
+  }
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     let settled = false;

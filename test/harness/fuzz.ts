@@ -54,9 +54,10 @@ const ID_FIELDS: Record<string, string> = {
 
 const PLAUSIBLE: Record<string, string[]> = {
   currency: ['usd', 'usdc', 'usdt', 'eur', 'gbp', 'brl', 'mxn', 'dai', 'eth'],
-  amount: ['10.00', '0.01', '1000000.00', '99999999999999999.00', '60.15', '1.5', '0.000001'],
+  amount: ['10.00', '0.01', '1000000.00', '99999999999999999.00', '60.15', '1.5', '0.000001', '00010.00', '0.50', '01'],
   developer_fee: ['0.50', '0', '10.00'],
-  to_address: ['0x8ba1f109551bD432803012645Ac136ddd64DBA72', '0x0000000000000000000000000000000000000000', 'So11111111111111111111111111111111111111112'],
+  to_address: ['0x8ba1f109551bD432803012645Ac136ddd64DBA72', '0x0000000000000000000000000000000000000000', 'So11111111111111111111111111111111111111112',
+    '0x000000000000000000000000000000000000dEaD', '1nc1nerator11111111111111111111111111111111'],
   from_address: ['0x8ba1f109551bD432803012645Ac136ddd64DBA72'],
   address: ['0x8ba1f109551bD432803012645Ac136ddd64DBA72', 'So11111111111111111111111111111111111111112'],
   routing_number: ['021000021', '011000015', '123456789'],
@@ -136,6 +137,11 @@ function pathParam(name: string, known: KnownIds, method: string): fc.Arbitrary<
 
 function fill(template: string, values: Record<string, string>) {
   return template.replace(/\{(\w+)\}/g, (_m, name: string) => values[name]);
+}
+
+/** The operation's path with a real object's id in each parameter (or a made-up one where none is known). */
+export function knownPath(op: Operation, known: KnownIds): string {
+  return fill(op.template, Object.fromEntries(op.pathParams.map((p) => [p, known[ID_FIELDS[p] ?? '']?.[0] ?? 'x_0'])));
 }
 
 function queryString(query: Record<string, string>) {

@@ -138,6 +138,9 @@ export function chainUrl(chain: EvmChain): string {
   return entry!.slice(chain.length + 1);
 }
 
+/** The project's sandbox stablecoin contract of `currency` on a local chain. */
+export const tokenAddressOf = (chain: EvmChain, currency: string): string => sandboxTokenAddress(chainKeys, chain, currency);
+
 export async function tokenBalance(chain: EvmChain, currency: string, address: string): Promise<bigint> {
   const client = createPublicClient({ transport: http(chainUrl(chain)) });
   return client.readContract({ address: sandboxTokenAddress(chainKeys, chain, currency), abi: erc20Abi, functionName: 'balanceOf', args: [getAddress(address)] });

@@ -59,6 +59,16 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
     return this.node.nativeAsset;
   }
 
+  isTokenContract(address: string): boolean {
+    return RAILS[this.chain].currencies.some((currency) => {
+      try {
+        return this.deps.tokenAddress(currency).toLowerCase() === address.toLowerCase();
+      } catch {
+        return false; // No contract for that currency here.
+      }
+    });
+  }
+
   async checkCurrency(currency: string): Promise<void> {
     await this.node.token(currency);
   }

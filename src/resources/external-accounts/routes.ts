@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type HandlerContext } from '../../api/route';
-import { invalidField, invalidState } from '../../errors';
+import { ApiError, invalidField, invalidState } from '../../errors';
+import { isChainRail } from '../../domain/rails';
 import { paginate } from '../../api/pagination';
 import { tenantRows } from '../../db/tenant-scope';
 import { recordEvent } from '../../domain/events';
@@ -38,8 +39,16 @@ export const createExternalAccount = defineRoute({
   permission: 'accounts:write',
   body: ExternalAccountCreate,
   responses: { 201: ExternalAccountSchema },
-  handler: async ({ deps, tenant, body, write }) =>
-    write(async (trx) => {
+  handler: async ({ deps, tenant, body, write }) => {
+    // A US account is proven with ACH micro-deposits: live keys need a live ACH provider for that.
+    const achUnavailable = body.type === 'us_bank_account' ? deps.availability.railUnavailable(tenant.environment, 'ach') : undefined;
+    if (achUnavailable) {
+      throw new ApiError('service_unavailable', `US bank accounts are verified with ACH micro-deposits, and ${achUnavailable}: nothing was created`, { location: 'body', key: 'type' });
+    }
+    if (body.type === 'crypto_address' && isChainRail(body.chain) && deps.chains[body.chain].isTokenContract(body.address)) {
+      throw invalidField('body', 'address', `is a token contract on ${body.chain}: tokens sent to it are lost`);
+    }
+    return write(async (trx) => {
       const customer = await findBodyCustomer(trx, tenant, body.customer_id, 'customer_id');
       assertCustomerNotDeleted(customer);
       assertCustomerNotSuspended(customer);
@@ -91,7 +100,8 @@ export const createExternalAccount = defineRoute({
       // Started inside the transaction: without Temporal the account is not created (503, nothing done).
       if (row.type === 'us_bank_account') await startMicroDepositVerification(deps, tenant, { id: row.id, customerId: customer.id });
       return { status: 201, body: account };
-    }),
+    });
+  },
 });
 
 async function listAccounts(ctx: HandlerContext<unknown, z.output<typeof ExternalAccountListQuery>, unknown>, customerId?: string) {
@@ -171,7 +181,7 @@ export const deleteExternalAccount = defineRoute({
     }),
 });
 
-const amountString = z.string().regex(/^\d+\.\d{2}$/, 'must be a decimal amount with two decimals, e.g. "0.32"');
+const amountString = z.string().regex(/^(0|[1-9]\d*)\.\d{2}$/, 'must be a decimal amount with two decimals and no leading zeros, e.g. "0.32"');
 
 export const verifyExternalAccount = defineRoute({
   method: 'post',

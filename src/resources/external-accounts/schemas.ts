@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EXTERNAL_ACCOUNT_STATUSES, ExternalAccountSchema } from '../../external-accounts/external-account';
 import { listParams, listSchema } from '../../api/pagination';
-import { abaRoutingError, bicCheck, clabeError, cryptoAddressError, ibanCheck } from '../../domain/bank-validation';
+import { abaRoutingError, bicCheck, burnAddressError, clabeError, cryptoAddressError, ibanCheck } from '../../domain/bank-validation';
 import { CRYPTO_CHAINS } from '../../domain/rails';
 import { countryCode } from '../../domain/validation';
 
@@ -61,7 +61,7 @@ const CryptoAddress = z
     address: z.string().trim().min(1),
     label: z.string().trim().max(140).optional(),
   })
-  .superRefine((v, ctx) => field(ctx, 'address', cryptoAddressError(v.chain, v.address)));
+  .superRefine((v, ctx) => field(ctx, 'address', cryptoAddressError(v.chain, v.address) ?? burnAddressError(v.chain, v.address)));
 
 export const ExternalAccountCreate = z.discriminatedUnion('type', [UsBankAccount, InternationalBankAccount, MxBankAccount, CryptoAddress]);
 export type ExternalAccountCreateInput = z.output<typeof ExternalAccountCreate>;

@@ -13,7 +13,7 @@ import { isMpcWallet } from '../../wallets/wallet';
 import { findPayment, findTenantPayment, latestPayment, tenantPayments } from '../../payments/store';
 import { findTransfer, PaymentSchema, serializePayment, serializeTransfer, TransferSchema } from '../../transfers/transfer';
 import { PaymentListQuery, PaymentListSchema, TransferListQuery, TransferListSchema } from './schemas';
-import { checkTransferShape, createTransfer, prepareChainLegs, resolveRefundDestination, TransferCreate } from '../../transfers/service';
+import { checkProvidersServe, checkTransferShape, createTransfer, prepareChainLegs, resolveRefundDestination, TransferCreate } from '../../transfers/service';
 import {
   notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,
 } from '../../transfers/workflow-client';
@@ -31,8 +31,9 @@ export const createTransferRoute = defineRoute({
   responses: { 201: TransferSchema },
   handler: async ({ deps, tenant, body, write }) => {
     const amounts = checkTransferShape(body);
+    checkProvidersServe(deps, tenant, body);
     // Chain calls happen before the database transaction opens (never hold a transaction on the network).
-    const chainLegs = await prepareChainLegs(deps, body);
+    const chainLegs = await prepareChainLegs(deps, tenant, body);
     return write(async (trx) => {
       const row = await createTransfer(trx, deps, tenant, body, { ...amounts, ...chainLegs });
       // Started inside the transaction: without Temporal the transfer is not created (503, nothing done).

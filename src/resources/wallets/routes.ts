@@ -29,7 +29,7 @@ export const createWalletRoute = defineRoute({
   responses: { 201: WalletSchema },
   handler: async ({ deps, tenant, body, write }) => {
     checkMpcConfig(body);
-    const chains = await prepareWalletChains(deps.chains, body);
+    const chains = await prepareWalletChains(deps, tenant, body);
     return write(async (trx) => {
       if (body.type === 'mpc') {
         const { wallet, sessionId } = await createMpcWallet(trx, tenant, body, chains, deps.config.MPC_KEYGEN_EXPIRY_MS);

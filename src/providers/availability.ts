@@ -1,0 +1,64 @@
+import type { Config } from '../config';
+import type { Environment } from '../db/schema';
+import { CHAIN_RAILS, FIAT_RAILS, isEvmChain, isSimulatedChain, PAYMENT_RAILS, type PaymentRail } from '../domain/rails';
+
+/**
+ * Which outside systems are real for each environment (docs/OPERATIONS.md, "Live fails closed"). The
+ * sandbox runs on simulators; the live environment only on an implementation that is real and
+ * configured, and anything else is unavailable to live keys (503, nothing created), never simulated.
+ */
+export interface ProviderAvailability {
+  /** Why `rail` cannot move money for keys of `environment`; undefined when it can. */
+  railUnavailable(environment: Environment, rail: PaymentRail): string | undefined;
+  /** Whether quotes across currencies (not a stablecoin at its peg) have a rate source. */
+  marketRates(environment: Environment): boolean;
+  /** The identity-verification vendor: the sandbox's deterministic one, or none (manual review). */
+  identityVendor(environment: Environment): 'sandbox' | 'none';
+  /** What the live environment runs on, for the start-up banner, the log and /readyz. */
+  live: LiveSummary;
+}
+
+export interface LiveSummary {
+  real: { rails: PaymentRail[]; rates: string | null; identity: string | null };
+  unavailable: { rails: PaymentRail[]; rates: string | null; identity: string | null };
+}
+
+/**
+ * The live implementations this build has. Fiat rails have none yet: each needs its bank's file
+ * interface or a provider's API behind RailAdapter. EVM chains are real wherever an RPC address is
+ * configured; solana, stellar and tron exist only as the sandbox's simulator.
+ */
+function liveRailUnavailable(config: Pick<Config, 'EVM_RPC_URLS'>, rail: PaymentRail): string | undefined {
+  if ((FIAT_RAILS as readonly string[]).includes(rail)) return `${rail} has no live provider configured; it runs in the sandbox only`;
+  if (isSimulatedChain(rail)) return `${rail} has no live node configured; it runs on the sandbox's simulator only`;
+  if (isEvmChain(rail) && !config.EVM_RPC_URLS?.[rail]) return `${rail} has no RPC address configured (EVM_RPC_URLS)`;
+  return undefined;
+}
+
+export function providerAvailability(config: Pick<Config, 'EVM_RPC_URLS' | 'LIVE_FX_RATES'>): ProviderAvailability {
+  const liveUnavailable = new Map(PAYMENT_RAILS.map((rail) => [rail, liveRailUnavailable(config, rail)] as const));
+  const liveRates = Object.keys(config.LIVE_FX_RATES ?? {}).length > 0;
+  const realRails = PAYMENT_RAILS.filter((r) => !liveUnavailable.get(r));
+  return {
+    railUnavailable: (environment, rail) => (environment === 'sandbox' ? undefined : liveUnavailable.get(rail)),
+    marketRates: (environment) => environment === 'sandbox' || liveRates,
+    identityVendor: (environment) => (environment === 'sandbox' ? 'sandbox' : 'none'),
+    live: {
+      real: { rails: realRails, rates: liveRates ? 'rate sheet (LIVE_FX_RATES)' : null, identity: null },
+      unavailable: {
+        rails: PAYMENT_RAILS.filter((r) => liveUnavailable.get(r)),
+        rates: liveRates ? null : 'market rates (no LIVE_FX_RATES): stablecoin pegs only',
+        identity: 'identity verification vendor: every KYC submission goes to manual review',
+      },
+    },
+  };
+}
+
+/** One line for the start-up banner and log. */
+export function describeLive(live: LiveSummary): string {
+  const chains = live.real.rails.filter((r) => (CHAIN_RAILS as readonly string[]).includes(r));
+  return [
+    `live: real ${chains.length ? chains.join(', ') : 'no rail'}${live.real.rates ? `, ${live.real.rates}` : ''}`,
+    `unavailable ${live.unavailable.rails.join(', ')}${live.unavailable.rates ? `; ${live.unavailable.rates}` : ''}; ${live.unavailable.identity}`,
+  ].join('; ');
+}
