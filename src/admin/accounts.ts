@@ -15,10 +15,26 @@ export async function createDeveloper(db: Db, input: { name: string; rateLimitPe
       name: input.name,
       rate_limit_per_second: input.rateLimitPerSecond ?? null,
       daily_quota: input.dailyQuota ?? null,
+      allowed_origins: null,
       created_at: new Date(),
     })
     .execute();
   return { id, name: input.name };
+}
+
+/**
+ * Sets the browser origins a developer's publishable keys may be used from (`https://app.example`,
+ * scheme and host and any port, no path), or back to the default with null. Refuses anything else.
+ */
+export async function setAllowedOrigins(db: Db, developerId: string, origins: string[] | null) {
+  for (const origin of origins ?? []) {
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin || !/^https?:$/.test(new URL(origin).protocol)) {
+      throw new Error(`'${origin}' is not an origin: write scheme://host[:port], e.g. https://app.example.com`);
+    }
+  }
+  const updated = await db.updateTable('developers').set({ allowed_origins: origins === null ? null : JSON.stringify(origins) })
+    .where('id', '=', developerId).executeTakeFirst();
+  if (updated.numUpdatedRows === 0n) throw new Error(`No developer ${developerId}`);
 }
 
 export interface CreateKeyInput {

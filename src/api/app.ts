@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { codecRouter } from './codec';
+import { checkBrowserOrigin, preflightHandler } from './cors';
 import { ApiKeyAuthenticator } from './auth';
 import type { AppDeps } from './context';
 import { ApiError, invalidField } from '../errors';
@@ -99,11 +100,15 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes) {
   });
   app.use('/kyc', hostedKycRouter(deps));
 
+  // Browsers' preflights carry no key: answered before authentication (src/api/cors.ts).
+  app.use('/v0', preflightHandler(routes));
+
   // Everything else under /v0 needs an API key, then passes the per-key rate limit.
   app.use('/v0', async (req, res, next) => {
     try {
       const auth = await authenticator.authenticate(req.header('Api-Key'));
       res.locals.auth = auth;
+      checkBrowserOrigin(req, res, auth);
       const decision = await deps.rateLimiter.hit(auth.keyId, auth.limits).catch((err) => {
         // The limiter's store (Redis) being down must not take payments down with it: fail open, loudly.
         deps.log.warn({ err: String(err) }, 'rate limiter unavailable; request allowed');

@@ -23,4 +23,6 @@ export interface AuthContext {
   /** null: an unrestricted secret key. */
   permissions: Permission[] | null;
   limits: { perSecond: number; perDay: number };
+  /** The developer's allowed browser origins (CORS); null: the environment's default. */
+  allowedOrigins: string[] | null;
 }

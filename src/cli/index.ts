@@ -1,7 +1,7 @@
 // Admin CLI: `npm run cli -- <command>`. Talks to DATABASE_URL (or the embedded database of `npm start`,
 // which must be running) and, for KYC decisions, to Temporal.
 import { parseArgs } from 'node:util';
-import { createApiKey, createDeveloper, revokeApiKey } from '../admin/accounts';
+import { createApiKey, createDeveloper, revokeApiKey, setAllowedOrigins } from '../admin/accounts';
 import { rotateDataKey } from '../admin/data-key-rotation';
 import { matchUnmatchedDeposit, railEventsNeedingOperators, resolveRailEvent } from '../admin/rail-events';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
@@ -29,6 +29,9 @@ import { sql } from 'kysely';
 
 const USAGE = `Usage: npm run cli -- <command>
   developers create --name NAME [--rate-limit N --daily-quota N]
+  developers allow-origins dev_… (--origin https://app.example … | --default)
+                                 the browser origins the developer's publishable keys may be used
+                                 from (CORS); --default: any in the sandbox, none in live
   keys create --developer dev_… --environment sandbox|production --kind secret|publishable
               [--permissions customers:read,…] [--plan sandbox|production|enterprise]
   keys revoke key_…
@@ -106,6 +109,8 @@ async function main(argv: string[]) {
       'external-account': { type: 'string' },
       transfer: { type: 'string' },
       source: { type: 'string', multiple: true },
+      origin: { type: 'string', multiple: true },
+      default: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -134,6 +139,11 @@ async function main(argv: string[]) {
         dailyQuota: values['daily-quota'] ? Number(values['daily-quota']) : undefined,
       });
       console.log(dev.id);
+    } else if (group === 'developers' && action === 'allow-origins') {
+      if (!target) throw new Error('developers allow-origins needs a developer id (dev_…)');
+      if (!values.default === !values.origin?.length) throw new Error('give --origin (one or more) or --default');
+      await setAllowedOrigins(db, target, values.default ? null : values.origin!);
+      console.log(values.default ? `${target}: default origins` : `${target}: ${values.origin!.join(', ')}`);
     } else if (group === 'keys' && action === 'create') {
       if (!values.developer) throw new Error('--developer is required');
       if (values.environment !== 'sandbox' && values.environment !== 'production') throw new Error('--environment must be sandbox or production');

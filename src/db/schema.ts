@@ -9,6 +9,8 @@ export interface DevelopersTable {
   /** Custom limits for keys on the enterprise plan. */
   rate_limit_per_second: number | null;
   daily_quota: number | null;
+  /** Browser origins its publishable keys may be used from; null: any in the sandbox, none in live. */
+  allowed_origins: ColumnType<string[] | null, string | null, string | null>;
   created_at: Date;
 }
 
