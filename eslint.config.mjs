@@ -33,7 +33,7 @@ const importsDownOnly = (layer, above, { allowTypeImports = false } = {}) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'dist/**', 'coverage/**', 'test-logs/**', 'scratch/**'] },
+  { ignores: ['node_modules/**', '.data/**', 'dist/**', 'coverage/**', 'test-logs/**', 'scratch/**', 'sdk/node_modules/**', 'sdk/dist/**', 'sdk/src/schema.d.ts'] },
   ...tseslint.configs.recommended,
   {
     rules: {

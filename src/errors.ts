@@ -1,25 +1,18 @@
 // The one error type of the platform: what any layer throws when a request cannot be done, named by
 // the conventions' code; the HTTP layer (src/api/app.ts) turns it into the shared envelope.
 
-export type ErrorCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'invalid_state'
-  | 'idempotency_key_in_use'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'idempotency_key_mismatch'
-  | 'rate_limited'
-  | 'daily_quota_exceeded'
-  | 'internal_error'
-  | 'service_unavailable';
+/** Every code the API answers with, as its error envelope's `code` (an enum in the OpenAPI document). */
+export const ERROR_CODES = [
+  'invalid_request', 'unauthorized', 'forbidden', 'not_found', 'method_not_allowed', 'invalid_state', 'idempotency_key_in_use',
+  'payload_too_large', 'unsupported_media_type', 'idempotency_key_mismatch', 'rate_limited', 'daily_quota_exceeded', 'internal_error',
+  'service_unavailable',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type SourceLocation = 'body' | 'query' | 'path' | 'header';
 
-const STATUS: Record<ErrorCode, number> = {
+export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError, invalidField, type SourceLocation } from '../errors';
+import { ApiError, ERROR_CODES, invalidField, type SourceLocation } from '../errors';
 
 /** Turns the first zod issue into a field-level 400. Unknown keys are named one by one. */
 export function fromZodError(error: z.ZodError, location: SourceLocation): ApiError {
@@ -22,8 +22,8 @@ export function fromZodError(error: z.ZodError, location: SourceLocation): ApiEr
 export const ErrorSchema = z
   .object({
     error: z.object({
-      code: z.string(),
-      message: z.string(),
+      code: z.enum(ERROR_CODES).describe('What went wrong, by kind; the HTTP status follows from it (docs/API.md, "Errors")'),
+      message: z.string().describe('For a person: what to change'),
       source: z
         .object({ location: z.enum(['body', 'query', 'path', 'header']), key: z.string() })
         .optional(),

@@ -7,7 +7,8 @@ export const countryCode = z
   .string()
   .trim()
   .transform((v) => v.toUpperCase())
-  .refine((v) => /^[A-Z]{2}$/.test(v) && countries.isValid(v), { message: 'must be an ISO 3166-1 alpha-2 country code' });
+  .refine((v) => /^[A-Z]{2}$/.test(v) && countries.isValid(v), { message: 'must be an ISO 3166-1 alpha-2 country code' })
+  .meta({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 country code', examples: ['US'] });
 
 /** E.164: a plus sign, the country code and the number, and a number that can really exist. */
 export const e164Phone = z
@@ -15,7 +16,8 @@ export const e164Phone = z
   .trim()
   .refine((v) => /^\+[1-9]\d{6,14}$/.test(v) && isValidPhoneNumber(v), {
     message: 'must be a valid phone number in E.164 format, e.g. +14155550123',
-  });
+  })
+  .meta({ pattern: '^\\+[1-9]\\d{6,14}$', description: 'E.164 phone number', examples: ['+14155550123'] });
 
 /** A real calendar date (YYYY-MM-DD), in the past, not before 1900. */
 export const pastDate = z
@@ -27,7 +29,8 @@ export const pastDate = z
   }, { message: 'must be a real date in YYYY-MM-DD format' })
   .refine((v) => v >= '1900-01-01' && new Date(`${v}T00:00:00.000Z`).getTime() < Date.now(), {
     message: 'must be a date in the past, after 1900-01-01',
-  });
+  })
+  .meta({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A past date, YYYY-MM-DD', examples: ['1990-04-12'] });
 
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -8,6 +8,7 @@ import { newId } from '../ids';
 import { AddressInput, assertCustomerNotDeleted, findCustomer, serializeCustomer } from '../customers/customer';
 import { decodeImageDataUri } from './documents';
 import { submitToKycWorkflow } from './workflow-client';
+import { oneOfShapes, variant } from '../domain/documented-variants';
 
 const BeneficialOwner = z.strictObject({
   first_name: z.string().trim().min(1).max(100),
@@ -37,7 +38,11 @@ export const KycSubmissionInput = z
         }
       }
     }
-  });
+  })
+  .meta(oneOfShapes([
+      variant({ document_type: { type: 'string', enum: ['passport', 'drivers_license', 'national_id'] }, document_front: { type: 'string' }, selfie: { type: 'string' } }, 'Documents'),
+      variant({ beneficial_owners: { type: 'array', minItems: 1, items: { type: 'object' } } }, 'Beneficial owners (businesses), with or without documents'),
+  ]));
 export type KycSubmissionInputType = z.output<typeof KycSubmissionInput>;
 
 /**

@@ -9,6 +9,7 @@ import { ASSET_SCALE, CANONICAL_DECIMAL, formatAmount, parseAmount } from '../do
 import { QuoteError, RateUnavailableError, convertMinor, quoteReceipt, samePeg, swiftChargesSplit } from '../domain/quote';
 import { PAYMENT_RAILS, RAILS, isChainRail, railBoundsMinor, type CryptoChain, type FiatRailProfile, type PaymentRail } from '../domain/rails';
 import { recordChangeWithEvent } from '../domain/events';
+import { oneOfShapes, transferLegVariants } from '../domain/documented-variants';
 import { newId, randomBase62 } from '../ids';
 import { findBodyCustomer } from '../customers/customer';
 import { serializeTransfer, type StoredReceipt } from './transfer';
@@ -32,7 +33,7 @@ export const TransferCreate = z.strictObject({
     from_address: z.string().trim().min(1).optional(),
     account_id: z.string().min(1).optional(),
     wallet_id: z.string().min(1).optional().describe("The customer's wallet that sends the deposit (chain sources); refunds go back to it"),
-  }),
+  }).meta(oneOfShapes(transferLegVariants('source'))),
   destination: z.strictObject({
     payment_rail: z.enum(PAYMENT_RAILS),
     currency: currencyCode,
@@ -41,7 +42,7 @@ export const TransferCreate = z.strictObject({
     account_id: z.string().min(1).optional(),
     wallet_id: z.string().min(1).optional().describe("The customer's wallet the payout goes to (chain destinations)"),
     swift_charges: z.enum(['sha', 'our', 'ben']).optional(),
-  }),
+  }).meta(oneOfShapes(transferLegVariants('destination'))),
 });
 export type TransferCreateInput = z.output<typeof TransferCreate>;
 

@@ -61,10 +61,12 @@ class OpenApiChecker {
   private ajv = new Ajv2020({ strict: false, allErrors: true });
   private routes: { method: string; regex: RegExp; template: string; op: any }[] = [];
   private compiled = new Map<string, ValidateFunction>();
+  private sharedResponses: Record<string, any>;
 
   constructor(doc: any) {
     addFormats(this.ajv);
     const rewrite = (o: unknown) => JSON.parse(JSON.stringify(o).replaceAll('"#/components/schemas/', '"components#/$defs/'));
+    this.sharedResponses = rewrite(doc.components.responses ?? {});
     this.ajv.addSchema({ $id: 'components', $defs: rewrite(doc.components.schemas) });
     for (const [template, ops] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
@@ -83,7 +85,9 @@ class OpenApiChecker {
     const key = route ? `${route.method} ${route.template} ${status}` : `error ${status}`;
     let validate = this.compiled.get(key);
     if (!validate) {
-      const response = route?.op.responses[String(status)] ?? route?.op.responses.default;
+      let response = route?.op.responses[String(status)] ?? route?.op.responses.default;
+      // Error answers are shared: '#/components/responses/404'.
+      if (response?.$ref) response = this.sharedResponses[response.$ref.split('/').pop()];
       const schema = response?.content['application/json'].schema ?? { $ref: 'components#/$defs/Error' };
       validate = this.ajv.compile(schema);
       this.compiled.set(key, validate);

@@ -3,6 +3,7 @@ import { listParams, listSchema } from '../../api/pagination';
 import { e164Phone, pastDate } from '../../domain/validation';
 import { KYC_STATUSES } from '../../domain/kyc';
 import { AddressInput, CustomerSchema } from '../../customers/customer';
+import { oneOfShapes, variant } from '../../domain/documented-variants';
 
 const personName = z.string().trim().min(1, 'must not be empty').max(100);
 
@@ -45,7 +46,11 @@ export const CustomerCreate = z
       if (!c.business_name) need('business_name', 'business');
       if (c.date_of_birth) ctx.addIssue({ code: 'custom', path: ['date_of_birth'], message: 'applies to individual customers only' });
     }
-  });
+  })
+  .meta(oneOfShapes([
+      variant({ type: { type: 'string', const: 'individual' }, first_name: { type: 'string' }, last_name: { type: 'string' } }, 'An individual: first and last name'),
+      variant({ type: { type: 'string', const: 'business' }, business_name: { type: 'string' } }, 'A business: its name'),
+  ]));
 export type CustomerCreateInput = z.output<typeof CustomerCreate>;
 
 export const CustomerPatch = z.strictObject({

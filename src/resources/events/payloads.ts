@@ -22,17 +22,45 @@ const withPrevious = (schema: z.ZodObject) => schema.extend({
   previous_attributes: z.record(z.string(), z.unknown()).optional().describe('On updates: the changed attributes, with their values before'),
 });
 
-const dataOf = (type: EventType): z.ZodType => {
-  if (type.startsWith('customer.')) return withPrevious(CustomerSchema);
-  if (type.startsWith('account.')) return AccountSchema;
-  if (type.startsWith('external_account.')) return withPrevious(ExternalAccountSchema);
-  if (type.startsWith('transfer.')) return withPrevious(TransferSchema);
-  if (type.startsWith('wallet.transaction.')) return withPrevious(WalletTransactionSchema);
-  if (type.startsWith('wallet.')) return WalletSchema;
-  if (type === 'screening.completed') return ScreeningCompletedData;
-  if (type === 'screening_batch.completed') return ScreeningBatchCompletedData;
-  return z.object({ webhook_id: objectId('whk') });
-};
+// What an event's `data` holds, by the kind of object it is about: each a named schema of the document.
+const EVENT_DATA = {
+  CustomerEventData: withPrevious(CustomerSchema).meta({ id: 'CustomerEventData' }),
+  Account: AccountSchema,
+  ExternalAccountEventData: withPrevious(ExternalAccountSchema).meta({ id: 'ExternalAccountEventData' }),
+  TransferEventData: withPrevious(TransferSchema).meta({ id: 'TransferEventData' }),
+  WalletTransactionEventData: withPrevious(WalletTransactionSchema).meta({ id: 'WalletTransactionEventData' }),
+  Wallet: WalletSchema,
+  ScreeningCompletedData,
+  ScreeningBatchCompletedData,
+  WebhookTestData: z.object({ webhook_id: objectId('whk') }).meta({ id: 'WebhookTestData' }),
+} as const;
+
+function dataKindOf(type: EventType): keyof typeof EVENT_DATA {
+  if (type.startsWith('customer.')) return 'CustomerEventData';
+  if (type.startsWith('account.')) return 'Account';
+  if (type.startsWith('external_account.')) return 'ExternalAccountEventData';
+  if (type.startsWith('transfer.')) return 'TransferEventData';
+  if (type.startsWith('wallet.transaction.')) return 'WalletTransactionEventData';
+  if (type.startsWith('wallet.')) return 'Wallet';
+  if (type === 'screening.completed') return 'ScreeningCompletedData';
+  if (type === 'screening_batch.completed') return 'ScreeningBatchCompletedData';
+  return 'WebhookTestData';
+}
+const dataOf = (type: EventType): z.ZodType => EVENT_DATA[dataKindOf(type)];
+
+/**
+ * `Event` in the document, typed by its name: one variant per kind of data, naming its events. (The
+ * payload schemas are components once the webhooks section is written, as it always is.)
+ */
+export function eventVariants(): Record<string, unknown>[] {
+  const byKind = new Map<string, EventType[]>();
+  for (const type of Object.keys(EVENT_CATALOGUE) as EventType[]) byKind.set(dataKindOf(type), [...byKind.get(dataKindOf(type)) ?? [], type]);
+  return [...byKind].map(([kind, events]) => ({
+    type: 'object',
+    properties: { event: { type: 'string', enum: events }, data: { $ref: `#/components/schemas/${kind}` } },
+    required: ['event', 'data'],
+  }));
+}
 
 /**
  * The webhook payload of every event of the catalogue, for the OpenAPI document's `webhooks` section:

@@ -5,18 +5,20 @@ import { listParams, listSchema, paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
 import { serializeEvent } from '../../domain/events';
 import { deliveriesOf, redeliver } from '../../webhooks/deliveries';
+import { eventVariants } from './payloads';
+import { oneOfShapes } from '../../domain/documented-variants';
 
 export const EventSchema = z
   .object({
     id: objectId('evt'),
     object: z.literal('event'),
-    event: z.string(),
+    event: z.string().describe('The event name, from the catalogue (docs/WEBHOOKS.md); it decides what data holds'),
     api_version: z.literal('v0'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime().describe('An event never changes: its created_at'),
     data: z.record(z.string(), z.unknown()).describe('The object after the change; previous_attributes on updates'),
   })
-  .meta({ id: 'Event' });
+  .meta({ id: 'Event', ...oneOfShapes(eventVariants()) });
 
 const EventWithDeliveriesSchema = EventSchema.extend({
   deliveries: z.array(z.object({
