@@ -43,7 +43,7 @@ const USAGE = `Usage: npm run cli -- <command>
                                  lift the suspension (back to the status the customer had)
   transfers review tr_… --decision approve|reject [--note TEXT] [--operator NAME]
                                  decide a transfer held in review (production operator path)
-  transfers retry-refund tr_… [--to-address ADDRESS | --external-account ea_…] [--operator NAME]
+  transfers retry-refund tr_… [--to-address ADDRESS | --external-account ext_…] [--operator NAME]
                                  try again a refund the source bank or chain rejected, or the
                                  source bank returned after it settled
                                  (to the source, or to another address or account of the customer)
