@@ -22,15 +22,23 @@ const CORE = [
 ];
 
 /** One layer's rule: the layers above it, named in the message so a reader knows which rule and why. */
-const importsDownOnly = (layer, above, { allowTypeImports = false } = {}) => ({
+const importsDownOnly = (layer, above, { allowTypeImports = false, extra = [] } = {}) => ({
   '@typescript-eslint/no-restricted-imports': ['error', {
     patterns: [{
       group: above,
       allowTypeImports,
       message: `Layering (docs/ARCHITECTURE.md): ${layer} imports only the layers below it.`,
-    }],
+    }, ...extra],
   }],
 });
+
+// Core modules start and message workflows: values from the workflows' message files, and from a
+// workflow module its types only (its code is the worker's).
+const WORKFLOW_MESSAGES_ONLY = {
+  regex: '(^|/)workflows(/(?![^/]*-messages$)[^/]+)?$',
+  allowTypeImports: true,
+  message: 'Layering (docs/ARCHITECTURE.md): a core module imports values from workflow message files (workflows/*-messages.ts), and from a workflow module only its types.',
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**', 'coverage/**', 'test-logs/**', 'scratch/**', 'sdk/node_modules/**', 'sdk/dist/**', 'sdk/src/schema.d.ts'] },
@@ -59,7 +67,7 @@ export default tseslint.config(
       'src/chains/**/*.ts', 'src/providers/**/*.ts', 'src/sanctions/**/*.ts', 'src/domain/**/*.ts', 'src/temporal/**/*.ts',
       'src/embedded/**/*.ts', 'src/config.ts', 'src/deps.ts',
     ],
-    rules: importsDownOnly('a core module', [...ENTRY, ...HTTP, ...ACTIVITIES]),
+    rules: importsDownOnly('a core module', [...ENTRY, ...HTTP, ...ACTIVITIES], { extra: [WORKFLOW_MESSAGES_ONLY] }),
   },
   {
     files: ['src/db/**/*.ts'],

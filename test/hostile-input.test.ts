@@ -3,7 +3,7 @@ import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { sql } from 'kysely';
 import { StuckActivityAttr } from '../src/temporal/search-attributes';
-import { decideManualReview } from '../workflows/kyc';
+import { decideManualReview } from '../workflows/kyc-messages';
 import { decideReview } from '../workflows/transfer-messages';
 import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient, type Tenant } from './harness';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';

@@ -36,12 +36,17 @@ const UPWARD: [string, string, string][] = [
 const DOWNWARD: [string, string][] = [
   ['activities/example.ts', '../src/transfers/transfer'],
   ['src/transfers/example.ts', '../db/schema'],
-  ['src/kyc/example.ts', '../../workflows/kyc'],
+  ['src/kyc/example.ts', '../../workflows/kyc-messages'],
   ['src/resources/transfers/example.ts', '../../transfers/service'],
   ['src/cli/example.ts', '../resources/transfers/routes'],
 ];
 
+// A core module takes a workflow module's types, and values only from its message file.
+const WORKFLOW_TYPE_ONLY = "import type { kycWorkflow } from '../../workflows/kyc';\nexport type K = typeof kycWorkflow;\n";
+
 const cases = [
+  { code: imports('../../workflows/kyc'), file: 'src/kyc/example.ts' },
+  { code: WORKFLOW_TYPE_ONLY, file: 'src/kyc/example.ts' },
   ...WORKFLOW_IMPORTS.map((code) => ({ code: `${code}\nexport const x = 1;\n`, file: 'workflows/example.ts' })),
   { code: TYPE_ONLY, file: 'workflows/example.ts' },
   { code: "import pg from 'pg';\nexport const x = pg;\n", file: 'activities/example.ts' },
@@ -76,6 +81,13 @@ test.each(UPWARD)('layering: %s may not import %s', (file, from, layer) => {
 
 test.each(DOWNWARD)('layering: %s may import %s (a layer below, or workflow messages)', (file, from) => {
   expect(lint(imports(from), file)).toHaveLength(0);
+});
+
+test('layering: a core module imports values from workflow message files only, and a workflow module for its types', () => {
+  const values = lint(imports('../../workflows/kyc'), 'src/kyc/example.ts');
+  expect(values).toHaveLength(1);
+  expect(values[0].message).toContain('a core module imports values from workflow message files');
+  expect(lint(WORKFLOW_TYPE_ONLY, 'src/kyc/example.ts')).toHaveLength(0);
 });
 
 test('the import cycle check (npm run check:cycles, part of npm run lint) fails on a planted cycle and passes on the tree', () => {

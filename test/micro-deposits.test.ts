@@ -1,6 +1,6 @@
 import { apiClient, createTenant, individual, temporalClient, testDb, waitFor, wrongMicroDepositAmounts, type ApiClient, type Tenant } from './harness';
 import { apiAndWorkerOfTheirOwn } from './harness/own-processes';
-import { verificationState } from '../workflows/micro-deposit-verification';
+import { verificationState } from '../workflows/micro-deposit-messages';
 
 let t: Tenant;
 let customerId: string;

@@ -57,7 +57,7 @@ test('histories of every workflow and path replay without non-determinism', asyn
     customer_id: customer.id, type: 'us_bank_account', account_name: 'Replay', routing_number: '011000015', account_number: '123456789',
   })).body;
   const verification = `external-account-verification:${account.id}`;
-  const { verificationState } = await import('../workflows/micro-deposit-verification');
+  const { verificationState } = await import('../workflows/micro-deposit-messages');
   await waitFor(async () => (await (await temporalClient()).workflow.getHandle(verification).query(verificationState)).phase === 'awaiting_amounts');
   const amounts = (await t.api.get(`/v0/sandbox/external-accounts/${account.id}/micro-deposits`)).body.data.map((p: any) => p.amount);
   await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: wrongMicroDepositAmounts(amounts) });

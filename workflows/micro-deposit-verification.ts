@@ -1,34 +1,12 @@
 import {
-  condition, defineQuery, defineUpdate, proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes,
+  condition, proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { AchRailActivities } from '../activities/ach-rail';
 import type { ExternalAccountActivities } from '../activities/external-accounts-database';
 import { ExternalAccountStatusAttr } from '../src/temporal/search-attributes';
-
-export interface MicroDepositInput {
-  externalAccountId: string;
-  customerId: string;
-  /** How long the customer has to answer, from the moment the deposits settle. */
-  expiryMs: number;
-  maxAttempts: number;
-}
-
-export type VerificationPhase = 'sending' | 'settling' | 'awaiting_amounts' | 'verified' | 'verification_failed';
-
-export interface VerifyResult {
-  result: 'verified' | 'incorrect' | 'verification_failed';
-  attempts_remaining: number;
-}
-
-export interface VerificationState {
-  phase: VerificationPhase;
-  attemptsRemaining: number;
-  failureReason?: string;
-}
-
-/** The customer's answer: the two amounts in cents, in any order. */
-export const verifyMicroDeposits = defineUpdate<VerifyResult, [number[]]>('verifyMicroDeposits');
-export const verificationState = defineQuery<VerificationState>('verificationState');
+import {
+  verificationState, verifyMicroDeposits, type MicroDepositInput, type VerificationPhase, type VerificationState, type VerifyResult,
+} from './micro-deposit-messages';
 
 const rail = proxyActivities<AchRailActivities>({
   // A rail call takes a moment; a short timeout means a payment lost with a crashed worker is retried
@@ -42,6 +20,57 @@ const { recordVerificationOutcome } = proxyLocalActivities<ExternalAccountActivi
 });
 
 /**
+ * One verification's state and the customer's answers: taken one at a time (so concurrent calls
+ * never lose an attempt), each compared with the amounts sent.
+ */
+class MicroDepositRun {
+  readonly state: VerificationState;
+  /** Workflow randomness is seeded by Temporal: replays draw the same amounts. */
+  readonly amounts = [1 + Math.floor(Math.random() * 49), 1 + Math.floor(Math.random() * 49)];
+  busy = false;
+
+  constructor(private readonly input: MicroDepositInput) {
+    this.state = { phase: 'sending', attemptsRemaining: input.maxAttempts };
+    setHandler(verificationState, () => this.state);
+    setHandler(verifyMicroDeposits, (answer) => this.takeAnswer(answer), { validator: (answer) => this.checkAnswer(answer) });
+  }
+
+  private async takeAnswer(answer: number[]): Promise<VerifyResult> {
+    const { state, input } = this;
+    await condition(() => !this.busy);
+    this.busy = true;
+    try {
+      if (state.phase !== 'awaiting_amounts') {
+        return { result: state.phase === 'verified' ? 'verified' : 'verification_failed', attempts_remaining: state.attemptsRemaining };
+      }
+      const correct = [...answer].sort((a, b) => a - b).join() === [...this.amounts].sort((a, b) => a - b).join();
+      if (correct) {
+        await recordVerificationOutcome({ externalAccountId: input.externalAccountId, outcome: 'verified' });
+        state.phase = 'verified';
+        return { result: 'verified', attempts_remaining: state.attemptsRemaining };
+      }
+      state.attemptsRemaining--;
+      if (state.attemptsRemaining === 0) {
+        await recordVerificationOutcome({ externalAccountId: input.externalAccountId, outcome: 'verification_failed', reason: 'too_many_attempts' });
+        state.phase = 'verification_failed';
+        state.failureReason = 'too_many_attempts';
+        return { result: 'verification_failed', attempts_remaining: 0 };
+      }
+      setCurrentDetails(`Waiting for the customer's amounts: ${state.attemptsRemaining} attempts left`);
+      return { result: 'incorrect', attempts_remaining: state.attemptsRemaining };
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private checkAnswer(answer: number[]): void {
+    if (!Array.isArray(answer) || answer.length !== 2) throw new Error('Two amounts are expected');
+    if (this.state.phase === 'sending' || this.state.phase === 'settling') throw new Error('The micro-deposits have not settled yet');
+    if (this.state.phase !== 'awaiting_amounts') throw new Error(`Verification is already final: ${this.state.phase}`);
+  }
+}
+
+/**
  * `external-account-verification:{id}`: two random credits of 0.01–0.49 over ACH, a wait for them
  * to settle, then the customer's answer (an Update, so the caller learns the outcome at once).
  * Three wrong answers or no answer before the expiry fail it; success recovers both credits in
@@ -49,49 +78,8 @@ const { recordVerificationOutcome } = proxyLocalActivities<ExternalAccountActivi
  * at any point neither sends a third deposit nor loses an attempt (attempts live in history).
  */
 export async function microDepositVerificationWorkflow(input: MicroDepositInput): Promise<VerificationState> {
-  const state: VerificationState = { phase: 'sending', attemptsRemaining: input.maxAttempts };
-  // Workflow randomness is seeded by Temporal: replays draw the same amounts.
-  const amounts = [1 + Math.floor(Math.random() * 49), 1 + Math.floor(Math.random() * 49)];
-  let busy = false;
-
-  setHandler(verificationState, () => state);
-  setHandler(
-    verifyMicroDeposits,
-    async (answer) => {
-      // Answers are taken one at a time, so concurrent calls never lose an attempt.
-      await condition(() => !busy);
-      busy = true;
-      try {
-        if (state.phase !== 'awaiting_amounts') {
-          return { result: state.phase === 'verified' ? 'verified' : 'verification_failed', attempts_remaining: state.attemptsRemaining } as VerifyResult;
-        }
-        const correct = [...answer].sort((a, b) => a - b).join() === [...amounts].sort((a, b) => a - b).join();
-        if (correct) {
-          await recordVerificationOutcome({ externalAccountId: input.externalAccountId, outcome: 'verified' });
-          state.phase = 'verified';
-          return { result: 'verified', attempts_remaining: state.attemptsRemaining } as VerifyResult;
-        }
-        state.attemptsRemaining--;
-        if (state.attemptsRemaining === 0) {
-          await recordVerificationOutcome({ externalAccountId: input.externalAccountId, outcome: 'verification_failed', reason: 'too_many_attempts' });
-          state.phase = 'verification_failed';
-          state.failureReason = 'too_many_attempts';
-          return { result: 'verification_failed', attempts_remaining: 0 } as VerifyResult;
-        }
-        setCurrentDetails(`Waiting for the customer's amounts: ${state.attemptsRemaining} attempts left`);
-        return { result: 'incorrect', attempts_remaining: state.attemptsRemaining } as VerifyResult;
-      } finally {
-        busy = false;
-      }
-    },
-    {
-      validator: (answer) => {
-        if (!Array.isArray(answer) || answer.length !== 2) throw new Error('Two amounts are expected');
-        if (state.phase === 'sending' || state.phase === 'settling') throw new Error('The micro-deposits have not settled yet');
-        if (state.phase !== 'awaiting_amounts') throw new Error(`Verification is already final: ${state.phase}`);
-      },
-    },
-  );
+  const run = new MicroDepositRun(input);
+  const { state, amounts } = run;
 
   upsertSearchAttributes([{ key: ExternalAccountStatusAttr, value: 'pending_verification' }]);
   setCurrentDetails('Sending two micro-deposits over ACH');
@@ -108,7 +96,7 @@ export async function microDepositVerificationWorkflow(input: MicroDepositInput)
   setCurrentDetails(`Waiting for the customer's amounts: ${state.attemptsRemaining} attempts left`);
   const answered = await condition(() => state.phase === 'verified' || state.phase === 'verification_failed', input.expiryMs);
   if (!answered) {
-    await condition(() => !busy);
+    await condition(() => !run.busy);
     if (state.phase === 'awaiting_amounts') {
       state.phase = 'verification_failed';
       state.failureReason = 'expired';

@@ -9,8 +9,6 @@ const records = proxyLocalActivities<TransferDatabaseActivities & StrayDepositAc
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-export const railDepositReturnWorkflowId = (transferId: string, providerPaymentId: string) => `rail-deposit-return:${transferId}:${providerPaymentId}`;
-
 /**
  * `rail-deposit-return:{transfer}:{provider payment}`: a fiat payment that named a transfer's deposit
  * reference but that the transfer did not take (another rail, currency or amount, a second deposit,

@@ -1,9 +1,11 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RefundDestination } from '../src/domain/transfers';
 import type { TransferState } from '../src/db/schema';
+import type { PaymentSent } from '../src/payments/store';
 
 // The transfer workflow's input and messages (signals, updates, queries): what the API and the
-// operators' tools send it, importable without the workflow's code (workflows/transfer.ts).
+// operators' tools send it, importable without the workflow's code (workflows/transfer.ts); and the
+// steps it records (src/transfers/steps.ts records each).
 
 export interface TransferWorkflowInput {
   transferId: string;
@@ -85,3 +87,23 @@ export interface RefundRetryRequest {
 }
 export const retryRefund = defineUpdate<TransferStatus, [RefundRetryRequest]>('retryRefund');
 export const transferStatus = defineQuery<TransferStatus>('transferStatus');
+
+/** Each step of a transfer's life as the workflow records it: state, payments, ledger and events in one transaction. */
+export type TransferStep =
+  | { step: 'funds_received'; txHash?: string; from?: string; railPaymentId?: string }
+  | { step: 'in_review' }
+  | { step: 'hold'; reasons: string[] }
+  | { step: 'review_decided'; approve: boolean; note?: string; operator: string }
+  | { step: 'payment_submitted' }
+  | {
+      step: 'payment_processed'; txHash?: string; networkFee?: string;
+      /** A rail payout that settled as it was sent, in the activity that sent it: the payment's provider id, marked sent and settled at once. */
+      railPayout?: PaymentSent;
+    }
+  | { step: 'undeliverable'; reason: string; code?: string }
+  | { step: 'returned'; code?: string; reason?: string }
+  | { step: 'refund_submitted'; attempt?: number; destination?: RefundDestination }
+  | { step: 'refund_rejected'; attempt?: number; reason: string; code?: string }
+  | { step: 'refund_returned'; attempt?: number; reason: string; code: string }
+  | { step: 'refunded'; finalState: 'refunded' | 'canceled'; reason?: string; attempt?: number }
+  | { step: 'canceled'; reason: string };

@@ -1,11 +1,11 @@
 import { condition, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { TransferDatabaseActivities, TransferStep } from '../activities/transfers-database';
+import type { TransferDatabaseActivities } from '../activities/transfers-database';
 import type { TransferState } from '../src/db/schema';
 import { InvalidDataRefusals } from '../src/temporal/failures';
 import { TransferStateAttr } from '../src/temporal/search-attributes';
 import {
   cancelTransfer, decideReview, depositReceived, offerDeposit, paymentReturned, refundReturned, retryRefund, transferStatus,
-  type DepositNotice, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus, type TransferWorkflowInput,
+  type DepositNotice, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus, type TransferStep, type TransferWorkflowInput,
 } from './transfer-messages';
 
 const records = proxyLocalActivities<TransferDatabaseActivities>({

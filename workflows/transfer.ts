@@ -50,6 +50,29 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     return run.status;
   }
 
+  const { sweep } = await receiveAndReview(run, input);
+  if (run.status.holdReasons.length > 0 && !run.cancelReason) {
+    run.onHold = true;
+    run.show('On hold: waiting for an operator decision');
+    await recordReviewDecision(run);
+    run.onHold = false;
+    if (run.decision && !run.decision.approve) run.cancelReason ??= `rejected_in_review${run.decision.note ? `: ${run.decision.note}` : ''}`;
+  }
+
+  // From here on money moves: nothing, not even cancelling the workflow, stops it half-way.
+  await CancellationScope.nonCancellable(() => (run.cancelReason ? refundToSource(run, 'canceled', run.cancelReason)
+    : run.undeliverable ? refundUndeliverable(run, run.undeliverable) : payOut(run)));
+  // Started in a non-cancellable scope: cancelling the workflow does not stop it.
+  if (sweep) await sweep;
+  return run.status;
+}
+
+/**
+ * The deposit is in: funds_received, the review (screening and limits) and a hold for its reasons, as
+ * one piece nothing cancels. A chain deposit's sweep into the treasury starts on the way; its promise
+ * is handed back, for the workflow to end only once it has.
+ */
+async function receiveAndReview(run: TransferRun, input: TransferWorkflowInput): Promise<{ sweep?: Promise<unknown> }> {
   let sweep: Promise<unknown> | undefined;
   await CancellationScope.nonCancellable(async () => {
     // A chain deposit moves from its one-transfer address into the treasury while the transfer goes
@@ -83,20 +106,8 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
       await run.record({ step: 'hold', reasons });
     }
   });
-  if (run.status.holdReasons.length > 0 && !run.cancelReason) {
-    run.onHold = true;
-    run.show('On hold: waiting for an operator decision');
-    await recordReviewDecision(run);
-    run.onHold = false;
-    if (run.decision && !run.decision.approve) run.cancelReason ??= `rejected_in_review${run.decision.note ? `: ${run.decision.note}` : ''}`;
-  }
-
-  // From here on money moves: nothing, not even cancelling the workflow, stops it half-way.
-  await CancellationScope.nonCancellable(() => (run.cancelReason ? refundToSource(run, 'canceled', run.cancelReason)
-    : run.undeliverable ? refundUndeliverable(run, run.undeliverable) : payOut(run)));
-  // Started in a non-cancellable scope: cancelling the workflow does not stop it.
-  if (sweep) await sweep;
-  return run.status;
+  // In an object: an async function returning the promise itself would wait for the sweep.
+  return { sweep };
 }
 
 /** The review found the payee cannot be paid: undeliverable before anything was sent, then refunded (no return leg). */

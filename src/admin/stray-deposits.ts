@@ -7,7 +7,8 @@ import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { isChainRail, type ChainRail, type CryptoChain } from '../domain/rails';
 import { strayDepositKeyOf } from '../payments/keys';
 import { findPayment, releaseHeldPayment, requirePayment, undoRelease } from '../payments/store';
-import { railDepositReturnWorkflowId, type returnRailDepositWorkflow } from '../../workflows/rail-deposit-return';
+import type { returnRailDepositWorkflow } from '../../workflows/rail-deposit-return';
+import { railDepositReturnWorkflowId } from '../../workflows/rail-deposit-return-messages';
 
 /**
  * The operator path for a held stray-deposit return (docs/TRANSFERS.md, *Stray deposits*): after a

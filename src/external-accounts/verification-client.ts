@@ -2,7 +2,8 @@ import type { PlatformDeps } from '../deps';
 import type { Tenant } from '../db/tenant-scope';
 import { sendUpdate, type WorkflowDeps } from '../temporal/workflow-answers';
 import { CustomerIdAttr, ExternalAccountStatusAttr } from '../temporal/search-attributes';
-import { verifyMicroDeposits, type VerifyResult, type microDepositVerificationWorkflow } from '../../workflows/micro-deposit-verification';
+import type { microDepositVerificationWorkflow } from '../../workflows/micro-deposit-verification';
+import { verifyMicroDeposits, type VerifyResult } from '../../workflows/micro-deposit-messages';
 
 export const verificationWorkflowId = (externalAccountId: string) => `external-account-verification:${externalAccountId}`;
 

@@ -2,10 +2,10 @@ import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/c
 import type { PlatformDeps } from '../deps';
 import { sendUpdate, type WorkflowDeps } from '../temporal/workflow-answers';
 import { CustomerIdAttr, KycStatusAttr } from '../temporal/search-attributes';
+import type { kycWorkflow } from '../../workflows/kyc';
 import {
-  closeKyc, decideManualReview, submitKycDocuments, type KycState, type KycSubmission, type KycWorkflowInput,
-  type OperatorDecision, type kycWorkflow,
-} from '../../workflows/kyc';
+  closeKyc, decideManualReview, submitKycDocuments, type KycState, type KycSubmission, type KycWorkflowInput, type OperatorDecision,
+} from '../../workflows/kyc-messages';
 
 export const kycWorkflowId = (customerId: string) => `kyc:${customerId}`;
 

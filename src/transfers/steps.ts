@@ -12,26 +12,9 @@ import { postTransaction, type Posting } from '../ledger/ledger';
 import { paymentKey } from '../payments/keys';
 import { insertPayment, markPaymentFailed, markPaymentSettled, findPayment, paymentSettledUpdate, type NewPayment, type PaymentSent } from '../payments/store';
 import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from './transfer';
+import type { TransferStep } from '../../workflows/transfer-messages';
 
-/** Each step of a transfer's life as the workflow records it: state, payments, ledger and events in one transaction. */
-export type TransferStep =
-  | { step: 'funds_received'; txHash?: string; from?: string; railPaymentId?: string }
-  | { step: 'in_review' }
-  | { step: 'hold'; reasons: string[] }
-  | { step: 'review_decided'; approve: boolean; note?: string; operator: string }
-  | { step: 'payment_submitted' }
-  | {
-      step: 'payment_processed'; txHash?: string; networkFee?: string;
-      /** A rail payout that settled as it was sent, in the activity that sent it: the payment's provider id, marked sent and settled at once. */
-      railPayout?: PaymentSent;
-    }
-  | { step: 'undeliverable'; reason: string; code?: string }
-  | { step: 'returned'; code?: string; reason?: string }
-  | { step: 'refund_submitted'; attempt?: number; destination?: RefundDestination }
-  | { step: 'refund_rejected'; attempt?: number; reason: string; code?: string }
-  | { step: 'refund_returned'; attempt?: number; reason: string; code: string }
-  | { step: 'refunded'; finalState: 'refunded' | 'canceled'; reason?: string; attempt?: number }
-  | { step: 'canceled'; reason: string };
+export type { TransferStep };
 
 type StepName = TransferStep['step'];
 type RefundStep = Extract<TransferStep, { step: 'refund_submitted' | 'refund_rejected' | 'refund_returned' | 'refunded' }>;
