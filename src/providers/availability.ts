@@ -3,7 +3,7 @@ import type { Environment } from '../db/schema';
 import { CHAIN_RAILS, FIAT_RAILS, isEvmChain, isSimulatedChain, PAYMENT_RAILS, type PaymentRail } from '../domain/rails';
 
 /**
- * Which outside systems are real for each environment (docs/OPERATIONS.md, "Live fails closed"). The
+ * Which outside systems are real for each environment (docs/API.md, "Live fails closed"). The
  * sandbox runs on simulators; the live environment only on an implementation that is real and
  * configured, and anything else is unavailable to live keys (503, nothing created), never simulated.
  */
@@ -12,8 +12,6 @@ export interface ProviderAvailability {
   railUnavailable(environment: Environment, rail: PaymentRail): string | undefined;
   /** Whether quotes across currencies (not a stablecoin at its peg) have a rate source. */
   marketRates(environment: Environment): boolean;
-  /** The identity-verification vendor: the sandbox's deterministic one, or none (manual review). */
-  identityVendor(environment: Environment): 'sandbox' | 'none';
   /** What the live environment runs on, for the start-up banner, the log and /readyz. */
   live: LiveSummary;
 }
@@ -42,7 +40,6 @@ export function providerAvailability(config: Pick<Config, 'EVM_RPC_URLS' | 'LIVE
   return {
     railUnavailable: (environment, rail) => (environment === 'sandbox' ? undefined : liveUnavailable.get(rail)),
     marketRates: (environment) => environment === 'sandbox' || liveRates,
-    identityVendor: (environment) => (environment === 'sandbox' ? 'sandbox' : 'none'),
     live: {
       real: { rails: realRails, rates: liveRates ? 'rate sheet (LIVE_FX_RATES)' : null, identity: null },
       unavailable: {
