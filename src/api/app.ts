@@ -7,7 +7,7 @@ import { ApiError, invalidField } from '../errors';
 import { jsonDepthBreach } from '../domain/validation';
 import { IdempotencyStore } from './idempotency';
 import { buildOpenApiDocument } from './openapi';
-import { routeHandler, type RouteDef } from './route';
+import { routeHandler, templateRegex, type RouteDef } from './route';
 import { newId } from '../ids';
 import { allRoutes } from '../resources';
 import { EVENT_PAYLOADS } from '../resources/events/payloads';
@@ -22,9 +22,6 @@ function toExpressPath(template: string) {
   return template.replace(/\{(\w+)\}/g, ':$1');
 }
 
-function templateRegex(template: string) {
-  return new RegExp('^' + template.replace(/\{\w+\}/g, '[^/]+') + '/?$');
-}
 
 export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes) {
   const app = express();

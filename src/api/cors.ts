@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../errors';
 import type { AuthContext } from './context';
-import type { RouteDef } from './route';
+import { templateRegex, type RouteDef } from './route';
 
 // Browsers may call the API with publishable keys only (docs/API.md, "CORS"): a preflight is
 // answered for the routes a publishable key may use, and the request itself is checked against the
@@ -18,7 +18,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  */
 export function preflightHandler(routes: RouteDef[]) {
   const publishable = routes.filter((r) => r.publishable)
-    .map((r) => ({ method: r.method.toUpperCase(), regex: new RegExp(`^${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`) }));
+    .map((r) => ({ method: r.method.toUpperCase(), regex: templateRegex(r.path) }));
   return (req: Request, res: Response, next: NextFunction) => {
     const origin = req.header('Origin');
     const method = req.header('Access-Control-Request-Method');

@@ -56,6 +56,11 @@ export interface RouteDef<P extends AnyObject = AnyObject, Q extends AnyObject =
   handler: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<Reply>;
 }
 
+/** The paths a route template matches: `/v0/customers/{customer_id}` → `^/v0/customers/[^/]+/?$`. */
+export function templateRegex(template: string): RegExp {
+  return new RegExp('^' + template.replace(/\{\w+\}/g, '[^/]+') + '/?$');
+}
+
 export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends z.ZodType>(def: RouteDef<P, Q, B>) {
   return def as unknown as RouteDef;
 }
