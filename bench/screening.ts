@@ -1,5 +1,5 @@
 // `npm run bench:screening`: quality and speed of sanctions screening on the real lists in
-// ../shared/sanctions-data. In process: recall, false positives, top-match precision, latency,
+// the repository (bench/reference-lists.ts). In process: recall, false positives, top-match precision, latency,
 // memory. Through the whole stack: one screening over HTTP, and a 10,000-entity batch.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,7 +10,7 @@ import { SanctionsMatcher } from '../src/sanctions/matcher';
 import { pastDate } from '../src/domain/validation';
 import { createUnlimitedKey, startStack } from '../test/harness/stack';
 import { DISTORTIONS, buildPositives, negativeQueries } from './screening-eval';
-import { loadNegatives, loadSharedEntities } from './shared-lists';
+import { loadNegatives, loadReferenceEntities } from './reference-lists';
 
 const POSITIVES = Number(process.env.BENCH_POSITIVES ?? 5000);
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
@@ -20,7 +20,7 @@ async function inProcess() {
   const threshold = loadConfig({}).SANCTIONS_MATCH_THRESHOLD;
   const heapBefore = process.memoryUsage().heapUsed;
   let t = performance.now();
-  const entities = await loadSharedEntities();
+  const entities = await loadReferenceEntities();
   const parseMs = performance.now() - t;
   t = performance.now();
   const matcher = new SanctionsMatcher(entities, { threshold, maxMatches: 10 });

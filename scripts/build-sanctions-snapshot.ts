@@ -1,5 +1,5 @@
 // Builds the sanctions-list snapshot shipped for the embedded default (docs/SANCTIONS.md):
-// `npx tsx scripts/build-sanctions-snapshot.ts [SHARED_SANCTIONS_DATA]` writes data/sanctions-snapshot/,
+// `npx tsx scripts/build-sanctions-snapshot.ts REFERENCE_DIR` writes data/sanctions-snapshot/ from dated copies of the publishers' files,
 // the public-domain US lists (OFAC SDN, OFAC Consolidated) and the UN Security Council list, each file
 // gzip-compressed, with a manifest naming the files and each list's publication date. It is loaded
 // only when SANCTIONS_DATA_DIR holds no lists; `npm run cli -- lists sync` replaces it.
@@ -7,10 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-const shared = path.resolve(process.argv[2] ?? path.join(__dirname, '../../shared/sanctions-data'));
+if (!process.argv[2]) {
+  console.error('usage: npx tsx scripts/build-sanctions-snapshot.ts REFERENCE_DIR');
+  process.exit(2);
+}
+const reference = path.resolve(process.argv[2]);
 const out = path.join(__dirname, '../data/sanctions-snapshot');
 
-/** Source id → its publication date and its files (name under the source → path in the shared data). */
+/** Source id → its publication date and its files (name under the source → path under REFERENCE_DIR). */
 const LISTS: Record<string, { publishedOn: string; files: Record<string, string> }> = {
   // The 2024-05-03 primaries with the 2026-06-02 aliases and addresses (rows that do not resolve are
   // dropped by the parser): dated by the older part.
@@ -37,7 +41,7 @@ for (const [id, list] of Object.entries(LISTS)) {
   publishedOn[id] = list.publishedOn;
   for (const [name, rel] of Object.entries(list.files)) {
     // Node writes no time into the gzip header: the same input gives the same bytes.
-    fs.writeFileSync(path.join(out, id, `${name}.gz`), gzipSync(fs.readFileSync(path.join(shared, rel)), { level: 9 }));
+    fs.writeFileSync(path.join(out, id, `${name}.gz`), gzipSync(fs.readFileSync(path.join(reference, rel)), { level: 9 }));
     sources[id][name] = `${id}/${name}.gz`;
   }
 }

@@ -94,7 +94,7 @@ describe('reading screenings', () => {
 describe('batch screening', () => {
   test('a batch of 2,500 runs as a workflow; progress, then the screenings page by page; the event fires', async () => {
     const tenant = await createTenant();
-    const { loadNegatives } = await import('../bench/shared-lists');
+    const { loadNegatives } = await import('../bench/reference-lists');
     const clean = loadNegatives().slice(0, 2497).map((n) => ({ name: n.name, type: 'individual' as const, date_of_birth: n.dateOfBirth }));
     const entities = [
       { name: 'BANCO NACIONAL DE CUBA', type: 'business' },

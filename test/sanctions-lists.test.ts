@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { SHARED_DATA } from '../bench/shared-lists';
+import { listFixture, snapshotFile } from '../bench/reference-lists';
 import { parseOfacCsv } from '../src/sanctions/formats/ofac-csv';
 import { parseUnXml } from '../src/sanctions/formats/un-xml';
 import { parseEuFsfXml } from '../src/sanctions/formats/eu-fsf-xml';
@@ -11,10 +11,10 @@ import { parseBisDplTsv } from '../src/sanctions/formats/bis-dpl-tsv';
 import { SOURCES, parseSource, sourceById } from '../src/sanctions/sources';
 import { readListsFromDirectory } from '../src/sanctions/screener';
 
-// Parsers against the real files in ../shared/sanctions-data, and against fixtures that follow the
-// publisher's documented schema where no real copy is at hand. Pure logic: no stack needed.
+// Parsers against copies of the publishers' files (test/fixtures/sanctions-lists and the shipped
+// snapshot), and against fixtures that follow the publisher's documented schema where no real copy
+// is at hand. Pure logic: no stack needed.
 
-const shared = (p: string) => fs.readFileSync(path.join(SHARED_DATA, p));
 const fixture = (p: string) => fs.readFileSync(path.join(__dirname, 'fixtures/sanctions', p));
 
 describe('the source registry', () => {
@@ -35,7 +35,7 @@ describe('the source registry', () => {
 describe('OFAC CSV', () => {
   test('the 2022 SDN triad: every record, aliases, addresses, remarks fields', () => {
     const list = parseOfacCsv('us_ofac_sdn', {
-      primary: shared('ofac/sdn_2022-01-31/sdn.csv'), alt: shared('ofac/sdn_2022-01-31/alt.csv'), add: shared('ofac/sdn_2022-01-31/add.csv'),
+      primary: listFixture('ofac-sdn-2022-01-31/sdn.csv'), alt: listFixture('ofac-sdn-2022-01-31/alt.csv'), add: listFixture('ofac-sdn-2022-01-31/add.csv'),
     });
     // 9,044 rows; ent_num 2677 appears twice and is one listing.
     expect(list.entities).toHaveLength(9043);
@@ -56,8 +56,8 @@ describe('OFAC CSV', () => {
 
   test('the consolidated (non-SDN) set with comment overflow', () => {
     const list = parseOfacCsv('us_ofac_cons', {
-      primary: shared('ofac/cons_2025-12-19/cons_prim.csv'), alt: shared('ofac/cons_2025-12-19/cons_alt.csv'),
-      add: shared('ofac/cons_2025-12-19/cons_add.csv'), comments: shared('ofac/cons_2025-12-19/cons_comments.csv'),
+      primary: snapshotFile('us_ofac_cons/cons_prim.csv'), alt: snapshotFile('us_ofac_cons/cons_alt.csv'),
+      add: snapshotFile('us_ofac_cons/cons_add.csv'), comments: snapshotFile('us_ofac_cons/cons_comments.csv'),
     });
     expect(list.entities).toHaveLength(442);
     expect(list.entities.filter((e) => e.entityType === 'individual')).toHaveLength(79);
@@ -67,7 +67,7 @@ describe('OFAC CSV', () => {
 });
 
 test('UN consolidated XML: individuals, entities, aliases, original script, dates', () => {
-  const list = parseUnXml('un_sc', shared('un/un_consolidated_2026-02-27.xml'));
+  const list = parseUnXml('un_sc', snapshotFile('un_sc/consolidated.xml'));
   expect(list.publishedOn).toBe('2026-02-27');
   expect(list.entities).toHaveLength(1003);
   expect(list.entities.filter((e) => e.entityType === 'individual')).toHaveLength(730);
@@ -78,7 +78,7 @@ test('UN consolidated XML: individuals, entities, aliases, original script, date
 });
 
 test('EU FSF XML sample', () => {
-  const list = parseEuFsfXml('eu_fsf', shared('eu/eu_fsf_sample_2020-04-15.xml'));
+  const list = parseEuFsfXml('eu_fsf', listFixture('eu-fsf-sample-2020-04-15.xml'));
   expect(list.entities).toHaveLength(7);
   expect(list.publishedOn).toBe('2020-04-15');
   const first = list.entities[0];
@@ -88,7 +88,7 @@ test('EU FSF XML sample', () => {
 });
 
 test('UK OFSI CSV sample: rows grouped by Group ID', () => {
-  const list = parseUkOfsiCsv('gb_hmt_ofsi', shared('uk/ofsi_conlist_sample_2020-04-27.csv'));
+  const list = parseUkOfsiCsv('gb_hmt_ofsi', listFixture('uk-ofsi-sample-2020-04-27.csv'));
   expect(list.entities).toHaveLength(6);
   expect(list.publishedOn).toBe('2020-04-27');
   const hojati = list.entities.find((e) => e.id === 'gb_hmt_ofsi:9053')!;
@@ -97,7 +97,7 @@ test('UK OFSI CSV sample: rows grouped by Group ID', () => {
 });
 
 test('BIS Denied Persons List', () => {
-  const list = parseBisDplTsv('us_bis_dpl', shared('us_bis/dpl_2022-09.txt'));
+  const list = parseBisDplTsv('us_bis_dpl', listFixture('us-bis-dpl-2022-09.txt'));
   expect(list.entities).toHaveLength(581);
   expect(list.entities[1]).toMatchObject({ names: [{ value: 'AARON ABRAHAM VILLA' }], listedOn: '2022-08-24', programs: ['DPL'] });
 });
@@ -155,7 +155,7 @@ describe('formats without a real sample here (fixtures follow the published sche
 test('a data directory is read as `lists sync` writes it: {dir}/{source}/{file}', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lists-'));
   fs.mkdirSync(path.join(dir, 'us_bis_dpl'));
-  fs.writeFileSync(path.join(dir, 'us_bis_dpl', 'dpl.txt'), shared('us_bis/dpl_2022-09.txt'));
+  fs.writeFileSync(path.join(dir, 'us_bis_dpl', 'dpl.txt'), listFixture('us-bis-dpl-2022-09.txt'));
   fs.mkdirSync(path.join(dir, 'un_sc'));
   const lists = await readListsFromDirectory(dir);
   expect(lists.loaded.map((l) => l.def.id)).toEqual(['us_bis_dpl']); // un_sc has no file yet

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { loadSharedEntities } from '../bench/shared-lists';
+import { loadReferenceEntities } from '../bench/reference-lists';
 import { SanctionsMatcher } from '../src/sanctions/matcher';
 import { normalizeName } from '../src/sanctions/normalize';
 import type { ListedEntity } from '../src/sanctions/types';
@@ -10,7 +10,7 @@ import type { ListedEntity } from '../src/sanctions/types';
 let entities: ListedEntity[];
 let matcher: SanctionsMatcher;
 beforeAll(async () => {
-  entities = await loadSharedEntities();
+  entities = await loadReferenceEntities();
   matcher = new SanctionsMatcher(entities, { threshold: 0.8, maxMatches: 10 });
 });
 

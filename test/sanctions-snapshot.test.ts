@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { SHARED_DATA } from '../bench/shared-lists';
+import { snapshotFile } from '../bench/reference-lists';
 import { SanctionsScreener, SHIPPED_SNAPSHOT_DIR } from '../src/sanctions/screener';
 import { createTenant, stack, testDb } from './harness';
 import { freePort, startProcess, stopProcess, waitUntilReady } from './harness/stack';
@@ -36,7 +36,7 @@ test('no lists in the data directory: the snapshot loads, dated by its lists; sa
 test('synced lists take the snapshot\'s place; SANCTIONS_SNAPSHOT=off loads none', async () => {
   const dir = emptyDir();
   fs.mkdirSync(path.join(dir, 'un_sc'));
-  fs.copyFileSync(path.join(SHARED_DATA, 'un/un_consolidated_2026-02-27.xml'), path.join(dir, 'un_sc', 'consolidated.xml'));
+  fs.writeFileSync(path.join(dir, 'un_sc', 'consolidated.xml'), snapshotFile('un_sc/consolidated.xml'));
   const synced = screener(dir, { maxAgeDays: 30 });
   expect((await synced.load()).map((v) => v.source)).toEqual(['un_sc']);
   expect([synced.snapshot, synced.readyFor('production')]).toEqual([undefined, true]);

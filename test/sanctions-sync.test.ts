@@ -3,7 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { SHARED_DATA } from '../bench/shared-lists';
+import { listFixture, snapshotFile } from '../bench/reference-lists';
 import { SanctionsScreener } from '../src/sanctions/screener';
 import { httpFetchFile, syncLists } from '../src/sanctions/sync';
 import { stack, testDb, waitFor } from './harness';
@@ -12,8 +12,8 @@ import { stack, testDb, waitFor } from './harness';
 
 let server: http.Server;
 let base: string;
-let dpl = fs.readFileSync(path.join(SHARED_DATA, 'us_bis/dpl_2022-09.txt'));
-const un = fs.readFileSync(path.join(SHARED_DATA, 'un/un_consolidated_2026-02-27.xml'));
+let dpl = listFixture('us-bis-dpl-2022-09.txt');
+const un = snapshotFile('un_sc/consolidated.xml');
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {

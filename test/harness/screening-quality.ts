@@ -2,11 +2,11 @@
 // the full run is `npm run bench:screening`), printed as JSON for sanctions-matching.test.ts. A process
 // of its own because inside jest's module sandbox the same screenings run several times slower.
 import { buildPositives, negativeQueries } from '../../bench/screening-eval';
-import { loadNegatives, loadSharedEntities } from '../../bench/shared-lists';
+import { loadNegatives, loadReferenceEntities } from '../../bench/reference-lists';
 import { SanctionsMatcher } from '../../src/sanctions/matcher';
 
 async function main() {
-  const entities = await loadSharedEntities();
+  const entities = await loadReferenceEntities();
   const matcher = new SanctionsMatcher(entities, { threshold: 0.8, maxMatches: 10 });
   const positives = buildPositives(entities, 1000, 7);
   const found = positives.filter((p) => matcher.screen(p.query).some((m) => m.entity.id === p.expectedEntityId)).length;

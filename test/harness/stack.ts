@@ -12,7 +12,7 @@ import { ALL_SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import type { StackInfo } from './stack-file';
 import { createApiKey, createDeveloper } from '../../src/admin/accounts';
 import { createDb } from '../../src/db';
-import { writeSharedManifest } from '../../bench/shared-lists';
+import { writeReferenceManifest } from '../../bench/reference-lists';
 import { startAnvilNodes } from '../../src/embedded/anvil';
 import { EVM_CHAINS } from '../../src/domain/rails';
 import { buildWorkflowBundle } from '../../workers/workflow-bundle';
@@ -80,8 +80,8 @@ export async function startStack(opts: {
       WEBHOOK_POLL_MS: '100',
       // A wallet watcher's activity ends every 5 s (its replay test reads a history of several).
       WALLET_WATCH_PERIOD_MS: '5000',
-      // The real lists from ../shared/sanctions-data, read in place.
-      SANCTIONS_DATA_DIR: writeSharedManifest(path.join(opts.logDir, 'sanctions')),
+      // The reference lists of the repository (the snapshot's and the fixtures'), read in place.
+      SANCTIONS_DATA_DIR: writeReferenceManifest(path.join(opts.logDir, 'sanctions')),
       EVM_RPC_URLS: anvil.env,
       CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC,
       // The live rate sheet prices the gas of ethereum's and fpnet's kind, not polygon's (test/live-fails-closed.test.ts).
