@@ -10,7 +10,7 @@ import { approvedCustomer, tokenAddressOf } from './harness/transfers';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1);
 
-// The conventions' error codes and their statuses (../shared/API-CONVENTIONS.md, docs/API.md).
+// The conventions' error codes and their statuses (docs/CONVENTIONS.md, docs/API.md).
 const STATUS_OF_CODE: Record<string, number> = {
   invalid_request: 400, unauthorized: 401, forbidden: 403, not_found: 404, method_not_allowed: 405, invalid_state: 409,
   idempotency_key_in_use: 409, payload_too_large: 413, unsupported_media_type: 415, idempotency_key_mismatch: 422,

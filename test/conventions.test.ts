@@ -4,7 +4,7 @@ import { revokeApiKey } from '../src/admin/accounts';
 import { PERMISSIONS } from '../src/api/context';
 import { bodyFingerprint } from '../src/api/idempotency';
 
-// Every row of ../shared/API-CONVENTIONS.md that the foundation covers, through the running API.
+// Every row of docs/CONVENTIONS.md that the foundation covers, through the running API.
 
 let t: Tenant;
 beforeAll(async () => {
