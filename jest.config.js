@@ -1,6 +1,6 @@
-// Two projects: `unit` (pure logic and the lint rules: no stack, `npm test -- --selectProjects unit`
-// answers in seconds) and `e2e` (everything through the real stack the global setup starts).
-const UNIT = ['bank-validation', 'cluster-layout', 'config', 'contracts', 'ids', 'lint-rules', 'production-image', 'rails-and-quotes', 'sanctions-lists', 'sanctions-matching', 'webhook-delivery-rules', 'key-vault', 'mpc-dkls23', 'embedded-postgres'];
+// Two projects, one folder each: `test/unit` (pure logic, the lint rules, workflows against mocked
+// activities: no service, `npm run test:unit`) and `test/e2e` (everything through the real stack the
+// global setup starts).
 
 const common = {
   testEnvironment: 'node',
@@ -19,12 +19,11 @@ module.exports = {
   testTimeout: 90_000,
   reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
   projects: [
-    { ...common, displayName: 'unit', testMatch: UNIT.map((name) => `<rootDir>/test/${name}.test.ts`) },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {
       ...common,
       displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: UNIT.map((name) => `/test/${name}\\.test\\.ts$`),
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
     },

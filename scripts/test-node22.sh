@@ -11,4 +11,4 @@ version="$(node --version)"
 case "$version" in v22.*) ;; *) echo "test-node22: expected Node 22, got $version" >&2; exit 1 ;; esac
 echo "test-node22: node $version"
 exec node node_modules/jest/bin/jest.js --runInBand \
-  test/embedded-stack.test.ts test/replay-releases.test.ts test/kyc.test.ts test/conventions.test.ts "$@"
+  test/e2e/embedded-stack.test.ts test/e2e/replay-releases.test.ts test/e2e/kyc.test.ts test/e2e/conventions.test.ts "$@"

@@ -3,7 +3,7 @@
 #   - the pinned Temporal CLI (dev server), built once into a cache outside the clone
 #   - local-kms, an AWS KMS-compatible server for the KMS key vault's tests, built the same way
 #   - the Temporal server, its SQL tool and the UI server for the production layout's smoke test
-#     (test/cluster.test.ts), built the same way (5 to 10 minutes the first time)
+#     (test/e2e/cluster.test.ts), built the same way (5 to 10 minutes the first time)
 #   - Chromium for the hosted KYC page test (Debian's package; installed when running as root)
 #   - PostgreSQL and Redis answering on 127.0.0.1 (TEST_DATABASE_ADMIN_URL / TEST_REDIS_URL to change)
 set -euo pipefail

@@ -1,4 +1,4 @@
-// Compiled, never run (`npm run typecheck`, and the platform's test/sdk.test.ts): each call below
+// Compiled, never run (`npm run typecheck`, and the platform's test/e2e/sdk.test.ts): each call below
 // is one the API refuses, and each must fail to type-check — `@ts-expect-error` fails the build if
 // the line under it compiles. The calls without it are the valid ones beside them.
 import { createClient } from '../src';

@@ -1,5 +1,5 @@
 // The production layout that `npm run stack:cluster` runs on one machine and docker-compose.yml
-// describes for containers (docs/DEPLOYMENT.md). test/cluster-layout.test.ts holds the two to the
+// describes for containers (docs/DEPLOYMENT.md). test/unit/cluster-layout.test.ts holds the two to the
 // same versions, ports and settings: change them here and in the compose file together.
 
 /** The Temporal server release the CLI v1.5.1 embeds (scripts/install-temporal-server.sh builds it). */

@@ -84,7 +84,7 @@ export async function startStack(opts: {
       SANCTIONS_DATA_DIR: writeReferenceManifest(path.join(opts.logDir, 'sanctions')),
       EVM_RPC_URLS: anvil.env,
       CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC,
-      // The live rate sheet prices the gas of ethereum's and fpnet's kind, not polygon's (test/live-fails-closed.test.ts).
+      // The live rate sheet prices the gas of ethereum's and fpnet's kind, not polygon's (test/e2e/live-fails-closed.test.ts).
       LIVE_FX_RATES: 'eth=3000,fpn=1',
       WORKFLOW_BUNDLE_PATH: workflowBundle,
       ...opts.extraEnv,

@@ -1,0 +1,247 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english';
+import { createPublicClient, createTestClient, createWalletClient, erc20Abi, getAddress, http } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ChainKeys, STABLECOIN_ABI, sandboxTokenAddress } from '../../src/chains/evm';
+import { EVM_CHAINS } from '../../src/domain/rails';
+import { apiClient, documents, individual, waitFor, waitForKycStatus } from '../harness';
+import { freePort, freePortRange } from '../harness/stack';
+import { approvedCustomer, internationalAccount, sandboxDeposit, waitForTransferState } from '../harness/transfers';
+
+// `npm start` as README.md tells a user to run it: the embedded stack (PGlite, the Temporal CLI dev
+// server, anvil nodes, worker and API in one process), started in its own process group as a
+// terminal would, stopped with Ctrl-C (SIGINT to the whole group). The rest of the suite runs on
+// PostgreSQL; here transfers also run once on the embedded database.
+
+const repoRoot = path.join(__dirname, '../..');
+const logDir = path.join(repoRoot, 'test-logs');
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+let apiUrl: string;
+// The platform's own chain keys, not anvil's well-known ones: a secret that no command line may show.
+const treasuryMnemonic = generateMnemonic(wordlist);
+const started: ChildProcess[] = [];
+/** Four looks a second at most: the default sandbox key allows 10 requests a second (a 429 seen in CI when waits polled faster). */
+const POLL_MS = 250;
+
+beforeAll(async () => {
+  fs.mkdirSync(logDir, { recursive: true });
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-embedded-'));
+  const port = await freePort();
+  apiUrl = `http://127.0.0.1:${port}`;
+  // Nothing from the shared test stack: no DATABASE_URL, TEMPORAL_ADDRESS or EVM_RPC_URLS.
+  env = {
+    PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH,
+    DATA_DIR: dataDir, PORT: String(port), PGLITE_PORT: String(await freePort()), TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()), ANVIL_BASE_PORT: String(await freePortRange(EVM_CHAINS.length)),
+    CHAIN_TREASURY_MNEMONIC: treasuryMnemonic,
+    STRAY_DEPOSIT_SCAN_SECONDS: '2',
+  };
+});
+
+afterAll(() => {
+  // Whatever a failed assertion left running.
+  for (const child of started) signalGroup(child, 'SIGKILL');
+  for (const pid of serverPids()) signalPid(pid, 'SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+function npmStart(name: string) {
+  const out = fs.openSync(path.join(logDir, `embedded-${name}.log`), 'w');
+  const child = spawn('npm', ['start'], { cwd: repoRoot, env, detached: true, stdio: ['ignore', out, out] });
+  started.push(child);
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const log = () => fs.readFileSync(path.join(logDir, `embedded-${name}.log`), 'utf8');
+  return { child, exit, log };
+}
+
+async function untilRunning(run: ReturnType<typeof npmStart>) {
+  // waitFor tries again after a throw, so a start that exited is told apart after the wait, at once.
+  await waitFor(async () => run.child.exitCode !== null || run.log().includes('Financial platform is running.'),
+    { timeoutMs: 120_000, what: 'npm start to be running' });
+  if (run.child.exitCode !== null) throw new Error(`npm start exited (${run.child.exitCode}):\n${run.log()}`);
+}
+
+const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => signalPid(-child.pid!, signal);
+function signalPid(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // no such process (group)
+  }
+}
+/** Whether a process (or, for a negative number, any process of that group) runs; zombies do not. */
+function alive(pid: number): boolean {
+  const ps = spawnSync('ps', ['-eo', 'pid=,pgid=,stat='], { encoding: 'utf8' }).stdout;
+  return ps.split('\n').some((line) => {
+    const [p, g, stat] = line.trim().split(/\s+/);
+    return (pid < 0 ? Number(g) === -pid : Number(p) === pid) && stat !== undefined && !stat.startsWith('Z');
+  });
+}
+
+/** The pids of the Temporal dev server and the anvil nodes, from the pid files npm start keeps. */
+function serverPids(): number[] {
+  const files = [path.join(dataDir, 'temporal.pid'),
+    ...(fs.existsSync(path.join(dataDir, 'chains')) ? fs.readdirSync(path.join(dataDir, 'chains')).filter((f) => f.endsWith('.pid')).map((f) => path.join(dataDir, 'chains', f)) : [])];
+  return files.filter((f) => fs.existsSync(f)).map((f) => Number(fs.readFileSync(f, 'utf8').split(' ')[0]));
+}
+
+/** Ctrl-C in the terminal: SIGINT to the whole process group, then everything (servers included) stops. */
+async function stopWithCtrlC(run: ReturnType<typeof npmStart>) {
+  signalGroup(run.child, 'SIGINT');
+  await waitFor(async () => !alive(-run.child.pid!) && serverPids().length === 0, { timeoutMs: 30_000, what: 'every process to stop' });
+}
+
+const sandboxKey = () => fs.readFileSync(path.join(dataDir, 'default-sandbox-key'), 'utf8').trim();
+
+test('Ctrl-C right after a request stops the API, the worker, then the servers; a restart keeps the data; a second start on the same DATA_DIR is refused', async () => {
+  const first = npmStart('first');
+  await untilRunning(first);
+  const servers = serverPids();
+  expect(servers).toHaveLength(1 + EVM_CHAINS.length); // the Temporal dev server and one anvil node per EVM chain
+  expect(servers.every(alive)).toBe(true);
+  for (const pid of servers) {
+    const commandLine = spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).stdout;
+    expect(commandLine).toMatch(/temporal|anvil/);
+    expect(commandLine).not.toContain(treasuryMnemonic.split(' ').slice(0, 3).join(' '));
+  }
+
+  const second = npmStart('second');
+  expect(await second.exit).not.toBe(0);
+  expect(second.log()).toContain(`${dataDir} is in use by another start`);
+  expect(servers.every(alive)).toBe(true);
+
+  const api = apiClient(sandboxKey(), apiUrl);
+  const created = await api.post('/v0/customers', individual());
+  expect(created.status).toBe(201);
+  expect((await api.post(`/v0/customers/${created.body.id}/kyc`, documents())).status).toBe(202);
+  // At once, while the worker runs the new customer's KYC (identity check, screening).
+  signalGroup(first.child, 'SIGINT');
+  await waitFor(async () => !alive(-first.child.pid!) && !servers.some(alive), { timeoutMs: 30_000, what: 'every process to stop' });
+  const log = first.log();
+  expect(log).toContain('SIGINT received, shutting down');
+  // The servers outlived the worker: it never had to retry a call against a server already gone.
+  expect(log).not.toMatch(/tcp connect error|transport error|stop failed/i);
+  expect(serverPids()).toEqual([]);
+  expect(fs.existsSync(path.join(dataDir, 'platform.pid'))).toBe(false);
+
+  const restarted = npmStart('restarted');
+  await untilRunning(restarted);
+  expect((await api.get(`/v0/customers/${created.body.id}`)).status).toBe(200);
+  await waitForKycStatus(api, created.body.id, 'approved');
+
+  // No SANCTIONS_DATA_DIR and no internet: the shipped snapshot screens at once, and says how old it is.
+  expect(restarted.log()).toMatch(/Sanctions: +3 lists from the shipped snapshot — WARNING: its oldest list was published 2024-05-03/);
+  const listed = await api.post('/v0/sanctions/screen', { name: 'BANCO NACIONAL DE CUBA', type: 'business' });
+  expect(listed.body.status).toBe('potential_match');
+  expect(listed.body.list_versions.map((v: any) => [v.source, v.published_on]).sort()).toEqual([
+    ['un_sc', '2026-02-27'], ['us_ofac_cons', '2025-12-19'], ['us_ofac_sdn', '2024-05-03'],
+  ]);
+  expect((await api.post('/v0/sanctions/screen', { name: 'Jane Doe' })).body.status).toBe('clear');
+  expect((await (await fetch(`${apiUrl}/readyz`)).json()).status.sanctions).toMatch(/the shipped snapshot is loaded; its oldest list was published 2024-05-03/);
+  await stopWithCtrlC(restarted);
+});
+
+test('the servers a killed start left behind are ended by the next start, which keeps the data', async () => {
+  const killed = npmStart('killed');
+  await untilRunning(killed);
+  const api = apiClient(sandboxKey(), apiUrl);
+  const created = await api.post('/v0/customers', individual());
+  expect(created.status).toBe(201);
+  expect((await api.post(`/v0/customers/${created.body.id}/kyc`, documents())).status).toBe(202);
+  const leftBehind = serverPids();
+  expect(leftBehind).toHaveLength(1 + EVM_CHAINS.length);
+  signalGroup(killed.child, 'SIGKILL');
+  await killed.exit;
+  // Outside the killed process group, the servers are still running.
+  expect(leftBehind.every(alive)).toBe(true);
+
+  const next = npmStart('after-kill');
+  await untilRunning(next);
+  expect(leftBehind.some(alive)).toBe(false);
+  expect(serverPids().every((pid) => !leftBehind.includes(pid) && alive(pid))).toBe(true);
+  // The customer and its KYC submission were kept (its check, cut off mid-activity, runs again once
+  // the activity's timeout has passed).
+  const kept = await api.get(`/v0/customers/${created.body.id}`);
+  expect([kept.status, ['under_review', 'approved'].includes(kept.body.kyc_status)]).toEqual([200, true]);
+  await stopWithCtrlC(next);
+});
+
+test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEPA in and USDC out on base, then base to polygon funded on chain, a late deposit to it sent back by the scheduled scan; the ledger verifies', async () => {
+  const run = npmStart('money');
+  await untilRunning(run);
+  // The sandbox key's default plan allows 10 requests a second: its 429s are waited out, as a client does.
+  const api = apiClient(sandboxKey(), apiUrl, { waitOutRateLimits: true });
+  const customer = await approvedCustomer(api, 'DE');
+  const receiver = getAddress(`0x${randomBytes(20).toString('hex')}`);
+  const created = await api.post('/v0/transfers', {
+    amount: '100.00', on_behalf_of: customer.id, source: { payment_rail: 'sepa', currency: 'eur' },
+    destination: { payment_rail: 'base', currency: 'usdc', to_address: receiver },
+  });
+  expect(created.status).toBe(201);
+  expect(created.body.state).toBe('awaiting_funds');
+  await sandboxDeposit(api, created.body.id);
+  const done = await waitForTransferState(api, created.body.id, 'payment_processed', 120_000, POLL_MS);
+  expect(done.receipt.destination_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+
+  // Paid from the treasury of CHAIN_TREASURY_MNEMONIC, on the node npm start runs for base.
+  const base = createPublicClient({ transport: http(`http://127.0.0.1:${Number(env.ANVIL_BASE_PORT) + EVM_CHAINS.indexOf('base')}`) });
+  const usdc = sandboxTokenAddress(new ChainKeys(treasuryMnemonic), 'base', 'usdc');
+  const received = await base.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [receiver] });
+  expect(received).toBe(BigInt(Math.round(Number(done.receipt.final_amount) * 1e6)));
+
+  // Funded on chain: the worker watches base for the deposit (sandbox: the issuer mints it to the deposit address).
+  const onChain = await api.post('/v0/transfers', {
+    amount: '25.00', on_behalf_of: customer.id, source: { payment_rail: 'base', currency: 'usdc', from_address: receiver },
+    destination: { payment_rail: 'polygon', currency: 'usdc', to_address: receiver },
+  });
+  expect(onChain.status).toBe(201);
+  await sandboxDeposit(api, onChain.body.id);
+  const bridged = await waitForTransferState(api, onChain.body.id, 'payment_processed', 120_000, POLL_MS);
+  expect(bridged.receipt.source_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+
+  // The quoted amount sent again once the transfer is done: the scheduled scan (every 2 s here) finds
+  // it and sends it back to its sender, unscreened as the sandbox does without lists loaded.
+  const baseUrl = `http://127.0.0.1:${Number(env.ANVIL_BASE_PORT) + EVM_CHAINS.indexOf('base')}`;
+  const chain = { id: await base.getChainId(), name: 'base', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [baseUrl] } } };
+  const sender = privateKeyToAccount(generatePrivateKey());
+  await createTestClient({ mode: 'anvil', transport: http(baseUrl) }).setBalance({ address: sender.address, value: 10n ** 18n });
+  const issuer = createWalletClient({ account: new ChainKeys(treasuryMnemonic).issuer, transport: http(baseUrl), chain });
+  await base.waitForTransactionReceipt({ hash: await issuer.writeContract({ address: usdc, abi: STABLECOIN_ABI, functionName: 'mint', args: [sender.address, 25_000_000n] }) });
+  const strayHash = await createWalletClient({ account: sender, transport: http(baseUrl), chain })
+    .writeContract({ address: usdc, abi: erc20Abi, functionName: 'transfer', args: [getAddress(onChain.body.source_deposit_instructions.to_address), 25_000_000n] });
+  const back = await waitFor(async () => {
+    const returns = (await api.get(`/v0/payments?transfer_id=${onChain.body.id}&kind=deposit_return`)).body.data;
+    return returns.find((p: any) => p.status === 'settled');
+  }, { timeoutMs: 60_000, what: 'the stray deposit returned', intervalMs: POLL_MS });
+  expect(back).toMatchObject({ amount: '25.000000', to_address: sender.address });
+  const stray = (await api.get(`/v0/payments?transfer_id=${onChain.body.id}&kind=deposit&status=failed`)).body.data;
+  expect(stray).toMatchObject([{ tx_hash: strayHash, from_address: sender.address, failure_reason: 'arrived after the transfer was funded; not credited, returned to the sender' }]);
+  expect(await base.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [sender.address] })).toBe(25_000_000n);
+
+  // An instant rail in and out (PIX): its payout settled and sent once, on the embedded database.
+  const br = await approvedCustomer(api, 'BR');
+  const brAccount = await internationalAccount(api, br.id, 'BR1800360305000010009795493C1', 'BRASBRRJ', 'BR', 'Maria Silva');
+  const pix = await api.post('/v0/transfers', {
+    amount: '10.00', on_behalf_of: br.id, source: { payment_rail: 'pix', currency: 'brl' },
+    destination: { payment_rail: 'pix', currency: 'brl', external_account_id: brAccount.id },
+  });
+  expect(pix.status).toBe(201);
+  await sandboxDeposit(api, pix.body.id);
+  await waitForTransferState(api, pix.body.id, 'payment_processed', 120_000, POLL_MS);
+  const pixPayout = (await api.get(`/v0/payments?transfer_id=${pix.body.id}&kind=payout`)).body.data;
+  expect(pixPayout).toMatchObject([{ status: 'settled', attempts: 1 }]);
+
+  // The admin CLI reaches the embedded database while npm start serves it.
+  const verify = spawnSync('npm', ['run', '-s', 'cli', '--', 'ledger', 'verify'], { cwd: repoRoot, env, encoding: 'utf8' });
+  expect(verify.stdout).toContain('ledger verified');
+  expect(verify.status).toBe(0);
+  // Every connection got its own answers from the one embedded session (pglite-session-queue.ts).
+  expect(run.log()).not.toMatch(/bind message supplies|prepared statement/);
+  await stopWithCtrlC(run);
+});

@@ -1,0 +1,69 @@
+import { createTenant, temporalClient, testDb, waitFor, type Tenant } from '../harness';
+import { approvedCustomer, expectLedgerBalanced, internationalAccount, sandboxDeposit } from '../harness/transfers';
+import { setStateReason, recordPayoutSettledAtOnce, recordTransferSteps } from '../../src/transfers/steps';
+
+// A payout that settled as it was sent is recorded on the row its activity just wrote, as one
+// statement made only if nobody changed the row meanwhile; otherwise under the row's lock. Driven on
+// transfers held in review (their workflows wait for an operator, so only this test moves them).
+
+let t: Tenant;
+beforeAll(async () => {
+  t = await createTenant();
+});
+afterEach(expectLedgerBalanced);
+
+/** A PIX transfer funded and held in review (sandbox amounts ending in .15), moved on to payment_submitted as its payout activity would. */
+async function submittedPixTransfer(amount: string) {
+  const br = await approvedCustomer(t.api, 'BR');
+  const account = await internationalAccount(t.api, br.id, 'BR1800360305000010009795493C1', 'BRASBRRJ', 'BR', 'Maria Silva');
+  const tr = (await t.api.post('/v0/transfers', {
+    amount, on_behalf_of: br.id, source: { payment_rail: 'pix', currency: 'brl' },
+    destination: { payment_rail: 'pix', currency: 'brl', external_account_id: account.id },
+  })).body;
+  await sandboxDeposit(t.api, tr.id);
+  await waitFor(async () => (await t.api.get(`/v0/transfers/${tr.id}`)).body.review_reasons, { what: 'the hold' });
+  const { transfer } = await recordTransferSteps(testDb(), tr.id, [{ step: 'payment_submitted' }]);
+  expect(transfer.state).toBe('payment_submitted');
+  return transfer;
+}
+
+async function stopWorkflow(transferId: string) {
+  await (await temporalClient()).workflow.getHandle(`transfer:${transferId}`).terminate('moved on by the test');
+}
+
+async function recordedOutcome(transferId: string) {
+  const payout = await testDb().selectFrom('payments').selectAll().where('transfer_id', '=', transferId).where('kind', '=', 'payout').executeTakeFirstOrThrow();
+  const processedEvents = (await t.api.get(`/v0/events?object_id=${transferId}&type=transfer.payment_processed`)).body.data;
+  const row = await testDb().selectFrom('transfers').select(['state', 'state_reason']).where('id', '=', transferId).executeTakeFirstOrThrow();
+  return { payout, processedEvents, row };
+}
+
+test('on the row as its activity left it: processed, the payout sent and settled, one event; recorded again, nothing changes', async () => {
+  const known = await submittedPixTransfer('31.15');
+  const sent = { providerPaymentId: 'rp_test_at_once', settlesAt: new Date() };
+  expect(await recordPayoutSettledAtOnce(testDb(), known, sent)).toEqual({ state: 'payment_processed' });
+  // A retried activity holds the same row: the statement finds it changed and the locked path records nothing twice.
+  expect(await recordPayoutSettledAtOnce(testDb(), known, sent)).toEqual({ state: 'payment_processed' });
+  const { payout, processedEvents, row } = await recordedOutcome(known.id);
+  expect(row.state).toBe('payment_processed');
+  expect(payout).toMatchObject({ status: 'settled', provider_payment_id: 'rp_test_at_once', attempts: 1 });
+  expect(processedEvents).toHaveLength(1);
+  await stopWorkflow(known.id);
+});
+
+test('on a row changed meanwhile: nothing is written on the stale row; recorded under the lock, keeping the change', async () => {
+  const known = await submittedPixTransfer('32.15');
+  // Another writer changes the row after the activity read it.
+  await testDb().transaction().execute(async (trx) => {
+    const locked = await trx.selectFrom('transfers').selectAll().where('id', '=', known.id).forUpdate().executeTakeFirstOrThrow();
+    await setStateReason(trx, locked, 'changed by another writer');
+  });
+  expect(await recordPayoutSettledAtOnce(testDb(), known, { providerPaymentId: 'rp_test_changed', settlesAt: new Date() })).toEqual({ state: 'payment_processed' });
+  const { payout, processedEvents, row } = await recordedOutcome(known.id);
+  expect(row).toEqual({ state: 'payment_processed', state_reason: 'changed by another writer' });
+  expect(payout).toMatchObject({ status: 'settled', provider_payment_id: 'rp_test_changed', attempts: 1 });
+  expect(processedEvents).toHaveLength(1);
+  // The event shows the row as it was when it moved, the other writer's change included.
+  expect(processedEvents[0].data.state_reason).toBe('changed by another writer');
+  await stopWorkflow(known.id);
+});

@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config';
+import { ALL_SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
+
+// Pure logic: configuration parsing and its error messages.
+
+test('defaults give the embedded stack', () => {
+  const c = loadConfig({});
+  expect(c.PORT).toBe(3000);
+  expect(c.DATABASE_URL).toBeUndefined();
+  expect(c.TEMPORAL_ADDRESS).toBeUndefined();
+  expect(c.publicBaseUrl).toBe('http://localhost:3000');
+  expect(c.SANDBOX_TIME_SCALE).toBe(1);
+  expect(c.WORKFLOW_ANSWER_TIMEOUT_SECONDS).toBe(10);
+  expect(c.dataDir).toMatch(/\.data$/);
+});
+
+test('each bad value is named with what is expected', () => {
+  expect(() =>
+    loadConfig({
+      PORT: 'eighty', DATABASE_URL: 'mysql://x', TEMPORAL_ADDRESS: 'localhost', REDIS_URL: 'http://r',
+      SANDBOX_TIME_SCALE: '0', DATA_ENCRYPTION_KEY: 'c2hvcnQ=', LOG_LEVEL: 'loud',
+    }),
+  ).toThrow(ConfigError);
+  try {
+    loadConfig({
+      PORT: 'eighty', DATABASE_URL: 'mysql://x', TEMPORAL_ADDRESS: 'localhost', DATA_ENCRYPTION_KEY: 'c2hvcnQ=',
+      DATA_ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 1).toString('base64')},c2hvcnQ=`, STRAY_DEPOSIT_SCAN_SECONDS: '0',
+      WORKFLOW_ANSWER_TIMEOUT_SECONDS: '0',
+    });
+  } catch (err) {
+    const message = (err as Error).message;
+    expect(message).toContain('PORT:');
+    expect(message).toContain('DATABASE_URL: must start with postgres://');
+    expect(message).toContain('TEMPORAL_ADDRESS: must be host:port');
+    expect(message).toContain('DATA_ENCRYPTION_KEY: must be 32 bytes');
+    expect(message).toContain('DATA_ENCRYPTION_PREVIOUS_KEYS: must be keys of 32 bytes');
+    expect(message).toContain('STRAY_DEPOSIT_SCAN_SECONDS:');
+    expect(message).toContain('WORKFLOW_ANSWER_TIMEOUT_SECONDS:');
+  }
+  expect(loadConfig({ DATA_ENCRYPTION_PREVIOUS_KEYS: ` ${Buffer.alloc(32, 1).toString('base64')} , ` }).DATA_ENCRYPTION_PREVIOUS_KEYS).toEqual([Buffer.alloc(32, 1)]);
+});
+
+test('the rail provider webhook secret is long enough, or unset (empty is unset, as docker-compose passes it)', () => {
+  expect(() => loadConfig({ RAIL_WEBHOOK_SECRET: 'short' })).toThrow(/RAIL_WEBHOOK_SECRET: must be at least 32 characters/);
+  expect(loadConfig({ RAIL_WEBHOOK_SECRET: '' }).RAIL_WEBHOOK_SECRET).toBeUndefined();
+  expect(loadConfig({ RAIL_WEBHOOK_SECRET: 'a'.repeat(32) }).RAIL_WEBHOOK_SECRET).toBe('a'.repeat(32));
+});
+
+test('PUBLIC_BASE_URL loses a trailing slash', () => {
+  expect(loadConfig({ PUBLIC_BASE_URL: 'https://pay.example.com/' }).publicBaseUrl).toBe('https://pay.example.com');
+});
+
+test('chain and transfer settings are parsed and checked', () => {
+  const c = loadConfig({
+    EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545, base=https://base.example/rpc', SANDBOX_FX_RATES: 'eur=1.10,gbp=1.3',
+    CHAIN_TREASURY_MNEMONIC: 'legal winner thank year wave sausage worth useful legal winner thank yellow',
+  });
+  expect(c.EVM_RPC_URLS).toEqual({ ethereum: 'http://127.0.0.1:8545', base: 'https://base.example/rpc' });
+  expect(c.SANDBOX_FX_RATES).toEqual({ eur: '1.10', gbp: '1.3' });
+  expect(c.EVM_CONFIRMATIONS).toBe(2);
+  expect(() => loadConfig({ EVM_RPC_URLS: 'bitcoin=http://x' })).toThrow(/EVM_RPC_URLS: 'bitcoin=http:\/\/x' is not chain=http\(s\):\/\/url/);
+  expect(() => loadConfig({ SANDBOX_FX_RATES: 'eur=abc' })).toThrow(/SANDBOX_FX_RATES: 'eur=abc' is not currency=rate/);
+  expect(() => loadConfig({ CHAIN_TREASURY_MNEMONIC: 'too short' })).toThrow(/CHAIN_TREASURY_MNEMONIC: must be a BIP-39 mnemonic/);
+  expect(loadConfig({ TRANSFER_DEPOSIT_EXPIRY_HOURS: '720' }).TRANSFER_DEPOSIT_EXPIRY_HOURS).toBe(720);
+  expect(() => loadConfig({ TRANSFER_DEPOSIT_EXPIRY_HOURS: '721' })).toThrow(/TRANSFER_DEPOSIT_EXPIRY_HOURS:/);
+});
+
+test('docs/DEPLOYMENT.md names every search attribute the workflows set (Temporal Cloud registers them by hand)', () => {
+  const text = readFileSync(path.join(__dirname, '../..', 'docs/DEPLOYMENT.md'), 'utf8');
+  const registered = /for a in ([\w ]+); do/.exec(text)![1].split(' ');
+  expect(registered.sort()).toEqual(ALL_SEARCH_ATTRIBUTES.map((a) => a.name).sort());
+});
+
+test('the chain seed is checked, and anvil\'s public one is refused for chains that are not local', () => {
+  const anvilMnemonic = 'test test test test test test test test test test test junk';
+  expect(loadConfig({}).CHAIN_TREASURY_MNEMONIC).toBe(anvilMnemonic);
+  expect(loadConfig({ EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545,base=http://localhost:8549' }).CHAIN_TREASURY_MNEMONIC).toBe(anvilMnemonic);
+  expect(() => loadConfig({ EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545,base=https://base.example.com' }))
+    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be the platform's own seed: EVM_RPC_URLS points base at a node that is not local/);
+  // One word changed: the checksum no longer holds.
+  expect(() => loadConfig({ CHAIN_TREASURY_MNEMONIC: 'test test test test test test test test test test test test' }))
+    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be a BIP-39 mnemonic \(English words separated by single spaces, valid checksum\)/);
+  const own = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
+  expect(loadConfig({ EVM_RPC_URLS: 'base=https://base.example.com', CHAIN_TREASURY_MNEMONIC: own }).CHAIN_TREASURY_MNEMONIC).toBe(own);
+  // Other spacing would derive other keys: refused rather than rewritten.
+  expect(() => loadConfig({ CHAIN_TREASURY_MNEMONIC: own.replace(' ', '  ') })).toThrow(/CHAIN_TREASURY_MNEMONIC: must be a BIP-39 mnemonic/);
+});
+
+test('stablecoin contracts of remote chains are named per chain and currency, with checksummed addresses', () => {
+  const usdc = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+  expect(loadConfig({ EVM_TOKEN_ADDRESSES: `ethereum.usdc=${usdc}, base.usdt=${usdc.toLowerCase()}` }).EVM_TOKEN_ADDRESSES)
+    .toEqual({ ethereum: { usdc }, base: { usdt: usdc } });
+  expect(loadConfig({}).EVM_TOKEN_ADDRESSES).toEqual({});
+  for (const bad of [`base.dai=${usdc}`, `solana.usdc=${usdc}`, 'ethereum.usdc=0x1234', `ethereum.usdc=${usdc.replace('A0b8', 'a0B8')}`, `usdc=${usdc}`]) {
+    expect(() => loadConfig({ EVM_TOKEN_ADDRESSES: bad })).toThrow(new RegExp(`EVM_TOKEN_ADDRESSES: '${bad.replace(/[.]/g, '\\.')}' is not chain\\.currency=0xaddress`));
+  }
+});
