@@ -55,10 +55,10 @@ const USAGE = `Usage: npm run cli -- <command>
                                  send a held stray-deposit return after all (on a chain: or to another address)
   rail-events list               the fiat-rail provider's events that need an operator (money that
                                  names no transfer, returns too late, deliveries never handled)
-  rail-events match ID --transfer tr_… [--note TEXT] [--operator NAME]
+  rail-events match EVENT_ID --transfer tr_… [--note TEXT] [--operator NAME]
                                  offer money that named no transfer to the one it was meant for
                                  (funds it if exactly as quoted and still awaited; else sent back)
-  rail-events resolve ID --note TEXT [--operator NAME]
+  rail-events resolve EVENT_ID --note TEXT [--operator NAME]
                                  record how one was dealt with (sent back through the provider, say);
                                  the money it held leaves the ledger
   workflows stuck                running workflows with an activity that keeps failing past its alarm
