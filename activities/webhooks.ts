@@ -6,9 +6,16 @@ import { deliverDueWebhooks, type DeliveryOptions } from '../src/webhooks/delive
 /** Webhook delivery (src/webhooks/delivery.ts), on a task queue of its own: each endpoint's loop holds one slot while it waits for events. */
 export function createWebhookActivities(deps: { db: Db; cipher: DataCipher; delivery: DeliveryOptions & { pollMs: number } }) {
   return {
-    /** Sends what is due to one endpoint for up to `maxWaitMs`, heartbeating; `gone` once the endpoint is deleted. */
+    /**
+     * Sends what is due to one endpoint for up to `maxWaitMs`, heartbeating; `gone` once the endpoint
+     * is deleted. Cancelled (the worker stops, the workflow is cancelled): it ends at once, and what it
+     * was sending is sent again later.
+     */
     async deliverWebhooks(input: { endpointId: string; maxWaitMs: number }) {
-      return deliverDueWebhooks(deps, input.endpointId, { ...deps.delivery, maxWaitMs: input.maxWaitMs, beat: () => Context.current().heartbeat() });
+      const context = Context.current();
+      return deliverDueWebhooks(deps, input.endpointId, {
+        ...deps.delivery, maxWaitMs: input.maxWaitMs, beat: () => context.heartbeat(), signal: context.cancellationSignal,
+      });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkerOptions as ThreadOptions } from 'node:worker_threads';
-import { GracefulShutdownPeriodExpiredError, NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, GracefulShutdownPeriodExpiredError, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { Config } from '../src/config';
 import type { DataCipher } from '../src/crypto';
@@ -75,6 +75,23 @@ export function turnOffWorkflowStackTraces() {
   };
 }
 
+let runtimeInstalled = false;
+
+/**
+ * The SDK's runtime, once per process: its log, less the notice that an activity-only worker polls no
+ * workflow tasks (the chain-watch and webhook queues are activity-only by design), and its metrics for
+ * Prometheus when an address is given (docs/DEPLOYMENT.md).
+ */
+function installWorkerRuntime(metricsAddress: string | undefined) {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const sdkLog = new DefaultLogger('INFO');
+  const logger = new DefaultLogger('INFO', (entry: LogEntry) => {
+    if (!entry.message.startsWith('No workflows registered')) sdkLog.log(entry.level, entry.message, entry.meta);
+  });
+  Runtime.install({ logger, ...(metricsAddress && { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } }) });
+}
+
 /** The worker's own settings, from the configuration. */
 export function workerSettings(config: Config) {
   return {
@@ -103,7 +120,10 @@ export async function createWorker(opts: WorkerSettings & {
   auth?: ReturnType<typeof temporalAuthOptions>;
   activityDeps: ActivityDeps;
   log: Logger;
+  /** The SDK's Prometheus metrics on this address (TEMPORAL_METRICS_ADDRESS). */
+  metricsAddress?: string;
 }) {
+  installWorkerRuntime(opts.metricsAddress);
   if (!opts.workflowStackTraces) turnOffWorkflowStackTraces();
   const connection = await NativeConnection.connect({ ...opts.auth, address: opts.address });
   const activities = createActivities(opts.activityDeps);

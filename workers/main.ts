@@ -1,5 +1,4 @@
 // Production worker process: `npm run start:worker`. Needs DATABASE_URL, TEMPORAL_ADDRESS and DATA_ENCRYPTION_KEY.
-import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
 import { createDataCipher } from '../src/crypto';
 import { createDb } from '../src/db';
@@ -16,10 +15,6 @@ runMain('worker', async () => {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the worker (npm start runs the embedded stack)');
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for the worker');
   requireWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
-  // The SDK's metrics (task latencies, slots, poll results) for Prometheus: docs/DEPLOYMENT.md.
-  if (config.TEMPORAL_METRICS_ADDRESS) {
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: config.TEMPORAL_METRICS_ADDRESS } } } });
-  }
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS === 'on' });
   const cipher = createDataCipher(config, { allowGenerated: false });
   const keys = createKeyVault(config, { allowGenerated: false });
@@ -32,6 +27,8 @@ runMain('worker', async () => {
     ...workerSettings(config),
     activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions }),
     log,
+    // The SDK's metrics (task latencies, slots, poll results) for Prometheus: docs/DEPLOYMENT.md.
+    metricsAddress: config.TEMPORAL_METRICS_ADDRESS,
   });
   log.info({ task_queue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
   return {

@@ -5,7 +5,7 @@ import type { AchRailActivities } from '../activities/ach-rail';
 import type { ExternalAccountActivities } from '../activities/external-accounts-database';
 import { ExternalAccountStatusAttr } from '../src/temporal/search-attributes';
 import {
-  verificationState, verifyMicroDeposits, type MicroDepositInput, type VerificationPhase, type VerificationState, type VerifyResult,
+  SANDBOX_TEST_AMOUNTS, verificationState, verifyMicroDeposits, type MicroDepositInput, type VerificationPhase, type VerificationState, type VerifyResult,
 } from './micro-deposit-messages';
 
 const rail = proxyActivities<AchRailActivities>({
@@ -26,10 +26,11 @@ const { recordVerificationOutcome } = proxyLocalActivities<ExternalAccountActivi
 class MicroDepositRun {
   readonly state: VerificationState;
   /** Workflow randomness is seeded by Temporal: replays draw the same amounts. */
-  readonly amounts = [1 + Math.floor(Math.random() * 49), 1 + Math.floor(Math.random() * 49)];
+  readonly amounts: number[];
   busy = false;
 
   constructor(private readonly input: MicroDepositInput) {
+    this.amounts = input.instantSandbox ? [...SANDBOX_TEST_AMOUNTS] : [1 + Math.floor(Math.random() * 49), 1 + Math.floor(Math.random() * 49)];
     this.state = { phase: 'sending', attemptsRemaining: input.maxAttempts };
     setHandler(verificationState, () => this.state);
     setHandler(verifyMicroDeposits, (answer) => this.takeAnswer(answer), { validator: (answer) => this.checkAnswer(answer) });
@@ -72,7 +73,7 @@ class MicroDepositRun {
 
 /**
  * `external-account-verification:{id}`: two random credits of 0.01–0.49 over ACH, a wait for them
- * to settle, then the customer's answer (an Update, so the caller learns the outcome at once).
+ * to settle (in the sandbox's instant mode: the test amounts, no wait), then the customer's answer (an Update, so the caller learns the outcome at once).
  * Three wrong answers or no answer before the expiry fail it; success recovers both credits in
  * one debit. Every payment carries a key derived from the account and the step, so a worker crash
  * at any point neither sends a third deposit nor loses an attempt (attempts live in history).
@@ -86,11 +87,13 @@ export async function microDepositVerificationWorkflow(input: MicroDepositInput)
   const payments = [];
   for (let i = 0; i < 2; i++) payments.push(await rail.sendMicroDeposit({ externalAccountId: input.externalAccountId, index: i, amountMinor: amounts[i] }));
 
-  state.phase = 'settling';
-  setCurrentDetails('Waiting for the micro-deposits to settle');
-  const settlesAt = Math.max(...payments.map((p) => p.settlesAt));
-  await sleep(Math.max(0, settlesAt - Date.now()));
-  while (!(await rail.paymentsSettled({ paymentIds: payments.map((p) => p.paymentId) }))) await sleep('1 second');
+  if (!input.instantSandbox) {
+    state.phase = 'settling';
+    setCurrentDetails('Waiting for the micro-deposits to settle');
+    const settlesAt = Math.max(...payments.map((p) => p.settlesAt));
+    await sleep(Math.max(0, settlesAt - Date.now()));
+    while (!(await rail.paymentsSettled({ paymentIds: payments.map((p) => p.paymentId) }))) await sleep('1 second');
+  }
 
   state.phase = 'awaiting_amounts';
   setCurrentDetails(`Waiting for the customer's amounts: ${state.attemptsRemaining} attempts left`);

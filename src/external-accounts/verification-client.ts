@@ -9,13 +9,22 @@ export const verificationWorkflowId = (externalAccountId: string) => `external-a
 
 export const MAX_VERIFICATION_ATTEMPTS = 3;
 
-/** Starts micro-deposit verification; in the sandbox its expiry runs on the sandbox clock. */
-export async function startMicroDepositVerification(deps: Pick<PlatformDeps, 'config' | 'temporal'>, tenant: Tenant, account: { id: string; customerId: string }) {
+/** Sandbox account numbers that begin with this wait for the ACH settlement schedule; others verify at once. */
+export const SCHEDULED_SANDBOX_ACCOUNT_PREFIX = '999';
+
+/**
+ * Starts micro-deposit verification. In the sandbox its expiry runs on the sandbox clock, and the
+ * deposits are the test amounts, answerable at once, unless the account number asks for the schedule.
+ */
+export async function startMicroDepositVerification(
+  deps: Pick<PlatformDeps, 'config' | 'temporal'>, tenant: Tenant, account: { id: string; customerId: string; accountNumber: string },
+) {
+  const instantSandbox = tenant.environment === 'sandbox' && !account.accountNumber.startsWith(SCHEDULED_SANDBOX_ACCOUNT_PREFIX);
   const expiryMs = deps.config.MICRO_DEPOSIT_EXPIRY_HOURS * 3600_000 / (tenant.environment === 'sandbox' ? deps.config.SANDBOX_TIME_SCALE : 1);
   await deps.temporal.workflow.start<typeof microDepositVerificationWorkflow>('microDepositVerificationWorkflow', {
     workflowId: verificationWorkflowId(account.id),
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    args: [{ externalAccountId: account.id, customerId: account.customerId, expiryMs: Math.round(expiryMs), maxAttempts: MAX_VERIFICATION_ATTEMPTS }],
+    args: [{ externalAccountId: account.id, customerId: account.customerId, expiryMs: Math.round(expiryMs), maxAttempts: MAX_VERIFICATION_ATTEMPTS, ...(instantSandbox && { instantSandbox }) }],
     typedSearchAttributes: [
       { key: CustomerIdAttr, value: account.customerId },
       { key: ExternalAccountStatusAttr, value: 'pending_verification' },

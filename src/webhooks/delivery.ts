@@ -59,11 +59,12 @@ async function claimDue(db: Db, endpointId: string, leaseMs: number): Promise<Cl
  * activity heartbeats). `gone`: the endpoint was deleted, and its loop can end.
  */
 export async function deliverDueWebhooks(
-  deps: DeliveryDeps, endpointId: string, opts: DeliveryOptions & { maxWaitMs: number; pollMs: number; beat: () => void },
+  deps: DeliveryDeps, endpointId: string, opts: DeliveryOptions & { maxWaitMs: number; pollMs: number; beat: () => void; signal?: AbortSignal },
 ): Promise<{ delivered: number; failed: number; gone: boolean }> {
   const until = Date.now() + opts.maxWaitMs;
   const totals = { delivered: 0, failed: 0, gone: false };
   for (;;) {
+    opts.signal?.throwIfAborted();
     const endpoint = await deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpointId).executeTakeFirst();
     if (!endpoint || endpoint.deleted_at) return { ...totals, gone: true };
     // A disabled endpoint is sent nothing, not even what was queued before: that waits until it is enabled.
@@ -82,6 +83,8 @@ export async function deliverDueWebhooks(
         const round = sendable.slice(k, k + CONCURRENCY);
         const secrets = signingSecrets(deps.cipher, endpoint, new Date());
         const outcomes = await Promise.all(round.map((c) => send(endpoint, secrets, byId.get(c.event_id)!, opts)));
+        // Cut short (the worker stops): the round is not recorded; its leases expire and it is sent again.
+        opts.signal?.throwIfAborted();
         await recordRound(deps.db, endpoint, round, outcomes, opts);
         for (const o of outcomes) totals[o.ok ? 'delivered' : 'failed']++;
         opts.beat();
@@ -89,20 +92,33 @@ export async function deliverDueWebhooks(
     }
     opts.beat();
     if (Date.now() >= until) return totals;
-    if (claimed.length < BATCH) await new Promise((r) => setTimeout(r, Math.min(opts.pollMs, Math.max(0, until - Date.now()))));
+    if (claimed.length < BATCH) await pause(Math.min(opts.pollMs, Math.max(0, until - Date.now())), opts.signal);
   }
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 type SendOutcome = PostOutcome & { ok: boolean; at: Date };
 
 /** One attempt: the event signed (`sent_at` inside the signed body) and posted. */
-async function send(endpoint: WebhookEndpointRow, secrets: string[], event: EventRow, opts: DeliveryOptions): Promise<SendOutcome> {
+async function send(endpoint: WebhookEndpointRow, secrets: string[], event: EventRow, opts: DeliveryOptions & { signal?: AbortSignal }): Promise<SendOutcome> {
   const at = new Date();
   const body = JSON.stringify({ ...serializeEvent(event), sent_at: at.toISOString() });
   const outcome = await postWebhook(endpoint.url, body, {
     'x-webhook-id': event.id,
     'x-webhook-signature': webhookSignature(secrets, body),
-  }, { timeoutMs: opts.timeoutMs, publicOnly: endpoint.environment === 'production' });
+  }, { timeoutMs: opts.timeoutMs, publicOnly: endpoint.environment === 'production', signal: opts.signal });
   return { ...outcome, ok: outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300, at };
 }
 

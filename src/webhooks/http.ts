@@ -23,7 +23,9 @@ const RESPONSE_CAP = 4096;
  * exchange bounded by `timeoutMs`. `publicOnly`: the connection goes only to a public address,
  * checked when the name is resolved for this connection (live endpoints).
  */
-export function postWebhook(url: string, body: string, headers: Record<string, string>, opts: { timeoutMs: number; publicOnly: boolean }): Promise<PostOutcome> {
+export function postWebhook(
+  url: string, body: string, headers: Record<string, string>, opts: { timeoutMs: number; publicOnly: boolean; signal?: AbortSignal },
+): Promise<PostOutcome> {
   const started = performance.now();
   const target = new URL(url);
   // A written address is connected to without a lookup: checked here, as a name is when it resolves.
@@ -47,6 +49,8 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
       headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body).toString(), 'user-agent': 'financial-platform-webhooks/v0', ...headers },
       ...(opts.publicOnly ? { lookup: publicOnlyLookup as never } : {}),
       agent: target.protocol === 'https:' ? (opts.publicOnly ? agents.publicHttps : agents.https) : opts.publicOnly ? false : agents.http,
+      // Aborted (the worker stops): the request ends at once, as an error the caller does not record.
+      ...(opts.signal ? { signal: opts.signal } : {}),
     }, (res) => {
       let read = 0;
       res.on('data', (chunk: Buffer) => {

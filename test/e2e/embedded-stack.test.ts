@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { createServer } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { generateMnemonic } from '@scure/bip39';
@@ -26,6 +27,8 @@ let apiUrl: string;
 // The platform's own chain keys, not anvil's well-known ones: a secret that no command line may show.
 const treasuryMnemonic = generateMnemonic(wordlist);
 const started: ChildProcess[] = [];
+/** A webhook endpoint that never answers. */
+const hanging = createServer(() => undefined);
 /** Four looks a second at most: the default sandbox key allows 10 requests a second (a 429 seen in CI when waits polled faster). */
 const POLL_MS = 250;
 
@@ -45,6 +48,8 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
+  hanging.closeAllConnections();
+  hanging.close();
   // Whatever a failed assertion left running.
   for (const child of started) signalGroup(child, 'SIGKILL');
   for (const pid of serverPids()) signalPid(pid, 'SIGKILL');
@@ -94,7 +99,12 @@ function serverPids(): number[] {
 /** Ctrl-C in the terminal: SIGINT to the whole process group, then everything (servers included) stops. */
 async function stopWithCtrlC(run: ReturnType<typeof npmStart>) {
   signalGroup(run.child, 'SIGINT');
-  await waitFor(async () => !alive(-run.child.pid!) && serverPids().length === 0, { timeoutMs: 30_000, what: 'every process to stop' });
+  await waitFor(async () => !alive(-run.child.pid!) && serverPids().length === 0, { timeoutMs: 30_000, what: 'every process to stop' }).catch((err) => {
+    // What is left, to tell a hung stop from a server left behind.
+    const ps = spawnSync('ps', ['-eo', 'pid,pgid,stat,etime,args'], { encoding: 'utf8' }).stdout.split('\n')
+      .filter((line) => line.includes(String(run.child.pid)) || serverPids().some((pid) => line.trim().startsWith(`${pid} `)));
+    throw new Error(`${err.message}; still running:\n${ps.join('\n')}; pid files: ${serverPids().join(', ')}`);
+  });
 }
 
 const sandboxKey = () => fs.readFileSync(path.join(dataDir, 'default-sandbox-key'), 'utf8').trim();
@@ -117,14 +127,30 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   expect(servers.every(alive)).toBe(true);
 
   const api = apiClient(sandboxKey(), apiUrl);
+  // A webhook endpoint that never answers: its deliveries are in flight when Ctrl-C comes.
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const endpoint = await api.post('/v0/webhooks', { url: `http://127.0.0.1:${(hanging.address() as { port: number }).port}/hook`, enabled_events: ['*'] });
+  expect(endpoint.status).toBe(201);
+  let requestsHanging = 0;
+  hanging.on('request', () => requestsHanging++);
   const created = await api.post('/v0/customers', individual());
   expect(created.status).toBe(201);
   expect((await api.post(`/v0/customers/${created.body.id}/kyc`, documents())).status).toBe(202);
-  // At once, while the worker runs the new customer's KYC (identity check, screening).
+  await waitFor(async () => requestsHanging > 0, { timeoutMs: 30_000, intervalMs: 100, what: 'a webhook delivery in flight' });
+  // At once, while the worker runs the new customer's KYC (identity check, screening) and waits on the endpoint.
+  const stopAsked = Date.now();
   signalGroup(first.child, 'SIGINT');
+  expect(await first.exit).toBe(0);
+  const stopMs = Date.now() - stopAsked;
+  process.stdout.write(`embedded stack: Ctrl-C with a webhook delivery in flight stopped in ${stopMs} ms\n`);
+  expect(stopMs).toBeLessThan(10_000);
   await waitFor(async () => !alive(-first.child.pid!) && !servers.some(alive), { timeoutMs: 30_000, what: 'every process to stop' });
   const log = first.log();
   expect(log).toContain('SIGINT received, shutting down');
+  // No warning a user cannot act on (the snapshot's age, with its command, is one they can).
+  expect(log).not.toMatch(/promiseHooks|No workflows registered|\[WARN\]/);
+  // No error line: nothing forced, nothing failed.
+  expect(log.split('\n').filter((line) => /"level":(50|60)|\berror\b|Error:/i.test(line))).toEqual([]);
   // The servers outlived the worker: it never had to retry a call against a server already gone.
   expect(log).not.toMatch(/tcp connect error|transport error|stop failed/i);
   expect(serverPids()).toEqual([]);
@@ -134,6 +160,16 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   await untilRunning(restarted);
   expect((await api.get(`/v0/customers/${created.body.id}`)).status).toBe(200);
   await waitForKycStatus(api, created.body.id, 'approved');
+
+  // A US bank account is verified with the sandbox's test amounts within a minute, on the default clock.
+  const bank = (await api.post('/v0/external-accounts', {
+    customer_id: created.body.id, type: 'us_bank_account', account_name: 'Jane Doe', routing_number: '021000021', account_number: '000123456789',
+  })).body;
+  const verified = await waitFor(async () => {
+    const res = await api.post(`/v0/external-accounts/${bank.id}/verify`, { amounts: ['0.32', '0.45'] });
+    return res.status === 200 ? res.body : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 250, what: 'micro-deposit verification' });
+  expect(verified).toMatchObject({ status: 'verified', verification: { result: 'verified' } });
 
   // No SANCTIONS_DATA_DIR and no internet: the shipped snapshot screens at once, and says how old it is.
   expect(restarted.log()).toMatch(/Sanctions: +3 lists from the shipped snapshot — WARNING: its oldest list was published 2024-05-03/);

@@ -13,7 +13,8 @@ const usAccount = (accountNumber: string) => ({
   customer_id: customerId, type: 'us_bank_account', account_name: 'Jane Doe', routing_number: '021000021', account_number: accountNumber,
 });
 let accountCounter = 1000;
-const newUsAccount = async (api: ApiClient = t.api) => (await api.post('/v0/external-accounts', usAccount(String(++accountCounter).padStart(10, '0')))).body;
+/** An account number beginning with 999: its micro-deposits wait for the ACH settlement schedule (on the sandbox clock). */
+const newUsAccount = async (api: ApiClient = t.api) => (await api.post('/v0/external-accounts', usAccount(`999${String(++accountCounter).padStart(7, '0')}`))).body;
 
 async function awaitingAmounts(accountId: string) {
   const client = await temporalClient();
@@ -26,6 +27,30 @@ async function depositAmounts(accountId: string, api: ApiClient = t.api) {
   const list = await api.get(`/v0/sandbox/external-accounts/${accountId}/micro-deposits`);
   return list.body.data.filter((p: any) => p.direction === 'credit').map((p: any) => p.amount as string);
 }
+
+test('the sandbox verifies at once: the test amounts 0.32 and 0.45, answerable as soon as they are sent', async () => {
+  const account = (await t.api.post('/v0/external-accounts', usAccount('000123456789'))).body;
+  const started = Date.now();
+  const res = await waitFor(async () => {
+    const r = await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts: ['0.45', '0.32'] });
+    return r.status === 200 ? r : undefined;
+  }, { what: 'verification with the test amounts', timeoutMs: 10_000, intervalMs: 100 });
+  expect(Date.now() - started).toBeLessThan(10_000);
+  expect(res.body).toMatchObject({ status: 'verified', verification: { result: 'verified', attempts_remaining: 3 } });
+  const payments = (await t.api.get(`/v0/sandbox/external-accounts/${account.id}/micro-deposits`)).body.data;
+  expect(payments.filter((p: any) => p.direction === 'credit').map((p: any) => p.amount).sort()).toEqual(['0.32', '0.45']);
+  // The credits still settle on the ACH schedule; the recovery debit follows the answer.
+  const recovered = await waitFor(async () => (await t.api.get(`/v0/sandbox/external-accounts/${account.id}/micro-deposits`)).body.data.find((p: any) => p.direction === 'debit'));
+  expect(recovered.amount).toBe('0.77');
+
+  // Wrong amounts still count down the attempts.
+  const other = (await t.api.post('/v0/external-accounts', usAccount('000123456790'))).body;
+  const wrong = await waitFor(async () => {
+    const r = await t.api.post(`/v0/external-accounts/${other.id}/verify`, { amounts: ['0.32', '0.44'] });
+    return r.status === 200 ? r : undefined;
+  }, { what: 'an answer taken', timeoutMs: 10_000, intervalMs: 100 });
+  expect(wrong.body.verification).toEqual({ result: 'incorrect', attempts_remaining: 2 });
+});
 
 test('success: two credits, settlement, the right amounts in any order, then one recovery debit', async () => {
   const account = await newUsAccount();

@@ -64,6 +64,15 @@ test('histories of every workflow and path replay without non-determinism', asyn
   await t.api.post(`/v0/external-accounts/${account.id}/verify`, { amounts });
   await (await temporalClient()).workflow.getHandle(verification).result();
   ids.push(verification);
+  // One on the ACH settlement schedule too (an account number beginning with 999).
+  const scheduled = (await t.api.post('/v0/external-accounts', {
+    customer_id: customer.id, type: 'us_bank_account', account_name: 'Replay', routing_number: '011000015', account_number: '999123456',
+  })).body;
+  await waitFor(async () => (await (await temporalClient()).workflow.getHandle(`external-account-verification:${scheduled.id}`).query(verificationState)).phase === 'awaiting_amounts');
+  const scheduledAmounts = (await t.api.get(`/v0/sandbox/external-accounts/${scheduled.id}/micro-deposits`)).body.data.map((p: any) => p.amount);
+  await t.api.post(`/v0/external-accounts/${scheduled.id}/verify`, { amounts: scheduledAmounts });
+  await (await temporalClient()).workflow.getHandle(`external-account-verification:${scheduled.id}`).result();
+  ids.push(`external-account-verification:${scheduled.id}`);
   const batch = (await t.api.post('/v0/sanctions/screen/batch', { entities: [{ name: 'Jane Doe' }, { name: 'BANCO NACIONAL DE CUBA' }] })).body;
   await (await temporalClient()).workflow.getHandle(`screening-batch:${batch.id}`).result();
   ids.push(`screening-batch:${batch.id}`);
@@ -78,7 +87,7 @@ test('histories of every workflow and path replay without non-determinism', asyn
     expect(result.error).toBeUndefined();
     replayed++;
   }
-  expect(replayed).toBe(7);
+  expect(replayed).toBe(8);
 });
 
 async function replay(ids: string[]) {

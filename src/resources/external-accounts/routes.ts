@@ -98,7 +98,7 @@ export const createExternalAccount = defineRoute({
       const account = serializeExternalAccount(row);
       await recordEvent(trx, tenant, { type: 'external_account.created', objectId: row.id, data: account }, now);
       // Started inside the transaction: without Temporal the account is not created (503, nothing done).
-      if (row.type === 'us_bank_account') await startMicroDepositVerification(deps, tenant, { id: row.id, customerId: customer.id });
+      if (body.type === 'us_bank_account') await startMicroDepositVerification(deps, tenant, { id: row.id, customerId: customer.id, accountNumber: body.account_number });
       return { status: 201, body: account };
     });
   },
