@@ -1,5 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { sql } from 'kysely';
-import { apiClient, createTenant, individual, testDb, waitFor, type ApiClient, type Tenant } from '../harness';
+import { apiClient, createTenant, individual, stack, testDb, waitFor, type ApiClient, type Tenant } from '../harness';
 import { apiAndWorkerOfTheirOwn } from '../harness/own-processes';
 import { customerCreatedEvent, receiversOfThisFile, registerWebhook } from '../harness/webhook-receiver';
 
@@ -85,4 +87,39 @@ describe('a worker killed mid-delivery', () => {
     }
     process.stdout.write(`webhook crash test: ${r.received.length} requests for ${events.length} events\n`);
   });
+});
+
+describe('a worker stopped (SIGTERM) while its deliveries hang', () => {
+  // Deliveries that would wait 20 s (the longest allowed) for an answer: the stop must not wait for them.
+  const own = apiAndWorkerOfTheirOwn('webhook-stop', { WEBHOOK_TIMEOUT_MS: '20000' });
+
+  test('exits 0 within seconds, with no error line; the cut delivery is not an attempt, and goes out once the worker is back', async () => {
+    const t = await createTenant();
+    const api = apiClient(t.secret, own.url());
+    let answering = false;
+    const r = await receiver(() => (answering ? 200 : 'hang'));
+    await register(api, r.url);
+    await own.startFirstWorker();
+    const worker = own.worker();
+    const eventId = await customerCreated(api);
+    await waitFor(async () => r.of(eventId).length >= 1, { what: 'the delivery in flight' });
+
+    const stopAsked = Date.now();
+    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
+    worker.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const stopMs = Date.now() - stopAsked;
+    process.stdout.write(`webhook stop: SIGTERM with a delivery hanging stopped the worker in ${stopMs} ms\n`);
+    expect(stopMs).toBeLessThan(10_000);
+    const log = fs.readFileSync(path.join(stack().logDir, 'worker-webhook-stop.log'), 'utf8');
+    expect(log.split('\n').filter((line) => /"level":(50|60)|\[ERROR\]|\berror\b/i.test(line))).toEqual([]);
+    expect(await deliveryOf(api, eventId)).toMatchObject({ status: 'pending', attempts: [] });
+
+    // Back with the endpoint answering; the cut delivery's lease (45 s with this timeout) has run out.
+    answering = true;
+    await sql`update webhook_deliveries set next_attempt_at = now() where event_id = ${eventId}`.execute(testDb());
+    own.startWorker();
+    await waitFor(async () => (await deliveryOf(api, eventId))?.status === 'delivered', { what: 'the delivery sent again', timeoutMs: 60_000 });
+    expect(r.of(eventId).length).toBe(2);
+  }, 120_000);
 });

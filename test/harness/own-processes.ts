@@ -37,6 +37,8 @@ export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, st
     startWorker,
     /** Starts the worker for the first time and waits until it polls (a test's deadlines then leave out its start-up). */
     startFirstWorker: () => waitForPoller(stack().temporalAddress, taskQueue, startWorker(), 60_000),
+    /** The running worker's process. */
+    worker: () => own.worker!,
     /** Kills the running worker at once, as a crash would. */
     killWorker: () => own.worker!.kill('SIGKILL'),
   };
