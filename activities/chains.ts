@@ -5,7 +5,6 @@ import type { Db } from '../src/db';
 import type { ChainRail } from '../src/domain/rails';
 import { paymentKey } from '../src/payments/keys';
 import { markPaymentSubmitted, paymentDestination, requirePayment } from '../src/payments/store';
-import { FAILURE } from '../src/temporal/failures';
 import { recordPaymentFailure, recordPaymentSent } from '../src/transfers/payment-attempts';
 import { scanStrayChainDeposits } from '../src/transfers/stray-chain-scan';
 import { recordStrayChainDeposits } from '../src/transfers/stray-deposits';
@@ -30,13 +29,8 @@ export function createChainActivities(deps: {
   }
 
   /** Sends a token payment from the treasury; a chain's refusal (a revert in simulation) is final. */
-  async function sendPayout(rail: string, request: Parameters<ChainAdapters[ChainRail]['sendPayout']>[0]) {
-    try {
-      return await deps.chains[rail as ChainRail].sendPayout(request);
-    } catch (err) {
-      if (err instanceof PayoutRejectedError) throw ApplicationFailure.nonRetryable(err.message, FAILURE.PayoutRejected);
-      throw err;
-    }
+  function sendPayout(rail: string, request: Parameters<ChainAdapters[ChainRail]['sendPayout']>[0]) {
+    return deps.chains[rail as ChainRail].sendPayout(request);
   }
 
   return {
@@ -64,12 +58,7 @@ export function createChainActivities(deps: {
 
     /** Sends the deposit from the transfer's source wallet, signed with the wallet's key (opened only here); a retry re-sends the same transaction. */
     async sendFromSourceWallet(input: { transferId: string }): Promise<{ txHash: string }> {
-      try {
-        return await sendFromSourceWallet(deps, input.transferId);
-      } catch (err) {
-        if (err instanceof PayoutRejectedError) throw ApplicationFailure.nonRetryable(err.message, FAILURE.PayoutRejected);
-        throw err;
-      }
+      return sendFromSourceWallet(deps, input.transferId);
     },
 
     /** Signs, records and broadcasts the payout (or the refund to from_address); a retry re-sends the same transaction. */
@@ -84,7 +73,8 @@ export function createChainActivities(deps: {
         await recordPaymentSent(deps.db, input, { txHash });
         return { txHash };
       } catch (err) {
-        if (!(err instanceof ApplicationFailure)) await recordPaymentFailure(deps.db, input, String((err as Error).message).slice(0, 300));
+        // A transient failure is noted on the payment; the chain's refusal is the workflow's to record.
+        if (!(err instanceof ApplicationFailure || err instanceof PayoutRejectedError)) await recordPaymentFailure(deps.db, input, String((err as Error).message).slice(0, 300));
         throw err;
       }
     },

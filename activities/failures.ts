@@ -2,7 +2,13 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { DatabaseError } from 'pg';
 import { ZodError } from 'zod';
+import { PayoutRejectedError } from '../src/chains/chain-adapter';
+import { MpcProtocolError } from '../src/mpc/dkls23';
+import { RailUnavailableError } from '../src/providers/rails';
 import { FAILURE } from '../src/temporal/failures';
+
+// The one place where what goes wrong in an activity becomes a Temporal failure (a type the
+// workflows and retry policies name, retryable or not). Activities throw the core's own errors.
 
 /**
  * PostgreSQL error classes that no retry can mend: 22 (data exception: a NUL byte, a lone surrogate
@@ -15,11 +21,18 @@ function isPermanentDatabaseError(err: unknown): err is DatabaseError & { code: 
 }
 
 /**
- * What an activity's failure becomes: a permanent data error is a non-retryable `InvalidData`
- * failure, named by its code and the schema objects involved, never by the data (workflow
- * histories keep failure messages); anything else is left to the activity's retry policy.
+ * What an activity's failure becomes:
+ * - data that can never be stored or used (a permanent PostgreSQL error, a zod refusal, an MPC
+ *   message the protocol refuses): non-retryable `InvalidData`, named by its code and the schema
+ *   objects involved, never by the data (workflow histories keep failure messages);
+ * - the chain's refusal of a payment: non-retryable `PayoutRejected` (an answer, not an outage);
+ * - the rail provider not taking a call: retryable `RailUnavailable`;
+ * - anything else is left to the activity's retry policy as it is.
  */
 export function classifyActivityFailure(err: unknown): unknown {
+  if (err instanceof PayoutRejectedError) return ApplicationFailure.create({ type: FAILURE.PayoutRejected, message: err.message, nonRetryable: true });
+  if (err instanceof RailUnavailableError) return ApplicationFailure.create({ type: FAILURE.RailUnavailable, message: err.message, nonRetryable: false });
+  if (err instanceof MpcProtocolError) return ApplicationFailure.create({ type: FAILURE.InvalidData, message: err.message, nonRetryable: true });
   if (isPermanentDatabaseError(err)) {
     const where = [err.table && `table ${err.table}`, err.column && `column ${err.column}`, err.constraint && `constraint ${err.constraint}`].filter(Boolean);
     return ApplicationFailure.create({

@@ -1,11 +1,9 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../src/db';
 import type { FiatRail } from '../src/domain/rails';
 import { RailUnavailableError, type RailAdapter, type RailPayment } from '../src/providers/rails';
 import type { TransferRow } from '../src/db/schema';
 import { paymentKey, releaseSuffix, strayDepositKeyOf } from '../src/payments/keys';
 import { markPaymentSubmitted, notePaymentAttemptFailed, paymentDestination, requirePayment } from '../src/payments/store';
-import { FAILURE } from '../src/temporal/failures';
 import { recordPaymentFailure, recordPaymentSent } from '../src/transfers/payment-attempts';
 import { recordPayoutSettledAtOnce, recordTransferSteps } from '../src/transfers/steps';
 import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
@@ -42,10 +40,7 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
         purpose: kind,
       });
     } catch (err) {
-      if (err instanceof RailUnavailableError) {
-        await recordPaymentFailure(deps.db, { transferId, kind, attempt }, err.message);
-        throw ApplicationFailure.retryable(err.message, FAILURE.RailUnavailable);
-      }
+      if (err instanceof RailUnavailableError) await recordPaymentFailure(deps.db, { transferId, kind, attempt }, err.message);
       throw err;
     }
   }
@@ -109,10 +104,7 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
         await markPaymentSubmitted(deps.db, { id: payment.id }, { providerPaymentId: sent.id, settlesAt: sent.settlesAt });
         return { railPaymentId: sent.id, ...(await status(sent.id)) };
       } catch (err) {
-        if (err instanceof RailUnavailableError) {
-          await notePaymentAttemptFailed(deps.db, { id: payment.id }, err.message, { countAttempt: false });
-          throw ApplicationFailure.retryable(err.message, FAILURE.RailUnavailable);
-        }
+        if (err instanceof RailUnavailableError) await notePaymentAttemptFailed(deps.db, { id: payment.id }, err.message, { countAttempt: false });
         throw err;
       }
     },

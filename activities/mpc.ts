@@ -1,13 +1,9 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { ChainAdapters } from '../src/chains';
-import { PayoutRejectedError } from '../src/chains/chain-adapter';
 import type { Db } from '../src/db';
 import type { KeyVault } from '../src/keys/key-vault';
-import { MpcProtocolError } from '../src/mpc/dkls23';
 import { answerCustomerRound, openPlatformParty } from '../src/mpc/platform-party';
 import { closeUnfinishedSession, openTransferSigning } from '../src/mpc/signing';
-import { FAILURE } from '../src/temporal/failures';
 
 /** The platform's party of MPC sessions (its share and state opened only here), and the signing requests of transfers. */
 export function createMpcActivities(deps: { db: Db; keys: KeyVault; chains: ChainAdapters }) {
@@ -16,17 +12,15 @@ export function createMpcActivities(deps: { db: Db; keys: KeyVault; chains: Chai
       return openPlatformParty(deps, input.sessionId);
     },
 
-    /** A refused message (foreign, replayed, out of order, altered) fails at once and changes nothing: the Update is refused. */
+    /**
+     * A refused message (foreign, replayed, out of order, altered) fails at once and changes nothing:
+     * its MpcProtocolError is non-retryable InvalidData (activities/failures.ts), and the Update is refused.
+     */
     async answerCustomerRound(input: { sessionId: string; round: number }) {
-      try {
-        // Key generation's rounds beat (a lost worker is noticed soon); a local activity (signing) has no heartbeat.
-        const beat = () => (Context.current().info.isLocal ? undefined : Context.current().heartbeat());
-        beat();
-        return await answerCustomerRound(deps, input.sessionId, input.round, beat);
-      } catch (err) {
-        if (err instanceof MpcProtocolError) throw ApplicationFailure.create({ type: FAILURE.InvalidData, message: err.message, nonRetryable: true });
-        throw err;
-      }
+      // Key generation's rounds beat (a lost worker is noticed soon); a local activity (signing) has no heartbeat.
+      const beat = () => (Context.current().info.isLocal ? undefined : Context.current().heartbeat());
+      beat();
+      return answerCustomerRound(deps, input.sessionId, input.round, beat);
     },
 
     closeUnfinishedMpcSession(input: { sessionId: string; status: 'failed' | 'expired' | 'canceled'; reason: string }) {
@@ -35,12 +29,7 @@ export function createMpcActivities(deps: { db: Db; keys: KeyVault; chains: Chai
 
     /** The transfer's signing session, with its unsigned transaction; the chain's refusal (too little to send) is final. */
     async openTransferSigning(input: { transferId: string; expiresInMs: number }) {
-      try {
-        return await openTransferSigning(deps, input.transferId, input.expiresInMs);
-      } catch (err) {
-        if (err instanceof PayoutRejectedError) throw ApplicationFailure.nonRetryable(err.message, FAILURE.PayoutRejected);
-        throw err;
-      }
+      return openTransferSigning(deps, input.transferId, input.expiresInMs);
     },
   };
 }

@@ -36,7 +36,7 @@ export function createTransferDatabaseActivities(db: Db) {
     async recordRailStrayDeposit(input: RailStrayDeposit): Promise<{ depositKey: string }> {
       const key = strayDepositKey(input.transferId, input.providerPaymentId);
       const amountMinor = parseAmount(input.amount, ASSET_SCALE[input.currency] ?? 2);
-      if (amountMinor === null) throw ApplicationFailure.nonRetryable(`${input.amount} is not an amount of ${input.currency}`, FAILURE.BadAmount);
+      if (amountMinor === null) throw ApplicationFailure.nonRetryable(`${input.amount} is not an amount of ${input.currency}`, FAILURE.InvalidData);
       await recordStrayDeposits(db, input.transferId, [{
         key, amountMinor, provider_payment_id: input.providerPaymentId, rail: input.rail, currency: input.currency,
       }], input.stillWaiting);

@@ -3,13 +3,16 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 // Failure types shared by activities, workflows and the API (workflow-safe: no Node imports).
 
 /**
- * The types of the failures activities throw, named once: activities throw them, retry policies list
- * the non-retryable ones, workflows and the API read them.
+ * The types of the failures activities throw, named once: activities/failures.ts turns the core's
+ * errors into them, retry policies list the non-retryable ones, workflows and the API read them.
+ * The two customer-visibility failures are thrown by the KYC activity itself: which one depends on
+ * the attempt number, which only the activity knows.
  */
 export const FAILURE = {
   /**
    * The data an activity was given can never be stored or used (PostgreSQL refused it: a data
-   * exception or a broken constraint; or it failed validation). Retrying cannot help, so the activity
+   * exception or a broken constraint; it failed validation; a provider reported an amount that is not
+   * one of its currency; an MPC message the protocol refuses). Retrying cannot help, so the activity
    * fails at once; a workflow that got the data from an Update refuses that Update and waits for a
    * valid one.
    */
@@ -22,8 +25,6 @@ export const FAILURE = {
   CustomerNotFound: 'CustomerNotFound',
   /** The customer row is not visible yet (the creating transaction may still commit); retried. */
   CustomerNotVisible: 'CustomerNotVisible',
-  /** A provider reported an amount that is not one of its currency. */
-  BadAmount: 'BadAmount',
 } as const;
 
 /** The reason an activity, or an Update, failed on invalid data; undefined for any other failure. */
