@@ -1,6 +1,7 @@
 // Two projects, one folder each: `test/unit` (pure logic, the lint rules, workflows against mocked
 // activities: no service, `npm run test:unit`) and `test/e2e` (everything through the real stack the
-// global setup starts).
+// global setup starts once). `npm test` runs two files at a time against that one stack: each file
+// works in tenants of its own, and most of a file's time is spent waiting on sandbox clocks and chains.
 
 const common = {
   testEnvironment: 'node',

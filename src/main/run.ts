@@ -21,7 +21,10 @@ export function runMain(name: string, start: () => Promise<{ stop: () => Promise
   let stop: (() => Promise<void>) | undefined;
   const runStop = (stopStarted: () => Promise<void>) =>
     stopStarted().then(
-      () => process.exit(0),
+      () => {
+        process.stderr.write(`${name}: stopped\n`);
+        process.exit(0);
+      },
       (err) => {
         process.stderr.write(`${name}: error during shutdown: ${err?.stack ?? err}\n`);
         process.exit(1);

@@ -60,9 +60,13 @@ function npmStart(name: string) {
   const out = fs.openSync(path.join(logDir, `embedded-${name}.log`), 'w');
   const child = spawn('npm', ['start'], { cwd: repoRoot, env, detached: true, stdio: ['ignore', out, out] });
   started.push(child);
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ended: { code?: number | null; signal?: string | null } = {};
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => {
+    Object.assign(ended, { code, signal });
+    resolve(code);
+  }));
   const log = () => fs.readFileSync(path.join(logDir, `embedded-${name}.log`), 'utf8');
-  return { child, exit, log };
+  return { child, exit, log, ended };
 }
 
 async function untilRunning(run: ReturnType<typeof npmStart>) {
@@ -103,7 +107,7 @@ async function stopWithCtrlC(run: ReturnType<typeof npmStart>) {
     // What is left, to tell a hung stop from a server left behind.
     const ps = spawnSync('ps', ['-eo', 'pid,pgid,stat,etime,args'], { encoding: 'utf8' }).stdout.split('\n')
       .filter((line) => line.includes(String(run.child.pid)) || serverPids().some((pid) => line.trim().startsWith(`${pid} `)));
-    throw new Error(`${err.message}; still running:\n${ps.join('\n')}; pid files: ${serverPids().join(', ')}`);
+    throw new Error(`${err.message}; npm start ended with ${JSON.stringify(run.ended)}; still running:\n${ps.join('\n')}; pid files: ${serverPids().join(', ')}; its log ends:\n${run.log().slice(-1500)}`);
   });
 }
 
