@@ -10,5 +10,5 @@ export PATH
 version="$(node --version)"
 case "$version" in v22.*) ;; *) echo "test-node22: expected Node 22, got $version" >&2; exit 1 ;; esac
 echo "test-node22: node $version"
-exec node node_modules/jest/bin/jest.js --runInBand \
+exec node node_modules/jest/bin/jest.js --maxWorkers=2 \
   test/e2e/embedded-stack.test.ts test/e2e/replay-releases.test.ts test/e2e/kyc.test.ts test/e2e/conventions.test.ts "$@"
