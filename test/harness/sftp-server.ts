@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './stack';
@@ -53,7 +54,6 @@ export async function startSftpServer(opts: { user?: string } = {}) {
 }
 
 async function waitForPort(port: number, child: ChildProcess, stderr: () => string) {
-  const net = await import('node:net');
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`sshd exited (${child.exitCode}): ${stderr()}`);
