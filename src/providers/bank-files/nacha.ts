@@ -1,0 +1,181 @@
+import nach from 'nach2';
+import batchControlFields from 'nach2/lib/batch/control';
+import batchHeaderFields from 'nach2/lib/batch/header';
+import entryFields from 'nach2/lib/entry/fields';
+import fileControlFields from 'nach2/lib/file/control';
+import fileHeaderFields from 'nach2/lib/file/header';
+import { formatAmount } from '../../domain/money';
+
+// NACHA files as the ODFI takes them (docs/BANK_FILES.md): written by nach2, read back with nach2's
+// own record tables, and checked in bigint before anybody records or uploads them.
+
+/** Who sends the file: the platform's company at its bank (the ODFI). */
+export interface AchOriginator {
+  /** The ODFI's routing number (9 digits): the file's destination and the trace numbers' prefix. */
+  odfiRouting: string;
+  odfiName: string;
+  /** The company id the bank assigned (10 characters). */
+  companyId: string;
+  companyName: string;
+  /** What the receiver's statement shows (10 characters), e.g. `PAYOUT`. */
+  entryDescription: string;
+}
+
+export interface AchEntry {
+  /** Our reference for the entry (up to 15 characters): how a return names it. */
+  idNumber: string;
+  direction: 'credit' | 'debit';
+  accountType: 'checking' | 'savings';
+  routingNumber: string;
+  accountNumber: string;
+  amountMinor: bigint;
+  name: string;
+  secCode: 'PPD' | 'CCD';
+  /** The settlement date asked for (YYYY-MM-DD). */
+  effectiveDate: string;
+}
+
+export interface AchTotals {
+  entryCount: number;
+  /** Sum of the receiving banks' 8-digit ids, its last 10 digits. */
+  entryHash: bigint;
+  totalDebitMinor: bigint;
+  totalCreditMinor: bigint;
+}
+
+type Fields = Record<string, { width: number; position: number }>;
+export type AchRecord = Record<string, string>;
+
+export interface ReadAchFile {
+  header: AchRecord;
+  batches: { header: AchRecord; entries: AchRecord[]; control: AchRecord }[];
+  control: AchRecord;
+}
+
+const TRANSACTION_CODES = { checking: { credit: '22', debit: '27' }, savings: { credit: '32', debit: '37' } } as const;
+const NINES = '9'.repeat(94);
+const MAX_ENTRY_MINOR = 999_999_999n;
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+
+/** The file's bytes and its totals, computed in bigint and found again in the file's own controls. */
+export async function buildAchFile(
+  originator: AchOriginator, entries: AchEntry[], opts: { createdAt: Date; fileIdModifier: string },
+): Promise<{ text: string; totals: AchTotals }> {
+  if (entries.length === 0) throw new Error('An ACH file needs at least one entry');
+  // The library writes at most 9,999,999.99 an entry (the ACH rail's own bound is 1,000,000.00).
+  const tooLarge = entries.find((e) => e.amountMinor <= 0n || e.amountMinor > MAX_ENTRY_MINOR);
+  if (tooLarge) throw new Error(`Entry ${tooLarge.idNumber}: ${formatAmount(tooLarge.amountMinor, 2)} is not an ACH entry amount (0.01 to 9,999,999.99)`);
+  const iso = opts.createdAt.toISOString();
+  const file = new nach.File({
+    immediateDestination: originator.odfiRouting,
+    immediateOrigin: originator.odfiRouting,
+    immediateDestinationName: originator.odfiName,
+    immediateOriginName: originator.companyName,
+    // Set here, in UTC: the library would take the machine's clock and zone, and a rebuilt file must be the same bytes.
+    fileCreationDate: `${iso.slice(2, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}`,
+    fileCreationTime: `${iso.slice(11, 13)}${iso.slice(14, 16)}`,
+    fileIdModifier: opts.fileIdModifier,
+    referenceCode: `FILE${opts.fileIdModifier}`,
+    // Batches are numbered from 1.
+    batchSequenceNumber: '1',
+  });
+  let trace = 0;
+  for (const group of batchesOf(entries)) {
+    const credits = group.some((e) => e.direction === 'credit');
+    const debits = group.some((e) => e.direction === 'debit');
+    const [year, month, day] = group[0].effectiveDate.split('-').map(Number);
+    const batch = new nach.Batch({
+      serviceClassCode: credits && debits ? '200' : credits ? '220' : '225',
+      companyName: originator.companyName,
+      standardEntryClassCode: group[0].secCode,
+      companyIdentification: originator.companyId,
+      companyEntryDescription: originator.entryDescription,
+      // What the receiver's statement shows as the date: `NOV 30`.
+      companyDescriptiveDate: `${MONTHS[month - 1]} ${String(day).padStart(2, '0')}`,
+      // The library formats it with the local calendar: a local date of that day.
+      effectiveEntryDate: new Date(year, month - 1, day),
+      originatingDFI: originator.odfiRouting.slice(0, 8),
+    });
+    for (const e of group) {
+      batch.addEntry(new nach.Entry({
+        receivingDFI: e.routingNumber,
+        DFIAccount: e.accountNumber,
+        amount: formatAmount(e.amountMinor, 2),
+        idNumber: e.idNumber,
+        individualName: e.name,
+        // Blank: the library refuses an empty field, NACHA leaves this one to the originator.
+        discretionaryData: '  ',
+        transactionCode: TRANSACTION_CODES[e.accountType][e.direction],
+        traceNumber: `${originator.odfiRouting.slice(0, 8)}${String(++trace).padStart(7, '0')}`,
+      }));
+    }
+    file.addBatch(batch);
+  }
+  const text = await new Promise<string>((resolve) => file.generateFile(resolve));
+  const totals = totalsOf(entries);
+  checkControls(readAchFile(text), totals);
+  return { text, totals };
+}
+
+/** Entries grouped by SEC code and effective date, in a stable order: one batch each. */
+function batchesOf(entries: AchEntry[]): AchEntry[][] {
+  const groups = new Map<string, AchEntry[]>();
+  for (const e of entries) {
+    const key = `${e.secCode} ${e.effectiveDate}`;
+    groups.set(key, [...(groups.get(key) ?? []), e]);
+  }
+  return [...groups.keys()].sort().map((key) => groups.get(key)!);
+}
+
+export function totalsOf(entries: AchEntry[]): AchTotals {
+  let hash = 0n;
+  const totals = { entryCount: entries.length, entryHash: 0n, totalDebitMinor: 0n, totalCreditMinor: 0n };
+  for (const e of entries) {
+    hash += BigInt(e.routingNumber.slice(0, 8));
+    if (e.direction === 'credit') totals.totalCreditMinor += e.amountMinor;
+    else totals.totalDebitMinor += e.amountMinor;
+  }
+  totals.entryHash = hash % 10_000_000_000n;
+  return totals;
+}
+
+/** The file control must say what we summed: the library adds amounts as JavaScript numbers. */
+function checkControls(file: ReadAchFile, totals: AchTotals) {
+  const found = {
+    entryCount: Number(file.control.addendaCount),
+    entryHash: BigInt(file.control.entryHash),
+    totalDebitMinor: BigInt(file.control.totalDebit),
+    totalCreditMinor: BigInt(file.control.totalCredit),
+  };
+  for (const key of Object.keys(found) as (keyof AchTotals)[]) {
+    if (found[key] !== totals[key]) throw new Error(`The NACHA file's ${key} is ${found[key]}, not ${totals[key]}: the file is not used`);
+  }
+}
+
+/** One record's fields, cut by the library's widths in the order of their positions. */
+function readRecord(line: string, fields: Fields): AchRecord {
+  const out: AchRecord = {};
+  let at = 0;
+  for (const [name, field] of Object.entries(fields).sort(([, a], [, b]) => a.position - b.position)) {
+    out[name] = line.slice(at, at + field.width).trim();
+    at += field.width;
+  }
+  return out;
+}
+
+/** A NACHA file's records, by the library's layouts; padding records are skipped. */
+export function readAchFile(text: string): ReadAchFile {
+  const lines = text.split(/\r?\n/).filter((l) => l.length > 0);
+  const bad = lines.findIndex((l) => l.length !== 94);
+  if (bad >= 0) throw new Error(`Record ${bad + 1} is ${lines[bad].length} characters long, not 94`);
+  const out: ReadAchFile = { header: {}, batches: [], control: {} };
+  for (const line of lines) {
+    const type = line[0];
+    if (type === '1') out.header = readRecord(line, fileHeaderFields);
+    else if (type === '5') out.batches.push({ header: readRecord(line, batchHeaderFields), entries: [], control: {} });
+    else if (type === '6') out.batches.at(-1)!.entries.push(readRecord(line, entryFields));
+    else if (type === '8') out.batches.at(-1)!.control = readRecord(line, batchControlFields);
+    else if (type === '9' && line !== NINES) out.control = readRecord(line, fileControlFields);
+  }
+  return out;
+}
