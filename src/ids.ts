@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   kycSubmission: 'kycs',
   ledgerAccount: 'lacct',
   ledgerTransaction: 'ltx',
+  bankFile: 'bfile',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -15,6 +15,7 @@ export const ENCRYPTED_COLUMNS = [
   ['rail_events', 'sender_encrypted'],
   ['webhook_endpoints', 'secret_encrypted'],
   ['webhook_endpoints', 'previous_secret_encrypted'],
+  ['bank_files', 'contents_encrypted'],
 ] as const;
 
 const BATCH = 200;

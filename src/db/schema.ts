@@ -584,6 +584,27 @@ export interface RailEventsTable {
   sender_encrypted: string | null;
 }
 
+export interface BankFilesTable {
+  id: string;
+  rail: string;
+  direction: 'outbound' | 'inbound';
+  name: string;
+  file_id_modifier: string | null;
+  sha256: string;
+  contents_encrypted: string;
+  entry_count: number;
+  total_debit_minor: Numeric;
+  total_credit_minor: Numeric;
+  status: 'recorded' | 'uploaded' | 'processed';
+  created_at: Date;
+  uploaded_at: Date | null;
+}
+
+export interface BankFilePaymentsTable {
+  file_id: string;
+  payment_id: string;
+}
+
 export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
@@ -617,6 +638,8 @@ export interface Database {
   mpc_sessions: MpcSessionsTable;
   mpc_platform_rounds: MpcPlatformRoundsTable;
   mpc_customer_rounds: MpcCustomerRoundsTable;
+  bank_files: BankFilesTable;
+  bank_file_payments: BankFilePaymentsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;

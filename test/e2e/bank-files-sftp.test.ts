@@ -1,6 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { PaymentAlreadyFiledError, recordOutboundFile, uploadRecordedFile } from '../../src/bank-files/outbound-files';
+import { createDataCipher } from '../../src/crypto';
+import { buildAchFile, readAchFile, type AchEntry } from '../../src/providers/bank-files/nacha';
 import { BankFileConflictError, SftpChannel, type SftpChannelSettings } from '../../src/providers/bank-files/sftp-channel';
+import { stack, testDb } from '../harness';
 import { startSftpServer, type SftpServer } from '../harness/sftp-server';
 
 // The file exchange with the bank over a real OpenSSH server (Debian's sshd on loopback, a key of its
@@ -48,4 +52,37 @@ test('a server presenting another host key is refused before anything is sent', 
   } finally {
     await impostor.stop();
   }
+});
+
+test('a file is recorded (encrypted, with its payments) before upload; an upload repeated after a crash sends nothing new; a payment goes out in one file', async () => {
+  const cipher = createDataCipher({ DATA_ENCRYPTION_KEY: stack().encryptionKey, DATA_ENCRYPTION_PREVIOUS_KEYS: [], dataDir: '' }, { allowGenerated: false });
+  const channel = new SftpChannel(settings);
+  const run = `${process.pid}${Date.now()}`.slice(-8);
+  const entries: AchEntry[] = Array.from({ length: 20 }, (_, i) => ({
+    idNumber: `P${run}${String(i).padStart(3, '0')}`, direction: 'credit', accountType: 'checking', routingNumber: '021000021',
+    accountNumber: `88${run}${i}`, amountMinor: BigInt(100 + i), name: `Payee ${i}`, secCode: 'PPD', effectiveDate: '2026-11-30',
+  }));
+  const built = await buildAchFile(
+    { odfiRouting: '091000019', odfiName: 'ODFI TEST BANK', companyId: '1234567890', companyName: 'FIN PLATFORM', entryDescription: 'PAYOUT' },
+    entries, { createdAt: new Date('2026-11-27T14:05:00Z'), fileIdModifier: 'A' },
+  );
+  const name = `ACH_${run}_A.txt`;
+  const file = { rail: 'ach', name, fileIdModifier: 'A', text: built.text, totals: built.totals, paymentIds: entries.map((e) => e.idNumber) };
+  const recorded = await recordOutboundFile(testDb(), cipher, file);
+  expect(await recordOutboundFile(testDb(), cipher, file)).toEqual(recorded); // recorded once
+  const row = await testDb().selectFrom('bank_files').selectAll().where('id', '=', recorded.id).executeTakeFirstOrThrow();
+  expect(row).toMatchObject({ status: 'recorded', entry_count: 20, total_credit_minor: String(built.totals.totalCreditMinor) });
+  expect(row.contents_encrypted).not.toContain(entries[0].accountNumber);
+
+  // A crash after the upload, before it was marked: the repeat finds the same bytes and marks it.
+  await channel.upload(name, Buffer.from(built.text));
+  expect(await uploadRecordedFile(testDb(), cipher, channel, recorded.id)).toEqual({ uploaded: false });
+  expect(await uploadRecordedFile(testDb(), cipher, channel, recorded.id)).toEqual({ uploaded: false });
+  expect((await testDb().selectFrom('bank_files').select('status').where('id', '=', recorded.id).executeTakeFirstOrThrow()).status).toBe('uploaded');
+  const landed = readAchFile(fs.readFileSync(path.join(bank.root, 'inbox', name), 'utf8'));
+  expect(landed.batches[0].entries.map((e) => e.idNumber)).toEqual(entries.map((e) => e.idNumber));
+
+  // Another file with one of those payments is refused whole.
+  await expect(recordOutboundFile(testDb(), cipher, { ...file, name: `ACH_${run}_B.txt`, fileIdModifier: 'B' })).rejects.toBeInstanceOf(PaymentAlreadyFiledError);
+  expect(await testDb().selectFrom('bank_files').select('id').where('name', '=', `ACH_${run}_B.txt`).execute()).toEqual([]);
 });
