@@ -1,0 +1,66 @@
+import { readAchFile, type ReadAchFile } from '../../src/providers/bank-files/nacha';
+
+// The bank's side (a test counterpart): the checks an ODFI runs on a NACHA file before it takes it.
+// A file failing any of them is rejected whole, as a bank does.
+
+const DEBIT_CODES = new Set(['27', '37']);
+const CREDIT_CODES = new Set(['22', '32']);
+
+/** The ABA check digit rule: weights 3, 7, 1 over the nine digits sum to a multiple of ten. */
+function routingValid(nineDigits: string): boolean {
+  if (!/^\d{9}$/.test(nineDigits)) return false;
+  const weights = [3, 7, 1, 3, 7, 1, 3, 7, 1];
+  return [...nineDigits].reduce((sum, d, i) => sum + Number(d) * weights[i], 0) % 10 === 0;
+}
+
+interface Sums { count: number; hash: bigint; debit: bigint; credit: bigint }
+
+function sumsOf(entries: ReadAchFile['batches'][number]['entries']): Sums {
+  const sums: Sums = { count: 0, hash: 0n, debit: 0n, credit: 0n };
+  for (const e of entries) {
+    sums.count++;
+    sums.hash += BigInt(e.receivingDFI);
+    if (DEBIT_CODES.has(e.transactionCode)) sums.debit += BigInt(e.amount);
+    else if (CREDIT_CODES.has(e.transactionCode)) sums.credit += BigInt(e.amount);
+  }
+  return sums;
+}
+
+function compare(where: string, control: Record<string, string>, sums: Sums, problems: string[]) {
+  const found = { count: Number(control.addendaCount), hash: BigInt(control.entryHash), debit: BigInt(control.totalDebit), credit: BigInt(control.totalCredit) };
+  const expected = { ...sums, hash: sums.hash % 10_000_000_000n };
+  for (const key of Object.keys(found) as (keyof Sums)[]) {
+    if (found[key] !== expected[key]) problems.push(`${where}: ${key} is ${found[key]}, the entries make ${expected[key]}`);
+  }
+}
+
+/**
+ * What is wrong with a file, as an ODFI would reject it; empty when it is taken. `seen` holds the
+ * files already taken (destination, origin, creation date and file id modifier): a file that
+ * repeats one is a duplicate.
+ */
+export function odfiProblems(text: string, seen: Set<string>): string[] {
+  let file: ReadAchFile;
+  try {
+    file = readAchFile(text);
+  } catch (err) {
+    return [(err as Error).message];
+  }
+  const problems: string[] = [];
+  const records = text.split(/\r?\n/).filter(Boolean).length;
+  if (records % 10 !== 0) problems.push(`${records} records: not whole blocks of ten`);
+  const all = file.batches.flatMap((b) => b.entries);
+  for (const [i, b] of file.batches.entries()) {
+    if (b.header.batchNumber !== b.control.batchNumber) problems.push(`batch ${i + 1}: its header and control name other batches`);
+    compare(`batch ${b.header.batchNumber}`, b.control, sumsOf(b.entries), problems);
+  }
+  for (const e of all) {
+    if (!routingValid(`${e.receivingDFI}${e.checkDigit}`)) problems.push(`entry ${e.traceNumber}: routing number ${e.receivingDFI}${e.checkDigit} fails its check digit`);
+  }
+  compare('file', file.control, sumsOf(all), problems);
+  if (Number(file.control.batchCount) !== file.batches.length) problems.push(`file: batchCount is ${file.control.batchCount}, the file has ${file.batches.length}`);
+  const identity = [file.header.immediateDestination, file.header.immediateOrigin, file.header.fileCreationDate, file.header.fileIdModifier].join('|');
+  if (seen.has(identity)) problems.push(`duplicate file: ${identity} was taken already`);
+  if (problems.length === 0) seen.add(identity);
+  return problems;
+}
