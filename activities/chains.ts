@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
+import { Context, sleep } from '@temporalio/activity';
 import type { ChainAdapters } from '../src/chains';
 import { PayoutRejectedError, findDeposit } from '../src/chains/chain-adapter';
 import type { Db } from '../src/db';
@@ -74,7 +74,7 @@ export function createChainActivities(deps: {
         return { txHash };
       } catch (err) {
         // A transient failure is noted on the payment; the chain's refusal is the workflow's to record.
-        if (!(err instanceof ApplicationFailure || err instanceof PayoutRejectedError)) await recordPaymentFailure(deps.db, input, String((err as Error).message).slice(0, 300));
+        if (!(err instanceof PayoutRejectedError)) await recordPaymentFailure(deps.db, input, String((err as Error).message).slice(0, 300));
         throw err;
       }
     },

@@ -22,7 +22,6 @@ function toExpressPath(template: string) {
   return template.replace(/\{(\w+)\}/g, ':$1');
 }
 
-
 export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes) {
   const app = express();
   app.disable('x-powered-by');

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { DataCipher } from '../crypto';
+import { sha256Hex, type DataCipher } from '../crypto';
 import type { Db } from '../db';
 import { newId } from '../ids';
 import type { AchTotals } from '../providers/bank-files/nacha';
@@ -27,7 +26,7 @@ export interface OutboundFile {
  * a payment already in another file refuses the whole file.
  */
 export async function recordOutboundFile(db: Db, cipher: DataCipher, file: OutboundFile, now = new Date()): Promise<{ id: string; sha256: string }> {
-  const sha256 = createHash('sha256').update(file.text).digest('hex');
+  const sha256 = sha256Hex(file.text);
   return db.transaction().execute(async (trx) => {
     const existing = await trx.selectFrom('bank_files').select(['id', 'sha256']).where('name', '=', file.name).executeTakeFirst();
     if (existing) {

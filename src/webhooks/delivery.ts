@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { setTimeout as wait } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
@@ -92,21 +93,9 @@ export async function deliverDueWebhooks(
     }
     opts.beat();
     if (Date.now() >= until) return totals;
-    if (claimed.length < BATCH) await pause(Math.min(opts.pollMs, Math.max(0, until - Date.now())), opts.signal);
+    // An abort ends the wait early; the check at the top of the loop then ends the loop.
+    if (claimed.length < BATCH) await wait(Math.min(opts.pollMs, Math.max(0, until - Date.now())), undefined, { signal: opts.signal }).catch(() => undefined);
   }
-}
-
-/** Waits `ms`, or less when `signal` aborts. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 type SendOutcome = PostOutcome & { ok: boolean; at: Date };

@@ -1,4 +1,4 @@
-import { readAchFile, type ReadAchFile } from '../../src/providers/bank-files/nacha';
+import { controlTotals, readAchFile, type AchTotals, type ReadAchFile } from '../../src/providers/bank-files/nacha';
 
 // The bank's side (a test counterpart): the checks an ODFI runs on a NACHA file before it takes it.
 // A file failing any of them is rejected whole, as a bank does.
@@ -13,24 +13,26 @@ function routingValid(nineDigits: string): boolean {
   return [...nineDigits].reduce((sum, d, i) => sum + Number(d) * weights[i], 0) % 10 === 0;
 }
 
-interface Sums { count: number; hash: bigint; debit: bigint; credit: bigint }
-
-function sumsOf(entries: ReadAchFile['batches'][number]['entries']): Sums {
-  const sums: Sums = { count: 0, hash: 0n, debit: 0n, credit: 0n };
+/** The bank's own sums of the entries as it read them (not the platform's). */
+function sumsOf(entries: ReadAchFile['batches'][number]['entries']): AchTotals {
+  const sums: AchTotals = { entryCount: 0, entryHash: 0n, totalDebitMinor: 0n, totalCreditMinor: 0n };
   for (const e of entries) {
-    sums.count++;
-    sums.hash += BigInt(e.receivingDFI);
-    if (DEBIT_CODES.has(e.transactionCode)) sums.debit += BigInt(e.amount);
-    else if (CREDIT_CODES.has(e.transactionCode)) sums.credit += BigInt(e.amount);
+    sums.entryCount++;
+    sums.entryHash += BigInt(e.receivingDFI);
+    if (DEBIT_CODES.has(e.transactionCode)) sums.totalDebitMinor += BigInt(e.amount);
+    else if (CREDIT_CODES.has(e.transactionCode)) sums.totalCreditMinor += BigInt(e.amount);
   }
+  sums.entryHash %= 10_000_000_000n;
   return sums;
 }
 
-function compare(where: string, control: Record<string, string>, sums: Sums, problems: string[]) {
-  const found = { count: Number(control.addendaCount), hash: BigInt(control.entryHash), debit: BigInt(control.totalDebit), credit: BigInt(control.totalCredit) };
-  const expected = { ...sums, hash: sums.hash % 10_000_000_000n };
-  for (const key of Object.keys(found) as (keyof Sums)[]) {
-    if (found[key] !== expected[key]) problems.push(`${where}: ${key} is ${found[key]}, the entries make ${expected[key]}`);
+/** The names the bank's rejections use for the totals. */
+const TOTAL_NAMES: Record<keyof AchTotals, string> = { entryCount: 'count', entryHash: 'hash', totalDebitMinor: 'debit', totalCreditMinor: 'credit' };
+
+function compare(where: string, control: Record<string, string>, sums: AchTotals, problems: string[]) {
+  const found = controlTotals(control);
+  for (const key of Object.keys(found) as (keyof AchTotals)[]) {
+    if (found[key] !== sums[key]) problems.push(`${where}: ${TOTAL_NAMES[key]} is ${found[key]}, the entries make ${sums[key]}`);
   }
 }
 

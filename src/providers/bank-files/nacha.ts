@@ -139,14 +139,19 @@ export function totalsOf(entries: AchEntry[]): AchTotals {
   return totals;
 }
 
+/** What a batch or file control record says: its entry count, entry hash and totals. */
+export function controlTotals(control: AchRecord): AchTotals {
+  return {
+    entryCount: Number(control.addendaCount),
+    entryHash: BigInt(control.entryHash),
+    totalDebitMinor: BigInt(control.totalDebit),
+    totalCreditMinor: BigInt(control.totalCredit),
+  };
+}
+
 /** The file control must say what we summed: the library adds amounts as JavaScript numbers. */
 function checkControls(file: ReadAchFile, totals: AchTotals) {
-  const found = {
-    entryCount: Number(file.control.addendaCount),
-    entryHash: BigInt(file.control.entryHash),
-    totalDebitMinor: BigInt(file.control.totalDebit),
-    totalCreditMinor: BigInt(file.control.totalCredit),
-  };
+  const found = controlTotals(file.control);
   for (const key of Object.keys(found) as (keyof AchTotals)[]) {
     if (found[key] !== totals[key]) throw new Error(`The NACHA file's ${key} is ${found[key]}, not ${totals[key]}: the file is not used`);
   }

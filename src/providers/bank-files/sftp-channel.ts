@@ -1,5 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import SftpClient from 'ssh2-sftp-client';
+import { sha256Hex } from '../../crypto';
 
 /**
  * Where and how the platform exchanges files with its bank: an SFTP account on the bank's server,
@@ -66,12 +67,12 @@ export class SftpChannel {
 
   /** Puts `bytes` in the inbox as `name`, once: `uploaded` false when the same file was there already. */
   upload(name: string, bytes: Buffer): Promise<{ uploaded: boolean; sha256: string }> {
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const sha256 = sha256Hex(bytes);
     const target = `${this.settings.inbox}/${name}`;
     return this.session(async (client) => {
       if (await client.exists(target)) {
         const present = (await client.get(target)) as Buffer;
-        if (createHash('sha256').update(present).digest('hex') === sha256) return { uploaded: false, sha256 };
+        if (sha256Hex(present) === sha256) return { uploaded: false, sha256 };
         throw new BankFileConflictError(`${name} is already in the bank's inbox with other contents: not overwritten`);
       }
       const part = `${target}.part`;
