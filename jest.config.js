@@ -1,7 +1,9 @@
-// Two projects, one folder each: `test/unit` (pure logic, the lint rules, workflows against mocked
-// activities: no service, `npm run test:unit`) and `test/e2e` (everything through the real stack the
-// global setup starts once). `npm test` runs two files at a time against that one stack: each file
-// works in tenants of its own, and most of a file's time is spent waiting on sandbox clocks and chains.
+// Three projects, one folder each: `test/unit` (pure logic, the lint rules: no service, `npm run
+// test:unit`), `test/e2e` (everything through the real stack the global setup starts once) and
+// `test/e2e-alone` (the same, for files whose operations reach every tenant: key rewraps, data-key
+// rotation, the stray-deposit scan). `npm test` runs unit and e2e two files at a time against one
+// stack (each file works in tenants of its own, and most of its time waits on sandbox clocks and
+// chains), then e2e-alone one file at a time, with nothing beside it.
 
 const common = {
   testEnvironment: 'node',
@@ -21,12 +23,12 @@ module.exports = {
   reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
-    {
+    ...['e2e', 'e2e-alone'].map((name) => ({
       ...common,
-      displayName: 'e2e',
-      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      displayName: name,
+      testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
-    },
+    })),
   ],
 };
