@@ -93,7 +93,7 @@ test('two API and two worker processes of the production entry points, restarted
   expect(apis.every((s) => s.command.join(' ') === 'npm run start:api')).toBe(true);
   expect(workers.every((s) => s.command.join(' ') === 'npm run start:worker')).toBe(true);
   const pkg = JSON.parse(read('package.json'));
-  expect([pkg.scripts['start:api'], pkg.scripts['start:worker']]).toEqual(['exec tsx src/main/api.ts', 'exec tsx workers/main.ts']);
+  expect([pkg.scripts['start:api'], pkg.scripts['start:worker']]).toEqual(['exec node --import tsx src/main/api.ts', 'exec node --import tsx workers/main.ts']);
   const script = read('src/main/cluster.ts');
   expect(script).toContain("'src/main/api.ts'");
   expect(script).toContain("'workers/main.ts'");
