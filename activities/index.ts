@@ -18,6 +18,7 @@ import { createWalletWatchActivities } from './wallet-watch';
 import { createWebhookActivities } from './webhooks';
 import { createMpcActivities } from './mpc';
 import type { DeliveryOptions } from '../src/webhooks/delivery';
+import { createBankFileActivities, type BankFileActivityDeps } from './bank-files';
 
 export interface ActivityDeps {
   db: Db;
@@ -34,6 +35,8 @@ export interface ActivityDeps {
   strayDepositWatchMs: number;
   /** Webhook delivery: timeouts, the retry schedule, and how often an idle endpoint looks for events. */
   webhookDelivery: DeliveryOptions & { pollMs: number };
+  /** The bank's file interface, when a rail runs on it (docs/BANK_FILES.md). */
+  bankFiles?: BankFileActivityDeps;
 }
 
 /** All activities, grouped by the outside system they touch. */
@@ -56,6 +59,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMpcActivities({ db: deps.db, keys: deps.providers.keys, chains: deps.providers.chains }),
     ...createWalletWatchActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs }),
     ...createWebhookActivities({ db: deps.db, cipher: deps.cipher, delivery: deps.webhookDelivery }),
+    ...(deps.bankFiles ? createBankFileActivities(deps.bankFiles) : {}),
     ...createTransferReviewActivities({
       db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits, chains: deps.providers.chains,
     }),

@@ -4,6 +4,7 @@ import { wordlist } from '@scure/bip39/wordlists/english';
 import { getAddress, isAddress, type Hex } from 'viem';
 import { z } from 'zod';
 import { EVM_CHAINS, isEvmChain, RAILS, type EvmChain } from './domain/rails';
+import { bankFileEnv, bankFilesEnabled, missingBankFileSettings } from './config-bank-files';
 
 /**
  * All configuration comes from environment variables, validated once at start.
@@ -261,7 +262,17 @@ const envSchema = z.object({
    */
   WORKFLOW_ANSWER_TIMEOUT_SECONDS: z.coerce.number().positive().max(300).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ...bankFileEnv,
 }).superRefine((c, ctx) => {
+  if (bankFilesEnabled(c)) {
+    for (const key of missingBankFileSettings(c)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: 'is required when RAIL_PROVIDERS or SANDBOX_BANK_FILES uses the bank\'s files' });
+    }
+  }
+  // One bank configuration: sandbox payments must never reach the bank that carries live ones.
+  if (c.SANDBOX_BANK_FILES === 'on' && Object.keys(c.RAIL_PROVIDERS).length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['SANDBOX_BANK_FILES'], message: 'cannot be on while RAIL_PROVIDERS sends live payments to the bank' });
+  }
   // Anyone can derive the keys of anvil's mnemonic: on a chain other than a local node it would hand
   // the treasury to the first taker.
   const remote = Object.entries(c.EVM_RPC_URLS).filter(([, url]) => !isLoopbackUrl(url)).map(([chain]) => chain);

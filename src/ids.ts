@@ -23,6 +23,7 @@ export const ID_PREFIXES = {
   ledgerAccount: 'lacct',
   ledgerTransaction: 'ltx',
   bankFile: 'bfile',
+  bankPayment: 'bpay',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

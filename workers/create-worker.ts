@@ -7,7 +7,9 @@ import type { Config } from '../src/config';
 import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
 import type { KeyVault } from '../src/keys/key-vault';
+import type { Client } from '@temporalio/client';
 import { createMoneyProviders } from '../src/providers';
+import { bankFileActivityDeps } from '../activities/bank-files';
 import type { SanctionsScreener } from '../src/sanctions/screener';
 import type { Logger } from '../src/logger';
 import { reportWhileWaiting } from '../src/main/run';
@@ -18,8 +20,11 @@ import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './workflow-bundle'
 import { classifyActivityFailures } from '../activities/failures';
 
 /** What the activities need, from the configuration and the process's shared resources. */
-export function activityDepsFromConfig(config: Config, shared: { db: Db; cipher: DataCipher; keys: KeyVault; sanctions: SanctionsScreener }): ActivityDeps {
+export function activityDepsFromConfig(
+  config: Config, shared: { db: Db; cipher: DataCipher; keys: KeyVault; sanctions: SanctionsScreener; temporal: Client; log: Logger },
+): ActivityDeps {
   return {
+    bankFiles: bankFileActivityDeps(config, shared),
     db: shared.db, cipher: shared.cipher, sanctions: shared.sanctions,
     idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
     providers: createMoneyProviders(config, shared.db, shared.keys),

@@ -6,7 +6,7 @@ import { createLogger } from '../src/logger';
 import { configuredScreener } from '../src/sanctions/screener';
 import { activityDepsFromConfig, createWorker, requireWorkflowBundle, workerSettings } from './create-worker';
 import { runMain } from '../src/main/run';
-import { temporalAuthOptions } from '../src/temporal/client';
+import { connectTemporalClient, temporalAuthOptions } from '../src/temporal/client';
 import { createKeyVault } from '../src/keys/key-vault';
 
 runMain('worker', async () => {
@@ -21,11 +21,13 @@ runMain('worker', async () => {
   // Batch and KYC screening run here, against lists held in this process's memory.
   const sanctions = configuredScreener(config, db, log);
   const stopWatching = await sanctions.loadAndWatch(config.DATABASE_URL);
+  // Activities that tell workflows of what a bank's files say (rail events) use a client.
+  const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS, cipher);
   const worker = await createWorker({
     address: config.TEMPORAL_ADDRESS,
     auth: temporalAuthOptions(config),
     ...workerSettings(config),
-    activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions }),
+    activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions, temporal, log }),
     log,
     // The SDK's metrics (task latencies, slots, poll results) for Prometheus: docs/DEPLOYMENT.md.
     metricsAddress: config.TEMPORAL_METRICS_ADDRESS,
@@ -35,6 +37,7 @@ runMain('worker', async () => {
     done: worker.running,
     stop: async () => {
       await worker.stop();
+      await temporal.connection.close();
       await stopWatching();
       await db.destroy();
     },

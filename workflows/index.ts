@@ -10,3 +10,6 @@ export { returnRailDepositWorkflow } from './rail-deposit-return';
 export { webhookEndpointWorkflow } from './webhook-endpoint';
 export { walletWatcherWorkflow } from './wallet-watcher';
 export { mpcSessionWorkflow } from './mpc-session';
+export { achFileWindowWorkflow } from './ach-file-window';
+export { bankFileUploadWorkflow } from './bank-file-upload';
+export { readBankOutboxWorkflow } from './bank-outbox';

@@ -1,5 +1,7 @@
 import { sha256Hex, type DataCipher } from '../crypto';
+import type { Transaction } from 'kysely';
 import type { Db } from '../db';
+import type { Database } from '../db/schema';
 import { newId } from '../ids';
 import type { AchTotals } from '../providers/bank-files/nacha';
 import type { SftpChannel } from '../providers/bank-files/sftp-channel';
@@ -26,26 +28,31 @@ export interface OutboundFile {
  * a payment already in another file refuses the whole file.
  */
 export async function recordOutboundFile(db: Db, cipher: DataCipher, file: OutboundFile, now = new Date()): Promise<{ id: string; sha256: string }> {
+  return db.transaction().execute((trx) => insertOutboundFile(trx, cipher, file, now));
+}
+
+/** recordOutboundFile inside the caller's transaction (a window files its payments in the same one). */
+export async function insertOutboundFile(
+  trx: Transaction<Database>, cipher: DataCipher, file: OutboundFile & { windowId?: string }, now = new Date(),
+): Promise<{ id: string; sha256: string }> {
   const sha256 = sha256Hex(file.text);
-  return db.transaction().execute(async (trx) => {
-    const existing = await trx.selectFrom('bank_files').select(['id', 'sha256']).where('name', '=', file.name).executeTakeFirst();
-    if (existing) {
-      if (existing.sha256 !== sha256) throw new Error(`A different file named ${file.name} is recorded already`);
-      return existing;
-    }
-    const filed = file.paymentIds.length === 0 ? [] : await trx.selectFrom('bank_file_payments')
-      .select(['payment_id', 'file_id']).where('payment_id', 'in', file.paymentIds).execute();
-    if (filed.length > 0) throw new PaymentAlreadyFiledError(`Payment ${filed[0].payment_id} is in file ${filed[0].file_id} already: it goes out once`);
-    const id = newId('bankFile', now.getTime());
-    await trx.insertInto('bank_files').values({
-      id, rail: file.rail, direction: 'outbound', name: file.name, file_id_modifier: file.fileIdModifier, sha256,
-      contents_encrypted: cipher.encrypt(file.text), entry_count: file.totals.entryCount,
-      total_debit_minor: file.totals.totalDebitMinor, total_credit_minor: file.totals.totalCreditMinor,
-      status: 'recorded', created_at: now, uploaded_at: null,
-    }).execute();
-    await trx.insertInto('bank_file_payments').values(file.paymentIds.map((paymentId) => ({ file_id: id, payment_id: paymentId }))).execute();
-    return { id, sha256 };
-  });
+  const existing = await trx.selectFrom('bank_files').select(['id', 'sha256']).where('direction', '=', 'outbound').where('name', '=', file.name).executeTakeFirst();
+  if (existing) {
+    if (existing.sha256 !== sha256) throw new Error(`A different file named ${file.name} is recorded already`);
+    return existing;
+  }
+  const filed = file.paymentIds.length === 0 ? [] : await trx.selectFrom('bank_file_payments')
+    .select(['payment_id', 'file_id']).where('payment_id', 'in', file.paymentIds).execute();
+  if (filed.length > 0) throw new PaymentAlreadyFiledError(`Payment ${filed[0].payment_id} is in file ${filed[0].file_id} already: it goes out once`);
+  const id = newId('bankFile', now.getTime());
+  await trx.insertInto('bank_files').values({
+    id, rail: file.rail, direction: 'outbound', name: file.name, file_id_modifier: file.fileIdModifier, sha256,
+    contents_encrypted: cipher.encrypt(file.text), entry_count: file.totals.entryCount,
+    total_debit_minor: file.totals.totalDebitMinor, total_credit_minor: file.totals.totalCreditMinor,
+    status: 'recorded', created_at: now, uploaded_at: null, window_id: file.windowId ?? null,
+  }).execute();
+  await trx.insertInto('bank_file_payments').values(file.paymentIds.map((paymentId) => ({ file_id: id, payment_id: paymentId }))).execute();
+  return { id, sha256 };
 }
 
 /**

@@ -29,6 +29,7 @@ import * as m0024 from './migrations/0024_screening_batch_updated_at';
 import * as m0025 from './migrations/0025_customer_suspension';
 import * as m0026 from './migrations/0026_developer_allowed_origins';
 import * as m0027 from './migrations/0027_bank_files';
+import * as m0028 from './migrations/0028_bank_file_rail';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -80,6 +81,7 @@ const migrations: Record<string, Migration> = {
   '0025_customer_suspension': m0025,
   '0026_developer_allowed_origins': m0026,
   '0027_bank_files': m0027,
+  '0028_bank_file_rail': m0028,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

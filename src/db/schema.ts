@@ -595,9 +595,38 @@ export interface BankFilesTable {
   entry_count: number;
   total_debit_minor: Numeric;
   total_credit_minor: Numeric;
-  status: 'recorded' | 'uploaded' | 'processed';
+  status: 'recorded' | 'uploaded' | 'processed' | 'rejected';
   created_at: Date;
   uploaded_at: Date | null;
+  /** The file window that built it (outbound; migration 0028). */
+  window_id: Generated<string | null>;
+  /** Why the bank rejected it, or what it carried (inbound). */
+  detail: Generated<string | null>;
+}
+
+/** A payment the bank-file rail holds (migration 0028). */
+export interface BankPaymentsTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  rail: string;
+  direction: 'credit' | 'debit';
+  amount_minor: Numeric;
+  currency: string;
+  external_account_id: string | null;
+  purpose: string;
+  idempotency_key: string;
+  reference: string | null;
+  /** The entry's individual id number in the file (15 digits): how a return names it. */
+  entry_ref: Generated<string>;
+  status: 'queued' | 'filed' | 'rejected' | 'returned';
+  code: string | null;
+  file_id: string | null;
+  /** YYYY-MM-DD: the settlement date the file asks for. */
+  effective_date: string | null;
+  settles_at: Date | null;
+  created_at: Date;
+  returned_at: Date | null;
 }
 
 export interface BankFilePaymentsTable {
@@ -640,6 +669,7 @@ export interface Database {
   mpc_customer_rounds: MpcCustomerRoundsTable;
   bank_files: BankFilesTable;
   bank_file_payments: BankFilePaymentsTable;
+  bank_payments: BankPaymentsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;

@@ -20,7 +20,7 @@ runMain('api', async () => {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS === 'on' });
   await migrateToLatest(db);
   const temporal = await connectTemporalClient(config, config.TEMPORAL_ADDRESS, cipher);
-  await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
+  await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS, bankFiles: config });
   await ensureWalletWatchers({ config, temporal, db });
   const sanctions = configuredScreener(config, db, log);
   const stopWatching = await sanctions.loadAndWatch(config.DATABASE_URL);

@@ -73,7 +73,7 @@ runMain('platform', async () => {
 
     const temporal = await connectTemporalClient(config, temporalAddress, cipher);
     stops.push(['Temporal client', () => temporal.connection.close()]);
-    await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS });
+    await ensureSchedules(temporal, config.TEMPORAL_TASK_QUEUE, { strayDepositScanSeconds: config.STRAY_DEPOSIT_SCAN_SECONDS, bankFiles: config });
     await ensureWalletWatchers({ config, temporal, db });
 
     // One in-memory copy of the lists serves the API and the worker of this process.
@@ -82,7 +82,7 @@ runMain('platform', async () => {
     const worker = await createWorker({
       address: temporalAddress,
       ...workerSettings(config),
-      activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions }),
+      activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions, temporal, log }),
       log,
     });
     stops.push(['worker', worker.stop]);

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { Environment } from '../db/schema';
-import { CHAIN_RAILS, FIAT_RAILS, isEvmChain, isSimulatedChain, PAYMENT_RAILS, type PaymentRail } from '../domain/rails';
+import { FIAT_RAILS, isEvmChain, isSimulatedChain, PAYMENT_RAILS, type PaymentRail } from '../domain/rails';
+import { bankFileRailFor } from './bank-files/settings';
 
 /**
  * Which outside systems are real for each environment (docs/API.md, "Live fails closed"). The
@@ -22,18 +23,20 @@ export interface LiveSummary {
 }
 
 /**
- * The live implementations this build has. Fiat rails have none yet: each needs its bank's file
- * interface or a provider's API behind RailAdapter. EVM chains are real wherever an RPC address is
- * configured; solana, stellar and tron exist only as the sandbox's simulator.
+ * The live implementations this build has. A fiat rail is real where RAIL_PROVIDERS gives it the
+ * bank's file interface (ACH today); the others have none and run in the sandbox only. EVM chains are
+ * real wherever an RPC address is configured; solana, stellar and tron exist only as the sandbox's simulator.
  */
-function liveRailUnavailable(config: Pick<Config, 'EVM_RPC_URLS'>, rail: PaymentRail): string | undefined {
-  if ((FIAT_RAILS as readonly string[]).includes(rail)) return `${rail} has no live provider configured; it runs in the sandbox only`;
+function liveRailUnavailable(config: Pick<Config, 'EVM_RPC_URLS' | 'RAIL_PROVIDERS' | 'SANDBOX_BANK_FILES'>, rail: PaymentRail): string | undefined {
+  if ((FIAT_RAILS as readonly string[]).includes(rail)) {
+    return bankFileRailFor(config, 'production', rail) ? undefined : `${rail} has no live provider configured; it runs in the sandbox only`;
+  }
   if (isSimulatedChain(rail)) return `${rail} has no live node configured; it runs on the sandbox's simulator only`;
   if (isEvmChain(rail) && !config.EVM_RPC_URLS?.[rail]) return `${rail} has no RPC address configured (EVM_RPC_URLS)`;
   return undefined;
 }
 
-export function providerAvailability(config: Pick<Config, 'EVM_RPC_URLS' | 'LIVE_FX_RATES'>): ProviderAvailability {
+export function providerAvailability(config: Pick<Config, 'EVM_RPC_URLS' | 'LIVE_FX_RATES' | 'RAIL_PROVIDERS' | 'SANDBOX_BANK_FILES'>): ProviderAvailability {
   const liveUnavailable = new Map(PAYMENT_RAILS.map((rail) => [rail, liveRailUnavailable(config, rail)] as const));
   const liveRates = Object.keys(config.LIVE_FX_RATES ?? {}).length > 0;
   const realRails = PAYMENT_RAILS.filter((r) => !liveUnavailable.get(r));
@@ -53,9 +56,8 @@ export function providerAvailability(config: Pick<Config, 'EVM_RPC_URLS' | 'LIVE
 
 /** One line for the start-up banner and log. */
 export function describeLive(live: LiveSummary): string {
-  const chains = live.real.rails.filter((r) => (CHAIN_RAILS as readonly string[]).includes(r));
   return [
-    `live: real ${chains.length ? chains.join(', ') : 'no rail'}${live.real.rates ? `, ${live.real.rates}` : ''}`,
+    `live: real ${live.real.rails.length ? live.real.rails.join(', ') : 'no rail'}${live.real.rates ? `, ${live.real.rates}` : ''}`,
     `unavailable ${live.unavailable.rails.join(', ')}${live.unavailable.rates ? `; ${live.unavailable.rates}` : ''}; ${live.unavailable.identity}`,
   ].join('; ');
 }

@@ -9,7 +9,9 @@ import { providerAvailability, type ProviderAvailability } from './availability'
 import { OperatorReviewIdentityProvider, SandboxIdentityProvider, type IdentityVerificationProvider } from './identity-verification';
 import type { ChainRail } from '../domain/rails';
 import type { KeyVault } from '../keys/key-vault';
-import { SandboxRails, type RailAdapter, type SandboxRailControls } from './rails';
+import { SandboxRails, type RailAdapter, type RailPaymentRequest, type SandboxRailControls } from './rails';
+import { BankFileRails } from './bank-files/bank-file-rails';
+import { bankFileRailFor } from './bank-files/settings';
 
 /**
  * The outside systems money moves through, built once per process from the configuration: what a
@@ -35,12 +37,30 @@ export function createMoneyProviders(config: Config, db: Db, keys: KeyVault): Mo
   const rails = new SandboxRails(db, config.SANDBOX_TIME_SCALE, (currency) => ASSET_SCALE[currency] ?? 2, config.RAIL_WEBHOOK_SECRET);
   const chains = createChainAdapters(config, db);
   return {
-    rails,
+    rails: routedRails(config, db, rails),
     chains,
     rates: { sandbox: new SandboxRateProvider(config.SANDBOX_FX_RATES), production: new RateSheetProvider(config.LIVE_FX_RATES, 'live') },
     identity: { sandbox: new SandboxIdentityProvider(), production: new OperatorReviewIdentityProvider() },
     availability: providerAvailability(config),
     sandbox: { rails, chains },
     keys,
+  };
+}
+
+/**
+ * Each payment to the implementation its rail has in its environment: the bank's files where
+ * RAIL_PROVIDERS (live) or SANDBOX_BANK_FILES (sandbox) say so, else the sandbox simulator (which
+ * refuses live payments). A payment is read back from where its id says it is.
+ */
+function routedRails(config: Config, db: Db, sandbox: SandboxRails): RailAdapter {
+  const bankFiles = new BankFileRails(db, {
+    settlementSeconds: config.BANK_FILE_SETTLEMENT_SECONDS,
+    recheckMs: Math.min(config.BANK_FILE_WINDOW_SECONDS ?? 300, 300) * 1000,
+  });
+  const adapterFor = (r: Pick<RailPaymentRequest, 'tenant' | 'rail'>) => (bankFileRailFor(config, r.tenant.environment, r.rail) ? bankFiles : sandbox);
+  return {
+    submitPayment: (r) => adapterFor(r).submitPayment(r),
+    getPayment: (id) => (id.startsWith('bpay_') ? bankFiles.getPayment(id) : sandbox.getPayment(id)),
+    parseWebhook: (request) => sandbox.parseWebhook(request),
   };
 }

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import {
-  Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy, defaultGrpcRetryOptions, makeGrpcRetryInterceptor,
+  Client, Connection, ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, defaultGrpcRetryOptions, makeGrpcRetryInterceptor,
+  type ScheduleSpec,
 } from '@temporalio/client';
+import { bankFileEnvironment, bankFileRails } from '../providers/bank-files/settings';
 import type { Config } from '../config';
 import type { DataCipher } from '../crypto';
 import { encryptedDataConverter } from './payload-codec';
@@ -33,22 +35,63 @@ export async function connectTemporalClient(config: Pick<Config, 'TEMPORAL_NAMES
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: encryptedDataConverter(cipher) });
 }
 
-/** Maintenance runs as Temporal schedules, not as loops in our processes. Safe to call at every start. */
-export async function ensureSchedules(client: Client, taskQueue: string, opts: { strayDepositScanSeconds: number }) {
-  const schedules = [
-    { scheduleId: 'maintenance:reap-idempotency-keys', every: 3_600_000, workflowType: 'reapIdempotencyKeysWorkflow' },
-    // Stray chain deposits (another amount, a repeat, a late one) are found and sent back to their senders.
-    { scheduleId: 'chains:scan-stray-deposits', every: opts.strayDepositScanSeconds * 1000, workflowType: 'scanStrayDepositsWorkflow' },
+/** A schedule the platform keeps: what it starts, and when (an interval or calendar times). */
+interface PlatformSchedule {
+  scheduleId: string;
+  workflowType: string;
+  args?: unknown[];
+  spec: ScheduleSpec;
+}
+
+/** The bank-file rail's schedules (docs/BANK_FILES.md): its ACH windows and the outbox; none when no rail runs on files. */
+export function bankFileSchedules(config: BankFileScheduleConfig): PlatformSchedule[] {
+  const environment = bankFileEnvironment(config);
+  if (!environment) return [];
+  const rails = bankFileRails(config, environment);
+  const windowSpec = (crons: string[]): ScheduleSpec => (config.BANK_FILE_WINDOW_SECONDS
+    ? { intervals: [{ every: config.BANK_FILE_WINDOW_SECONDS * 1000 }] }
+    : { cronExpressions: crons, timezone: config.BANK_FILE_WINDOW_TIMEZONE });
+  const windows = [
+    { window: 'ach_standard', crons: config.ACH_STANDARD_WINDOWS, on: rails.includes('ach') || rails.includes('ach_push') },
+    { window: 'ach_same_day', crons: config.ACH_SAME_DAY_WINDOWS, on: rails.includes('ach_same_day') },
   ];
-  for (const { scheduleId, every, workflowType } of schedules) {
-    const spec = { intervals: [{ every }] };
-    const action = { type: 'startWorkflow' as const, workflowType, taskQueue, args: [] };
+  return [
+    ...windows.filter((w) => w.on).map((w) => ({
+      scheduleId: `bank-files:${w.window}`, workflowType: 'achFileWindowWorkflow', args: [{ window: w.window }], spec: windowSpec(w.crons),
+    })),
+    { scheduleId: 'bank-files:outbox', workflowType: 'readBankOutboxWorkflow', spec: { intervals: [{ every: config.BANK_OUTBOX_POLL_SECONDS * 1000 }] } },
+  ];
+}
+
+type BankFileScheduleConfig = Pick<Config, 'RAIL_PROVIDERS' | 'SANDBOX_BANK_FILES' | 'BANK_FILE_WINDOW_SECONDS' | 'BANK_FILE_WINDOW_TIMEZONE'
+  | 'ACH_STANDARD_WINDOWS' | 'ACH_SAME_DAY_WINDOWS' | 'BANK_OUTBOX_POLL_SECONDS'>;
+const BANK_FILE_SCHEDULE_IDS = ['bank-files:ach_standard', 'bank-files:ach_same_day', 'bank-files:outbox'];
+
+/**
+ * Maintenance and the bank's file windows run as Temporal schedules, not as loops in our processes.
+ * Safe to call at every start: an existing schedule takes this start's times and task queue, and a
+ * bank-file schedule no longer configured is deleted.
+ */
+export async function ensureSchedules(client: Client, taskQueue: string, opts: { strayDepositScanSeconds: number; bankFiles?: BankFileScheduleConfig }) {
+  const schedules: PlatformSchedule[] = [
+    { scheduleId: 'maintenance:reap-idempotency-keys', workflowType: 'reapIdempotencyKeysWorkflow', spec: { intervals: [{ every: 3_600_000 }] } },
+    // Stray chain deposits (another amount, a repeat, a late one) are found and sent back to their senders.
+    { scheduleId: 'chains:scan-stray-deposits', workflowType: 'scanStrayDepositsWorkflow', spec: { intervals: [{ every: opts.strayDepositScanSeconds * 1000 }] } },
+    ...(opts.bankFiles ? bankFileSchedules(opts.bankFiles) : []),
+  ];
+  for (const { scheduleId, workflowType, args, spec } of schedules) {
+    const action = { type: 'startWorkflow' as const, workflowType, taskQueue, args: args ?? [] };
     try {
       await client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP } });
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-      // Created by an earlier start: it follows this one's interval and task queue.
       await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action }));
     }
+  }
+  const kept = new Set(schedules.map((s) => s.scheduleId));
+  for (const scheduleId of BANK_FILE_SCHEDULE_IDS.filter((id) => !kept.has(id))) {
+    await client.schedule.getHandle(scheduleId).delete().catch((err) => {
+      if (!(err instanceof ScheduleNotFoundError)) throw err;
+    });
   }
 }

@@ -9,6 +9,7 @@ export default async function globalSetup() {
     logDir: path.join(__dirname, '../../test-logs'),
     // A worker a test kills hands its workflows on after 3 s, not the default 10 s.
     extraEnv: { WORKER_STICKY_QUEUE_TIMEOUT_SECONDS: '3' },
+    bank: true,
   });
   process.env[STACK_ENV] = JSON.stringify(stack.info);
   (globalThis as any).__STACK__ = stack;

@@ -3,8 +3,9 @@ import { controlTotals, readAchFile, type AchTotals, type ReadAchFile } from '..
 // The bank's side (a test counterpart): the checks an ODFI runs on a NACHA file before it takes it.
 // A file failing any of them is rejected whole, as a bank does.
 
-const DEBIT_CODES = new Set(['27', '37']);
-const CREDIT_CODES = new Set(['22', '32']);
+// Credits: 21–24 and 31–34 (21 and 31: returns and notifications of change of a credit); debits: 26–29 and 36–39.
+const DEBIT_CODES = new Set(['26', '27', '28', '29', '36', '37', '38', '39']);
+const CREDIT_CODES = new Set(['21', '22', '23', '24', '31', '32', '33', '34']);
 
 /** The ABA check digit rule: weights 3, 7, 1 over the nine digits sum to a multiple of ten. */
 function routingValid(nineDigits: string): boolean {
@@ -13,15 +14,18 @@ function routingValid(nineDigits: string): boolean {
   return [...nineDigits].reduce((sum, d, i) => sum + Number(d) * weights[i], 0) % 10 === 0;
 }
 
-/** The bank's own sums of the entries as it read them (not the platform's). */
-function sumsOf(entries: ReadAchFile['batches'][number]['entries']): AchTotals {
+type Batch = ReadAchFile['batches'][number];
+
+/** The bank's own sums of the entries as it read them (not the platform's); the count includes addenda records. */
+function sumsOf(batches: Batch[]): AchTotals {
   const sums: AchTotals = { entryCount: 0, entryHash: 0n, totalDebitMinor: 0n, totalCreditMinor: 0n };
-  for (const e of entries) {
+  for (const e of batches.flatMap((b) => b.entries)) {
     sums.entryCount++;
     sums.entryHash += BigInt(e.receivingDFI);
     if (DEBIT_CODES.has(e.transactionCode)) sums.totalDebitMinor += BigInt(e.amount);
     else if (CREDIT_CODES.has(e.transactionCode)) sums.totalCreditMinor += BigInt(e.amount);
   }
+  sums.entryCount += batches.reduce((n, b) => n + b.addenda.flat().length, 0);
   sums.entryHash %= 10_000_000_000n;
   return sums;
 }
@@ -54,12 +58,12 @@ export function odfiProblems(text: string, seen: Set<string>): string[] {
   const all = file.batches.flatMap((b) => b.entries);
   for (const [i, b] of file.batches.entries()) {
     if (b.header.batchNumber !== b.control.batchNumber) problems.push(`batch ${i + 1}: its header and control name other batches`);
-    compare(`batch ${b.header.batchNumber}`, b.control, sumsOf(b.entries), problems);
+    compare(`batch ${b.header.batchNumber}`, b.control, sumsOf([b]), problems);
   }
   for (const e of all) {
     if (!routingValid(`${e.receivingDFI}${e.checkDigit}`)) problems.push(`entry ${e.traceNumber}: routing number ${e.receivingDFI}${e.checkDigit} fails its check digit`);
   }
-  compare('file', file.control, sumsOf(all), problems);
+  compare('file', file.control, sumsOf(file.batches), problems);
   if (Number(file.control.batchCount) !== file.batches.length) problems.push(`file: batchCount is ${file.control.batchCount}, the file has ${file.batches.length}`);
   const identity = [file.header.immediateDestination, file.header.immediateOrigin, file.header.fileCreationDate, file.header.fileIdModifier].join('|');
   if (seen.has(identity)) problems.push(`duplicate file: ${identity} was taken already`);

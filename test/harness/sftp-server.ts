@@ -38,6 +38,7 @@ export async function startSftpServer(opts: { user?: string } = {}) {
     port,
     username: opts.user ?? os.userInfo().username,
     privateKey: fs.readFileSync(clientKey, 'utf8'),
+    privateKeyFile: clientKey,
     /** The host key's public line, for clients that pin it. */
     hostKey: fs.readFileSync(`${hostKey}.pub`, 'utf8').trim(),
     /** The bank's folders on disk. */

@@ -11,4 +11,6 @@ export interface StackInfo {
   redisUrl: string;
   processEnv: Record<string, string>;
   logDir: string;
+  /** The test bank's folders on disk (its SFTP server's inbox and outbox), when the stack has one. */
+  bankRoot?: string;
 }

@@ -16,6 +16,7 @@ import { writeReferenceManifest } from '../../bench/reference-lists';
 import { startAnvilNodes } from '../../src/embedded/anvil';
 import { EVM_CHAINS } from '../../src/domain/rails';
 import { buildWorkflowBundle } from '../../workers/workflow-bundle';
+import { startSftpServer, type SftpServer } from './sftp-server';
 
 const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
@@ -31,6 +32,8 @@ export async function startStack(opts: {
   name: string; logDir: string; extraEnv?: Record<string, string>;
   /** A Temporal cluster already running (bench:transfers on the production layout); default: a dev server of the stack's own. */
   temporalAddress?: string;
+  /** A bank on a real SFTP server, carrying the live ACH rails through files (test/harness/test-bank.ts). */
+  bank?: boolean;
 }) {
   fs.mkdirSync(opts.logDir, { recursive: true });
   const temporalEnv = opts.temporalAddress ? undefined : await startTestTemporalServer(await freePort());
@@ -52,6 +55,9 @@ export async function startStack(opts: {
     await adminQuery(`drop database if exists ${dbName} with (force)`);
     await adminQuery(`create database ${dbName}`);
     const databaseUrl = adminUrl().replace(/\/[^/]*$/, `/${dbName}`);
+
+    const bank = opts.bank ? await startSftpServer() : undefined;
+    if (bank) started.push(() => bank.stop());
 
     // Workers run the workflow code bundled ahead of time, as in production (workers/workflow-bundle.ts).
     const workflowBundle = await buildWorkflowBundle(path.join(opts.logDir, 'workflow-bundle.js'), silentLogger);
@@ -87,6 +93,7 @@ export async function startStack(opts: {
       // The live rate sheet prices the gas of ethereum's and fpnet's kind, not polygon's (test/e2e/live-fails-closed.test.ts).
       LIVE_FX_RATES: 'eth=3000,fpn=1',
       WORKFLOW_BUNDLE_PATH: workflowBundle,
+      ...(bank ? bankFileEnv(bank) : {}),
       ...opts.extraEnv,
     };
     const worker = startProcess('worker', path.join(root, 'workers/main.ts'), env, opts.logDir);
@@ -105,6 +112,7 @@ export async function startStack(opts: {
       redisUrl: env.REDIS_URL,
       processEnv: env,
       logDir: opts.logDir,
+      ...(bank ? { bankRoot: bank.root } : {}),
     };
     const stop = async (keepDatabase = false) => {
       await stopStarted();
@@ -117,6 +125,23 @@ export async function startStack(opts: {
     throw err;
   }
 }
+
+/**
+ * The live ACH rails through the bank's files on the test SFTP server: windows every 2 s, the
+ * outbox read every second, entries settled 2 s after their upload (the business day, shortened).
+ */
+function bankFileEnv(bank: SftpServer): Record<string, string> {
+  return {
+    RAIL_PROVIDERS: 'ach=bank_files,ach_push=bank_files,ach_same_day=bank_files',
+    BANK_SFTP_HOST: bank.host, BANK_SFTP_PORT: String(bank.port), BANK_SFTP_USER: bank.username,
+    BANK_SFTP_PRIVATE_KEY_FILE: bank.privateKeyFile, BANK_SFTP_HOST_KEY: bank.hostKey,
+    ACH_ODFI_ROUTING: TEST_ODFI.routing, ACH_ODFI_NAME: TEST_ODFI.name, ACH_COMPANY_ID: TEST_ODFI.companyId, ACH_COMPANY_NAME: TEST_ODFI.companyName,
+    BANK_FILE_WINDOW_SECONDS: '2', BANK_OUTBOX_POLL_SECONDS: '1', BANK_FILE_SETTLEMENT_SECONDS: '2',
+  };
+}
+
+/** The platform's company at the test bank. */
+export const TEST_ODFI = { routing: '091000019', name: 'TEST ODFI BANK', companyId: '1234567890', companyName: 'FINPLATFORM' };
 
 /** The pinned Temporal CLI dev server (in-memory SQLite) with our search attributes, as tests and benchmarks run it. */
 export function startTestTemporalServer(port: number) {

@@ -71,7 +71,8 @@ test('every transfer posting set balances per currency, FX included', () => {
 });
 
 describe('live fails closed (src/providers/availability.ts)', () => {
-  const availability = providerAvailability({ EVM_RPC_URLS: { base: 'https://base.example/rpc' }, LIVE_FX_RATES: {} });
+  const noBank = { RAIL_PROVIDERS: {}, SANDBOX_BANK_FILES: 'off' } as const;
+  const availability = providerAvailability({ EVM_RPC_URLS: { base: 'https://base.example/rpc' }, LIVE_FX_RATES: {}, ...noBank });
   test('the sandbox has every rail; live only the EVM chains with an RPC address', () => {
     for (const rail of Object.keys(RAILS) as (keyof typeof RAILS)[]) expect(availability.railUnavailable('sandbox', rail)).toBeUndefined();
     expect(availability.railUnavailable('production', 'base')).toBeUndefined();
@@ -81,7 +82,17 @@ describe('live fails closed (src/providers/availability.ts)', () => {
     expect(availability.live.real.rails).toEqual(['base']);
     expect(availability.marketRates('production')).toBe(false);
     expect(availability.marketRates('sandbox')).toBe(true);
-    expect(providerAvailability({ EVM_RPC_URLS: {}, LIVE_FX_RATES: { eur: '1.1' } }).marketRates('production')).toBe(true);
+    expect(providerAvailability({ EVM_RPC_URLS: {}, LIVE_FX_RATES: { eur: '1.1' }, ...noBank }).marketRates('production')).toBe(true);
+  });
+  test('a fiat rail is live where RAIL_PROVIDERS gives it the bank\'s files; the sandbox bank files never make a rail live', () => {
+    const withBank = providerAvailability({ EVM_RPC_URLS: {}, LIVE_FX_RATES: {}, RAIL_PROVIDERS: { ach: 'bank_files', ach_same_day: 'bank_files' }, SANDBOX_BANK_FILES: 'off' });
+    expect(withBank.railUnavailable('production', 'ach')).toBeUndefined();
+    expect(withBank.railUnavailable('production', 'ach_same_day')).toBeUndefined();
+    expect(withBank.railUnavailable('production', 'ach_push')).toMatch(/no live provider/);
+    expect(withBank.railUnavailable('production', 'sepa')).toMatch(/no live provider/);
+    expect(withBank.live.real.rails).toEqual(['ach', 'ach_same_day']);
+    const sandboxFiles = providerAvailability({ EVM_RPC_URLS: {}, LIVE_FX_RATES: {}, RAIL_PROVIDERS: {}, SANDBOX_BANK_FILES: 'on' });
+    expect(sandboxFiles.railUnavailable('production', 'ach')).toMatch(/no live provider/);
   });
   test('a live rate sheet answers pegs without rates, and refuses what it does not price', async () => {
     const empty = new RateSheetProvider({}, 'live');

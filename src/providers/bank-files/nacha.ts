@@ -4,6 +4,8 @@ import batchHeaderFields from 'nach2/lib/batch/header';
 import entryFields from 'nach2/lib/entry/fields';
 import fileControlFields from 'nach2/lib/file/control';
 import fileHeaderFields from 'nach2/lib/file/header';
+import entryAddendaFields from 'nach2/lib/entry-addenda/fields';
+import { NOC_ADDENDA_FIELDS, RETURN_ADDENDA_FIELDS } from './nacha-addenda';
 import { formatAmount } from '../../domain/money';
 
 // NACHA files as the ODFI takes them (docs/BANK_FILES.md): written by nach2, read back with nach2's
@@ -33,6 +35,10 @@ export interface AchEntry {
   secCode: 'PPD' | 'CCD';
   /** The settlement date asked for (YYYY-MM-DD). */
   effectiveDate: string;
+  /** What the receiver's statement shows, when not the originator's (`ACCTVERIFY` for micro-deposits). */
+  entryDescription?: string;
+  /** 15 digits, unique across files (a return names the entry by it); default: the ODFI's id and the entry's place in the file. */
+  traceNumber?: string;
 }
 
 export interface AchTotals {
@@ -48,12 +54,14 @@ export type AchRecord = Record<string, string>;
 
 export interface ReadAchFile {
   header: AchRecord;
-  batches: { header: AchRecord; entries: AchRecord[]; control: AchRecord }[];
+  /** `addenda[i]`: the addenda records of `entries[i]` (types 05, 98 and 99). */
+  batches: { header: AchRecord; entries: AchRecord[]; addenda: AchRecord[][]; control: AchRecord }[];
   control: AchRecord;
 }
 
 const TRANSACTION_CODES = { checking: { credit: '22', debit: '27' }, savings: { credit: '32', debit: '37' } } as const;
 const NINES = '9'.repeat(94);
+const ADDENDA_FIELDS: Record<string, Fields> = { '98': NOC_ADDENDA_FIELDS, '99': RETURN_ADDENDA_FIELDS };
 const MAX_ENTRY_MINOR = 999_999_999n;
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 
@@ -89,7 +97,7 @@ export async function buildAchFile(
       companyName: originator.companyName,
       standardEntryClassCode: group[0].secCode,
       companyIdentification: originator.companyId,
-      companyEntryDescription: originator.entryDescription,
+      companyEntryDescription: group[0].entryDescription ?? originator.entryDescription,
       // What the receiver's statement shows as the date: `NOV 30`.
       companyDescriptiveDate: `${MONTHS[month - 1]} ${String(day).padStart(2, '0')}`,
       // The library formats it with the local calendar: a local date of that day.
@@ -106,7 +114,7 @@ export async function buildAchFile(
         // Blank: the library refuses an empty field, NACHA leaves this one to the originator.
         discretionaryData: '  ',
         transactionCode: TRANSACTION_CODES[e.accountType][e.direction],
-        traceNumber: `${originator.odfiRouting.slice(0, 8)}${String(++trace).padStart(7, '0')}`,
+        traceNumber: e.traceNumber ?? `${originator.odfiRouting.slice(0, 8)}${String(++trace).padStart(7, '0')}`,
       }));
     }
     file.addBatch(batch);
@@ -117,11 +125,11 @@ export async function buildAchFile(
   return { text, totals };
 }
 
-/** Entries grouped by SEC code and effective date, in a stable order: one batch each. */
+/** Entries grouped by SEC code, effective date and description, in a stable order: one batch each. */
 function batchesOf(entries: AchEntry[]): AchEntry[][] {
   const groups = new Map<string, AchEntry[]>();
   for (const e of entries) {
-    const key = `${e.secCode} ${e.effectiveDate}`;
+    const key = `${e.secCode} ${e.effectiveDate} ${e.entryDescription ?? ''}`;
     groups.set(key, [...(groups.get(key) ?? []), e]);
   }
   return [...groups.keys()].sort().map((key) => groups.get(key)!);
@@ -177,8 +185,11 @@ export function readAchFile(text: string): ReadAchFile {
   for (const line of lines) {
     const type = line[0];
     if (type === '1') out.header = readRecord(line, fileHeaderFields);
-    else if (type === '5') out.batches.push({ header: readRecord(line, batchHeaderFields), entries: [], control: {} });
-    else if (type === '6') out.batches.at(-1)!.entries.push(readRecord(line, entryFields));
+    else if (type === '5') out.batches.push({ header: readRecord(line, batchHeaderFields), entries: [], addenda: [], control: {} });
+    else if (type === '6') {
+      out.batches.at(-1)!.entries.push(readRecord(line, entryFields));
+      out.batches.at(-1)!.addenda.push([]);
+    } else if (type === '7') out.batches.at(-1)!.addenda.at(-1)!.push(readRecord(line, ADDENDA_FIELDS[line.slice(1, 3)] ?? entryAddendaFields));
     else if (type === '8') out.batches.at(-1)!.control = readRecord(line, batchControlFields);
     else if (type === '9' && line !== NINES) out.control = readRecord(line, fileControlFields);
   }

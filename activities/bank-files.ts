@@ -1,0 +1,89 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../src/config';
+import type { DataCipher } from '../src/crypto';
+import type { Db } from '../src/db';
+import type { Logger } from '../src/logger';
+import { fileAchWindow, type AchWindow, type AchWindowSettings } from '../src/bank-files/ach-window';
+import { markInboundFileHandled, railEventsOf, readInboundAchFile, recordInboundFile, recordUnreadableInboundFile } from '../src/bank-files/inbound-files';
+import { uploadRecordedFile } from '../src/bank-files/outbound-files';
+import { SftpChannel } from '../src/providers/bank-files/sftp-channel';
+import { achOriginator, bankFileEnvironment, bankFileRails, sftpSettings } from '../src/providers/bank-files/settings';
+import { handleRailEvent } from '../src/transfers/rail-events';
+
+export interface BankFileActivityDeps {
+  db: Db;
+  cipher: DataCipher;
+  log: Logger;
+  config: Config;
+  /** Where the rail events of the bank's files go (the transfer workflows). */
+  temporal: Client;
+  channel: Pick<SftpChannel, 'upload' | 'listOutbox' | 'download'>;
+  ach: AchWindowSettings;
+}
+
+/**
+ * The bank-file rail's activities (docs/BANK_FILES.md): a window's file is recorded, then uploaded;
+ * the bank's outbox is read, each file recorded with its effects once, then its events handled.
+ */
+export function createBankFileActivities(deps: BankFileActivityDeps) {
+  return {
+    /** The window's queued payments in one recorded file (null when none are queued); a retry answers the same file. */
+    async fileBankWindow(input: { windowId: string; window: AchWindow }) {
+      return fileAchWindow(deps.db, deps.cipher, deps.ach, { id: input.windowId, kind: input.window });
+    },
+
+    /** The recorded bytes to the bank's inbox, once however often it is tried. */
+    async uploadBankFile(input: { fileId: string }) {
+      return uploadRecordedFile(deps.db, deps.cipher, deps.channel, input.fileId);
+    },
+
+    /** Every file in the bank's outbox not handled yet: recorded with its effects, then its events handled. */
+    async readBankOutbox(): Promise<{ files: string[]; events: number }> {
+      const listed = await deps.channel.listOutbox();
+      const names = listed.map((f) => f.name);
+      const done = names.length === 0 ? [] : await deps.db.selectFrom('bank_files').select('name')
+        .where('direction', '=', 'inbound').where('name', 'in', names).where('status', 'in', ['processed', 'rejected']).execute();
+      const doneNames = new Set(done.map((d) => d.name));
+      const files: string[] = [];
+      let events = 0;
+      for (const name of names.filter((n) => !doneNames.has(n))) {
+        const text = (await deps.channel.download(name)).toString('utf8');
+        let items;
+        try {
+          items = readInboundAchFile(text);
+        } catch (err) {
+          // Not a file we can read: kept for an operator, and not read again.
+          await recordUnreadableInboundFile(deps.db, deps.cipher, { name, text, reason: (err as Error).message });
+          deps.log.error({ file: name, reason: (err as Error).message }, 'bank file not understood; kept for an operator');
+          continue;
+        }
+        const recorded = await recordInboundFile(deps.db, deps.cipher, { name, text, items });
+        if (!recorded.handled) {
+          for (const event of await railEventsOf(deps.db, name, items)) {
+            await handleRailEvent(deps, event);
+            events++;
+          }
+          await markInboundFileHandled(deps.db, recorded.id);
+        }
+        files.push(name);
+      }
+      return { files, events };
+    },
+  };
+}
+
+export type BankFileActivities = ReturnType<typeof createBankFileActivities>;
+
+/** What the bank-file activities need, when a rail runs on the bank's files; undefined otherwise. */
+export function bankFileActivityDeps(
+  config: Config, shared: { db: Db; cipher: DataCipher; temporal: Client; log: Logger },
+): BankFileActivityDeps | undefined {
+  const environment = bankFileEnvironment(config);
+  if (!environment) return undefined;
+  return {
+    ...shared,
+    config,
+    channel: new SftpChannel(sftpSettings(config)),
+    ach: { originator: achOriginator(config), environment, rails: bankFileRails(config, environment), settlementSeconds: config.BANK_FILE_SETTLEMENT_SECONDS },
+  };
+}

@@ -1,0 +1,154 @@
+import type { Transaction } from 'kysely';
+import { sha256Hex, type DataCipher } from '../crypto';
+import type { Db } from '../db';
+import type { Database } from '../db/schema';
+import { newId } from '../ids';
+import { recordEvent } from '../domain/events';
+import { accountIdentity, serializeExternalAccount } from '../external-accounts/external-account';
+import { readAchFile, type AchRecord } from '../providers/bank-files/nacha';
+import type { RailEvent } from '../providers/rails';
+
+// Files the bank puts in its outbox (docs/BANK_FILES.md): returns (addenda 99), notifications of
+// change (addenda 98) and credits into the platform's account. A file is recorded, by name and hash,
+// in the same transaction as what it changes in our books; the events it carries for the transfer
+// workflows are handled after, as often as needed (each rail event once, by its id).
+
+/** What one entry of a bank's file says. */
+export type InboundAchItem =
+  | { kind: 'return'; originalTrace: string; code: string }
+  | { kind: 'notification_of_change'; originalTrace: string; code: string; correctedData: string }
+  | { kind: 'credit'; trace: string; amountMinor: bigint; reference: string; senderName: string };
+
+/** Changes a notification may carry: C01 account number, C02 routing number, C03 both, C05 account type. */
+const APPLIED_CHANGES = new Set(['C01', 'C02', 'C03', 'C05']);
+
+/** The entries of a NACHA file from the bank, by what they say. */
+export function readInboundAchFile(text: string): InboundAchItem[] {
+  const items: InboundAchItem[] = [];
+  for (const batch of readAchFile(text).batches) {
+    batch.entries.forEach((entry, i) => {
+      const addenda = batch.addenda[i] ?? [];
+      const returned = addenda.find((a) => a.addendaTypeCode === '99');
+      const changed = addenda.find((a) => a.addendaTypeCode === '98');
+      if (returned) items.push({ kind: 'return', originalTrace: returned.originalEntryTraceNumber, code: returned.returnReasonCode });
+      else if (changed) {
+        items.push({ kind: 'notification_of_change', originalTrace: changed.originalEntryTraceNumber, code: changed.changeCode, correctedData: changed.correctedData });
+      } else if (['22', '32'].includes(entry.transactionCode)) {
+        items.push({ kind: 'credit', trace: entry.traceNumber, amountMinor: BigInt(entry.amount), reference: creditReference(entry, addenda), senderName: batch.header.companyName });
+      }
+    });
+  }
+  return items;
+}
+
+/** The deposit reference of a credit: the first word of its payment information (addenda 05), else its individual id. */
+function creditReference(entry: AchRecord, addenda: AchRecord[]): string {
+  const info = addenda.find((a) => a.addendaTypeCode === '05')?.paymentRelatedInformation?.trim();
+  return (info ? info.split(/\s+/)[0] : entry.idNumber).replace(/\\$/, '');
+}
+
+/** The rail events of a file's items, with ids derived from the file and the entry (a file read twice gives the same ids). */
+export async function railEventsOf(db: Db, fileName: string, items: InboundAchItem[]): Promise<RailEvent[]> {
+  const events: RailEvent[] = [];
+  for (const item of items) {
+    if (item.kind === 'credit') {
+      events.push({
+        id: `bankfile:${fileName}:${item.trace}`, type: 'payment.received', providerPaymentId: `ach:${fileName}:${item.trace}`,
+        rail: 'ach', currency: 'usd', amountMinor: item.amountMinor, reference: item.reference, senderName: item.senderName,
+      });
+    } else if (item.kind === 'return') {
+      const payment = await paymentOfTrace(db, item.originalTrace);
+      events.push({ id: `bankfile:${fileName}:${item.originalTrace}`, type: 'payment.returned', providerPaymentId: payment?.id ?? `ach-trace:${item.originalTrace}`, code: item.code });
+    }
+  }
+  return events;
+}
+
+/** Our payment of an entry's trace number: the ODFI's 8 digits and the last 7 of its entry reference. */
+function paymentOfTrace(db: Db | Transaction<Database>, trace: string) {
+  return db.selectFrom('bank_payments').select(['id', 'status', 'external_account_id'])
+    .where('entry_ref', 'like', `%${trace.slice(8)}`).where('status', 'in', ['filed', 'returned']).orderBy('created_at', 'desc').executeTakeFirst();
+}
+
+/**
+ * Records an inbound file and, in the same transaction, what it changes: returned payments are
+ * marked (their code kept), and notifications of change correct the external account (with its
+ * `external_account.updated` event). A file recorded before is not applied again (`fresh: false`);
+ * one with the same name and other bytes is refused.
+ */
+export async function recordInboundFile(db: Db, cipher: DataCipher, file: { name: string; text: string; items: InboundAchItem[] }, now = new Date()) {
+  const sha256 = sha256Hex(file.text);
+  return db.transaction().execute(async (trx) => {
+    const existing = await trx.selectFrom('bank_files').select(['id', 'sha256', 'status']).where('direction', '=', 'inbound').where('name', '=', file.name).executeTakeFirst();
+    if (existing) {
+      if (existing.sha256 !== sha256) throw new Error(`The bank sent another file named ${file.name}, with other bytes: for an operator`);
+      return { id: existing.id, fresh: false, handled: existing.status === 'processed' };
+    }
+    const id = newId('bankFile', now.getTime());
+    const credits = file.items.filter((i) => i.kind === 'credit');
+    await trx.insertInto('bank_files').values({
+      id, rail: 'ach', direction: 'inbound', name: file.name, file_id_modifier: null, sha256, contents_encrypted: cipher.encrypt(file.text),
+      entry_count: file.items.length, total_debit_minor: 0n, total_credit_minor: credits.reduce((sum, c) => sum + c.amountMinor, 0n),
+      status: 'recorded', created_at: now, uploaded_at: null, detail: summary(file.items),
+    }).execute();
+    for (const item of file.items) {
+      if (item.kind === 'return') {
+        const payment = await paymentOfTrace(trx, item.originalTrace);
+        if (payment?.status === 'filed') {
+          await trx.updateTable('bank_payments').set({ status: 'returned', code: item.code, returned_at: now }).where('id', '=', payment.id).execute();
+        }
+      } else if (item.kind === 'notification_of_change') {
+        await applyNotificationOfChange(trx, cipher, item, now);
+      }
+    }
+    return { id, fresh: true, handled: false };
+  });
+}
+
+/** A file that is not a NACHA file we can read: kept (`rejected`, with why) for an operator, and not read again. */
+export async function recordUnreadableInboundFile(db: Db, cipher: DataCipher, file: { name: string; text: string; reason: string }, now = new Date()) {
+  await db.insertInto('bank_files').values({
+    id: newId('bankFile', now.getTime()), rail: 'ach', direction: 'inbound', name: file.name, file_id_modifier: null, sha256: sha256Hex(file.text),
+    contents_encrypted: cipher.encrypt(file.text), entry_count: 0, total_debit_minor: 0n, total_credit_minor: 0n,
+    status: 'rejected', created_at: now, uploaded_at: null, detail: file.reason.slice(0, 500),
+  }).onConflict((oc) => oc.columns(['direction', 'name']).doNothing()).execute();
+}
+
+/** Once every event of the file is handled: the file is done. */
+export async function markInboundFileHandled(db: Db, fileId: string) {
+  await db.updateTable('bank_files').set({ status: 'processed' }).where('id', '=', fileId).execute();
+}
+
+function summary(items: InboundAchItem[]): string {
+  const count = (kind: InboundAchItem['kind']) => items.filter((i) => i.kind === kind).length;
+  return `${count('return')} returns, ${count('notification_of_change')} notifications of change, ${count('credit')} credits`;
+}
+
+/**
+ * The receiving bank's correction of an account (C01 number, C02 routing, C03 both, C05 account
+ * type): written to the external account the entry paid, so that its next payment uses it.
+ */
+async function applyNotificationOfChange(
+  trx: Transaction<Database>, cipher: DataCipher, item: Extract<InboundAchItem, { kind: 'notification_of_change' }>, now: Date,
+) {
+  if (!APPLIED_CHANGES.has(item.code)) return;
+  const payment = await paymentOfTrace(trx, item.originalTrace);
+  if (!payment?.external_account_id) return;
+  const row = await trx.selectFrom('external_accounts').selectAll().where('id', '=', payment.external_account_id).forUpdate().executeTakeFirstOrThrow();
+  const data = item.correctedData.trim();
+  let routing = row.routing_number;
+  let number = row.number_encrypted ? cipher.decryptText(row.number_encrypted) : null;
+  let accountType = row.account_type;
+  if (item.code === 'C01') number = data;
+  if (item.code === 'C02') routing = data.slice(0, 9);
+  if (item.code === 'C03') [routing, number] = [data.slice(0, 9), data.slice(9).trim()];
+  if (item.code === 'C05') accountType = data.startsWith('3') ? 'savings' : 'checking';
+  const updated = await trx.updateTable('external_accounts').set({
+    routing_number: routing, account_type: accountType, number_encrypted: number ? cipher.encrypt(number) : null, last4: number ? number.slice(-4) : row.last4,
+    fingerprint: cipher.fingerprint(accountIdentity({ type: row.type, routing_number: routing, secret: number })), updated_at: now,
+  }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  await recordEvent(trx, { developerId: row.developer_id, environment: row.environment }, {
+    type: 'external_account.updated', objectId: row.id, data: serializeExternalAccount(updated),
+    previousAttributes: { last4: row.last4, routing_number: row.routing_number, account_type: row.account_type, change_code: item.code },
+  }, now);
+}

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { FIAT_RAILS, type FiatRail } from './domain/rails';
+
+/**
+ * Configuration of the fiat rails that run through the bank's file interface (docs/BANK_FILES.md,
+ * docs/CONFIGURATION.md): which rails, the SFTP account, the ODFI and company, and the windows.
+ */
+
+/** The rails that run through the bank's files; the others have no live provider. */
+export const BANK_FILE_RAILS = ['ach', 'ach_push', 'ach_same_day'] as const satisfies readonly FiatRail[];
+export type BankFileRail = (typeof BANK_FILE_RAILS)[number];
+export const isBankFileRail = (rail: string): rail is BankFileRail => (BANK_FILE_RAILS as readonly string[]).includes(rail);
+
+const optionalText = () => z.string().trim().optional().transform((v) => (v === '' ? undefined : v));
+
+/** Cron expressions separated by `;`, each of five fields. */
+const cronList = (fallback: string) => z.string().default(fallback).transform((v, ctx) => {
+  const crons = v.split(';').map((c) => c.trim()).filter(Boolean);
+  const bad = crons.find((c) => c.split(/\s+/).length !== 5);
+  if (bad !== undefined || crons.length === 0) {
+    ctx.addIssue({ code: 'custom', message: `'${bad ?? v}' is not a list of five-field cron expressions separated by ';'` });
+    return z.NEVER;
+  }
+  return crons;
+});
+
+export const bankFileEnv = {
+  /**
+   * Which live fiat rails run on which provider: "ach=bank_files,ach_same_day=bank_files". A rail not
+   * named has no live provider (503 to live keys). Only the bank's file interface exists today.
+   */
+  RAIL_PROVIDERS: z.string().optional().transform((v, ctx) => {
+    const out: Partial<Record<BankFileRail, 'bank_files'>> = {};
+    for (const part of (v ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+      const [rail, provider] = part.split('=');
+      if (!isBankFileRail(rail) || provider !== 'bank_files') {
+        ctx.addIssue({ code: 'custom', message: `'${part}' is not rail=bank_files for a rail with a file interface (${BANK_FILE_RAILS.join(', ')}); ${FIAT_RAILS.filter((r) => !isBankFileRail(r)).join(', ')} have no live provider yet` });
+        return z.NEVER;
+      }
+      out[rail] = provider;
+    }
+    return out;
+  }),
+  /** The sandbox's ACH rails run through the bank's files too (a developer sees the files); default: the instant simulator. */
+  SANDBOX_BANK_FILES: z.enum(['on', 'off']).default('off'),
+  BANK_SFTP_HOST: optionalText(),
+  BANK_SFTP_PORT: z.coerce.number().int().min(1).max(65535).default(22),
+  BANK_SFTP_USER: optionalText(),
+  /** Our private key for the bank's SFTP server (a file, OpenSSH format). */
+  BANK_SFTP_PRIVATE_KEY_FILE: optionalText(),
+  /** The bank's host key, pinned: an OpenSSH public key line (`ssh-ed25519 AAAA…`). */
+  BANK_SFTP_HOST_KEY: optionalText(),
+  BANK_SFTP_INBOX: z.string().trim().min(1).default('inbox'),
+  BANK_SFTP_OUTBOX: z.string().trim().min(1).default('outbox'),
+  /** The ODFI: its routing number (9 digits) and name, and the company id and name it assigned us. */
+  ACH_ODFI_ROUTING: optionalText().refine((v) => v === undefined || /^\d{9}$/.test(v), { message: 'must be 9 digits' }),
+  ACH_ODFI_NAME: optionalText(),
+  ACH_COMPANY_ID: optionalText().refine((v) => v === undefined || /^[0-9A-Z ]{10}$/.test(v), { message: 'must be 10 characters (digits, capitals)' }),
+  ACH_COMPANY_NAME: optionalText(),
+  /** When standard ACH files go out (cron, in BANK_FILE_WINDOW_TIMEZONE): once a business day. */
+  ACH_STANDARD_WINDOWS: cronList('0 17 * * 1-5'),
+  /** When same-day ACH files go out: before Nacha's three same-day deadlines (10:30, 14:45, 16:45 ET). */
+  ACH_SAME_DAY_WINDOWS: cronList('15 10 * * 1-5;30 14 * * 1-5;30 16 * * 1-5'),
+  BANK_FILE_WINDOW_TIMEZONE: z.string().default('America/New_York'),
+  /** Every window instead runs this often (seconds): tests and demonstrations. */
+  BANK_FILE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+  /** How often the bank's outbox is read. */
+  BANK_OUTBOX_POLL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /**
+   * An uploaded entry counts as settled this many seconds after its upload instead of on its
+   * effective date (tests and demonstrations, where a business day is too long to wait).
+   */
+  BANK_FILE_SETTLEMENT_SECONDS: z.coerce.number().int().min(0).max(7 * 86_400).optional(),
+};
+
+/** The settings the bank-file rail needs once any rail uses it: the names of those missing. */
+export function missingBankFileSettings(c: Record<string, unknown>): string[] {
+  const required = ['BANK_SFTP_HOST', 'BANK_SFTP_USER', 'BANK_SFTP_PRIVATE_KEY_FILE', 'BANK_SFTP_HOST_KEY', 'ACH_ODFI_ROUTING', 'ACH_ODFI_NAME', 'ACH_COMPANY_ID', 'ACH_COMPANY_NAME'];
+  return required.filter((k) => c[k] === undefined);
+}
+
+/** Whether the bank-file rail runs at all: a live rail names it, or the sandbox asks for it. */
+export function bankFilesEnabled(c: { RAIL_PROVIDERS: Partial<Record<BankFileRail, 'bank_files'>>; SANDBOX_BANK_FILES: 'on' | 'off' }): boolean {
+  return Object.keys(c.RAIL_PROVIDERS).length > 0 || c.SANDBOX_BANK_FILES === 'on';
+}

@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import batchControlFields from 'nach2/lib/batch/control';
+import batchHeaderFields from 'nach2/lib/batch/header';
+import entryFields from 'nach2/lib/entry/fields';
+import fileControlFields from 'nach2/lib/file/control';
+import fileHeaderFields from 'nach2/lib/file/header';
+import { buildAchFile, readAchFile, type AchRecord } from '../../src/providers/bank-files/nacha';
+import { NOC_ADDENDA_FIELDS, RETURN_ADDENDA_FIELDS, writeRecord } from '../../src/providers/bank-files/nacha-addenda';
+import { odfiProblems } from './odfi-checks';
+
+// The bank on the other side of the SFTP server (a test counterpart, never the platform's code): it
+// takes the files that land in its inbox after an ODFI's checks, and writes into its outbox what a
+// bank sends back: returns (addenda 99), notifications of change (addenda 98) and credits that
+// arrived for the platform. Magic amounts (docs/TRANSFERS.md) make it answer by itself; tests ask
+// for the rest.
+
+/** An entry of a file the bank took. */
+export interface TakenEntry {
+  file: string;
+  transactionCode: string;
+  routing: string;
+  account: string;
+  amountMinor: bigint;
+  idNumber: string;
+  name: string;
+  trace: string;
+  secCode: string;
+  description: string;
+  effectiveDate: string;
+}
+
+/** Cents of an entry's amount that make the bank answer by itself. */
+export const BANK_MAGIC_CENTS = { returnR01: 14n, notificationC01: 15n } as const;
+/** The account number a magic notification of change (C01) gives. */
+export const CORRECTED_ACCOUNT = '55500011122';
+
+export class TestBank {
+  private readonly seen = new Set<string>();
+  private readonly taken = new Set<string>();
+  readonly entries: TakenEntry[] = [];
+  readonly rejected: { file: string; problems: string[] }[] = [];
+  private written = 0;
+
+  constructor(private readonly root: string, private readonly odfi: { routing: string; name: string; companyId: string; companyName: string }) {}
+
+  private get inbox() {
+    return path.join(this.root, 'inbox');
+  }
+
+  private get outbox() {
+    return path.join(this.root, 'outbox');
+  }
+
+  /** Takes the files that landed since the last call: checked, then their entries settled (or answered, for magic amounts). */
+  takeInbox(): TakenEntry[] {
+    const fresh: TakenEntry[] = [];
+    for (const name of fs.readdirSync(this.inbox).filter((n) => !n.endsWith('.part')).sort()) {
+      if (this.taken.has(name)) continue;
+      this.taken.add(name);
+      const text = fs.readFileSync(path.join(this.inbox, name), 'utf8');
+      const problems = odfiProblems(text, this.seen);
+      if (problems.length > 0) {
+        this.rejected.push({ file: name, problems });
+        continue;
+      }
+      for (const batch of readAchFile(text).batches) {
+        for (const e of batch.entries) {
+          fresh.push({
+            file: name, transactionCode: e.transactionCode, routing: `${e.receivingDFI}${e.checkDigit}`, account: e.DFIAccount,
+            amountMinor: BigInt(e.amount), idNumber: e.idNumber, name: e.individualName, trace: e.traceNumber,
+            secCode: batch.header.standardEntryClassCode, description: batch.header.companyEntryDescription, effectiveDate: batch.header.effectiveEntryDate,
+          });
+        }
+      }
+    }
+    this.entries.push(...fresh);
+    const cents = (e: TakenEntry) => e.amountMinor % 100n;
+    const returns = fresh.filter((e) => cents(e) === BANK_MAGIC_CENTS.returnR01);
+    if (returns.length > 0) this.writeReturns(returns.map((entry) => ({ entry, code: 'R01' })));
+    const changes = fresh.filter((e) => cents(e) === BANK_MAGIC_CENTS.notificationC01);
+    if (changes.length > 0) this.writeNotificationsOfChange(changes.map((entry) => ({ entry, code: 'C01', correctedData: CORRECTED_ACCOUNT })));
+    return fresh;
+  }
+
+  /** Waits until the bank has taken an entry `match` accepts. */
+  async waitForEntry(match: (e: TakenEntry) => boolean, timeoutMs = 30_000): Promise<TakenEntry> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      this.takeInbox();
+      const found = this.entries.find(match);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`the bank took no such entry within ${timeoutMs} ms (files rejected: ${JSON.stringify(this.rejected)})`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  /** A return file: each entry sent back with its R-code. */
+  writeReturns(items: { entry: TakenEntry; code: string }[]): string {
+    return this.writeAnswerFile('RET', items.map(({ entry, code }) => ({
+      entry, addenda: writeRecord(RETURN_ADDENDA_FIELDS, {
+        returnReasonCode: code, originalEntryTraceNumber: entry.trace, originalReceivingDFI: entry.routing.slice(0, 8), traceNumber: this.trace(),
+      }),
+    })), false);
+  }
+
+  /** A notification-of-change file: each entry with its C-code and corrected data. */
+  writeNotificationsOfChange(items: { entry: TakenEntry; code: string; correctedData: string }[]): string {
+    return this.writeAnswerFile('NOC', items.map(({ entry, code, correctedData }) => ({
+      entry, addenda: writeRecord(NOC_ADDENDA_FIELDS, {
+        changeCode: code, originalEntryTraceNumber: entry.trace, originalReceivingDFI: entry.routing.slice(0, 8), correctedData, traceNumber: this.trace(),
+      }),
+    })), true);
+  }
+
+  /** Credits that arrived for the platform's account, each naming a deposit reference (the NACHA library writes these). */
+  async writeCredits(items: { amountMinor: bigint; reference: string; senderName: string }[]): Promise<string> {
+    const name = this.nextName('CRD');
+    const { text } = await buildAchFile(
+      { odfiRouting: this.odfi.routing, odfiName: this.odfi.name, companyId: '9876543210', companyName: items[0].senderName.slice(0, 16), entryDescription: 'DEPOSIT' },
+      items.map((item, i) => ({
+        idNumber: item.reference, direction: 'credit', accountType: 'checking', routingNumber: this.odfi.routing, accountNumber: '9000012345',
+        amountMinor: item.amountMinor, name: this.odfi.companyName, secCode: 'CCD', effectiveDate: new Date().toISOString().slice(0, 10),
+        traceNumber: `${this.odfi.routing.slice(0, 8)}${String(9_000_000 + this.written * 100 + i).padStart(7, '0')}`,
+      })),
+      { createdAt: new Date(), fileIdModifier: 'A' },
+    );
+    this.put(name, text);
+    return name;
+  }
+
+  private trace(): string {
+    return `${this.odfi.routing.slice(0, 8)}${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+  }
+
+  private nextName(kind: string): string {
+    return `${kind}-${Date.now()}-${++this.written}.ach`;
+  }
+
+  private put(name: string, text: string) {
+    fs.writeFileSync(path.join(this.outbox, `${name}.part`), text);
+    fs.renameSync(path.join(this.outbox, `${name}.part`), path.join(this.outbox, name));
+  }
+
+  /**
+   * A file of answers (returns or notifications of change), every record written from the NACHA
+   * library's tables and the addenda tables: one batch per SEC code, entries with code 21/26
+   * (checking) or 31/36 (savings), the return's amount or zero for a notification.
+   */
+  private writeAnswerFile(kind: string, items: { entry: TakenEntry; addenda: string }[], notification: boolean): string {
+    const now = new Date().toISOString();
+    const ymd = `${now.slice(2, 4)}${now.slice(5, 7)}${now.slice(8, 10)}`;
+    const lines = [writeRecord(fileHeaderFields, {
+      immediateDestination: ` ${this.odfi.routing}`, immediateOrigin: ` ${this.odfi.routing}`, fileCreationDate: ymd, fileCreationTime: `${now.slice(11, 13)}${now.slice(14, 16)}`,
+      fileIdModifier: 'A', immediateDestinationName: this.odfi.companyName, immediateOriginName: this.odfi.name, referenceCode: kind,
+    })];
+    const file = { entries: 0, hash: 0n, debit: 0n, credit: 0n, batches: 0 };
+    const bySec = new Map<string, typeof items>();
+    for (const item of items) bySec.set(item.entry.secCode, [...(bySec.get(item.entry.secCode) ?? []), item]);
+    for (const [sec, group] of bySec) {
+      const batchNumber = String(++file.batches);
+      const batch = { count: 0, hash: 0n, debit: 0n, credit: 0n };
+      lines.push(writeRecord(batchHeaderFields, {
+        serviceClassCode: '200', companyName: this.odfi.companyName, companyDiscretionaryData: '', companyIdentification: this.odfi.companyId,
+        standardEntryClassCode: notification ? 'COR' : sec, companyEntryDescription: notification ? 'NOC' : 'RETURN', companyDescriptiveDate: '',
+        effectiveEntryDate: ymd, settlementDate: '   ', originatorStatusCode: '1', originatingDFI: this.odfi.routing.slice(0, 8), batchNumber,
+      }));
+      for (const { entry, addenda } of group) {
+        const wasCredit = ['22', '32'].includes(entry.transactionCode);
+        const savings = entry.transactionCode.startsWith('3');
+        const amount = notification ? 0n : entry.amountMinor;
+        lines.push(writeRecord(entryFields, {
+          transactionCode: `${savings ? 3 : 2}${wasCredit ? 1 : 6}`, receivingDFI: entry.routing.slice(0, 8), checkDigit: entry.routing.slice(8),
+          DFIAccount: entry.account, amount: String(amount), idNumber: entry.idNumber, individualName: entry.name, discretionaryData: '',
+          addendaId: '1', traceNumber: this.trace(),
+        } satisfies AchRecord), addenda);
+        batch.count += 2;
+        batch.hash += BigInt(entry.routing.slice(0, 8));
+        if (wasCredit) batch.credit += amount;
+        else batch.debit += amount;
+      }
+      batch.hash %= 10_000_000_000n;
+      lines.push(writeRecord(batchControlFields, {
+        serviceClassCode: '200', addendaCount: String(batch.count), entryHash: String(batch.hash), totalDebit: String(batch.debit), totalCredit: String(batch.credit),
+        companyIdentification: this.odfi.companyId, messageAuthenticationCode: '', reserved: '', originatingDFI: this.odfi.routing.slice(0, 8), batchNumber,
+      }));
+      file.entries += batch.count;
+      file.hash += batch.hash;
+      file.debit += batch.debit;
+      file.credit += batch.credit;
+    }
+    const blocks = Math.ceil((lines.length + 1) / 10);
+    lines.push(writeRecord(fileControlFields, {
+      batchCount: String(file.batches), blockCount: String(blocks), addendaCount: String(file.entries), entryHash: String(file.hash % 10_000_000_000n),
+      totalDebit: String(file.debit), totalCredit: String(file.credit), reserved: '',
+    }));
+    while (lines.length % 10 !== 0) lines.push('9'.repeat(94));
+    const name = this.nextName(kind);
+    this.put(name, `${lines.join('\r\n')}\r\n`);
+    return name;
+  }
+}
