@@ -3,7 +3,7 @@ import { sha256Hex, type DataCipher } from '../crypto';
 import type { Db } from '../db';
 import type { Database } from '../db/schema';
 import { newId } from '../ids';
-import { recordEvent } from '../domain/events';
+import { changedAttributes, recordEvent } from '../domain/events';
 import { accountIdentity, serializeExternalAccount } from '../external-accounts/external-account';
 import { readAchFile, type AchRecord } from '../providers/bank-files/nacha';
 import type { RailEvent } from '../providers/rails';
@@ -149,6 +149,6 @@ async function applyNotificationOfChange(
   }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
   await recordEvent(trx, { developerId: row.developer_id, environment: row.environment }, {
     type: 'external_account.updated', objectId: row.id, data: serializeExternalAccount(updated),
-    previousAttributes: { last4: row.last4, routing_number: row.routing_number, account_type: row.account_type, change_code: item.code },
+    previousAttributes: changedAttributes(serializeExternalAccount(row), serializeExternalAccount(updated)),
   }, now);
 }

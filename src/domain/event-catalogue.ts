@@ -17,7 +17,7 @@ export const EVENT_CATALOGUE = {
   'external_account.verified': 'A US bank account passed its micro-deposit verification.',
   'external_account.verification_failed': 'A US bank account failed its micro-deposit verification.',
   'external_account.deleted': 'An external account was deleted.',
-  'external_account.updated': 'The receiving bank corrected the account\'s details (an ACH notification of change, `previous_attributes.change_code`); the next payment uses them.',
+  'external_account.updated': 'The receiving bank corrected the account\'s details (an ACH notification of change; `previous_attributes` holds the old ones); the next payment uses them.',
   'screening.completed': 'A sanctions screening completed (`data.screening_id`, `data.status`, `data.customer_id`).',
   'screening_batch.completed': 'A screening batch completed (`data.batch_id`, `data.total`, `data.potential_matches`).',
   'transfer.created': 'A transfer was created, awaiting funds.',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import {
-  Client, Connection, ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, defaultGrpcRetryOptions, makeGrpcRetryInterceptor,
+  Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy, defaultGrpcRetryOptions, makeGrpcRetryInterceptor,
   type ScheduleSpec,
 } from '@temporalio/client';
 import { bankFileEnvironment, bankFileRails } from '../providers/bank-files/settings';
@@ -65,12 +65,11 @@ export function bankFileSchedules(config: BankFileScheduleConfig): PlatformSched
 
 type BankFileScheduleConfig = Pick<Config, 'RAIL_PROVIDERS' | 'SANDBOX_BANK_FILES' | 'BANK_FILE_WINDOW_SECONDS' | 'BANK_FILE_WINDOW_TIMEZONE'
   | 'ACH_STANDARD_WINDOWS' | 'ACH_SAME_DAY_WINDOWS' | 'BANK_OUTBOX_POLL_SECONDS'>;
-const BANK_FILE_SCHEDULE_IDS = ['bank-files:ach_standard', 'bank-files:ach_same_day', 'bank-files:outbox'];
 
 /**
  * Maintenance and the bank's file windows run as Temporal schedules, not as loops in our processes.
- * Safe to call at every start: an existing schedule takes this start's times and task queue, and a
- * bank-file schedule no longer configured is deleted.
+ * Safe to call at every start: an existing schedule takes this start's times and task queue. A
+ * process without the bank's files leaves their schedules alone (another may run them).
  */
 export async function ensureSchedules(client: Client, taskQueue: string, opts: { strayDepositScanSeconds: number; bankFiles?: BankFileScheduleConfig }) {
   const schedules: PlatformSchedule[] = [
@@ -87,11 +86,5 @@ export async function ensureSchedules(client: Client, taskQueue: string, opts: {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
       await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action }));
     }
-  }
-  const kept = new Set(schedules.map((s) => s.scheduleId));
-  for (const scheduleId of BANK_FILE_SCHEDULE_IDS.filter((id) => !kept.has(id))) {
-    await client.schedule.getHandle(scheduleId).delete().catch((err) => {
-      if (!(err instanceof ScheduleNotFoundError)) throw err;
-    });
   }
 }

@@ -83,6 +83,18 @@ export class TestBank {
     return fresh;
   }
 
+  private timer?: NodeJS.Timeout;
+
+  /** Takes what lands in the inbox every `everyMs`, as a bank's file processing does, until stop(). */
+  start(everyMs = 250): this {
+    this.timer = setInterval(() => this.takeInbox(), everyMs);
+    return this;
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+
   /** Waits until the bank has taken an entry `match` accepts. */
   async waitForEntry(match: (e: TakenEntry) => boolean, timeoutMs = 30_000): Promise<TakenEntry> {
     const deadline = Date.now() + timeoutMs;

@@ -1,0 +1,159 @@
+import { sql } from 'kysely';
+import { formatAmount, parseAmount } from '../../src/domain/money';
+import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient } from '../harness';
+import { TEST_ODFI } from '../harness/stack';
+import { CORRECTED_ACCOUNT, TestBank, type TakenEntry } from '../harness/test-bank';
+import { expectLedgerBalanced, waitForTransferState } from '../harness/transfers';
+
+// The live ACH rails through the bank's files (docs/BANK_FILES.md), end to end: HTTP → API →
+// PostgreSQL → Temporal (the window and outbox schedules) → NACHA files over a real SFTP server →
+// the test bank, which checks them as an ODFI does and answers with returns, notifications of
+// change and credits in the same format.
+
+let live: ApiClient;
+let bank: TestBank;
+let customer: { id: string };
+let account: { id: string };
+const ACCOUNT_NUMBER = '40001234567';
+const US_ADDRESS = { line1: '1 Market St', city: 'San Francisco', state: 'CA', postal_code: '94105', country: 'US' };
+
+const usd = (minor: bigint) => formatAmount(minor, 2);
+const creditOf = (e: TakenEntry) => ['22', '32'].includes(e.transactionCode);
+
+/** A live US account, verified with the micro-deposits the bank took from our file; its recovery debit filed too. */
+async function liveUsAccount(customerId: string, accountNumber: string) {
+  const created = await live.post('/v0/external-accounts', {
+    customer_id: customerId, type: 'us_bank_account', account_name: 'Jane Doe', routing_number: '021000021', account_number: accountNumber,
+  });
+  expect(created.status).toBe(201);
+  const mine = (e: TakenEntry) => e.account === accountNumber && e.description === 'ACCTVERIFY';
+  await bank.waitForEntry((e) => mine(e) && creditOf(e) && bank.entries.filter((x) => mine(x) && creditOf(x)).length === 2);
+  const amounts = bank.entries.filter((e) => mine(e) && creditOf(e)).map((e) => usd(e.amountMinor));
+  const verified = await waitFor(async () => {
+    const res = await live.post(`/v0/external-accounts/${created.body.id}/verify`, { amounts });
+    return res.status === 200 ? res.body : undefined;
+  }, { what: 'the live micro-deposits settled and answered', timeoutMs: 60_000 });
+  expect(verified.status).toBe('verified');
+  // The two credits come back in one debit, in a later file.
+  const recovery = await bank.waitForEntry((e) => mine(e) && !creditOf(e));
+  expect(recovery.amountMinor).toBe(bank.entries.filter((e) => mine(e) && creditOf(e)).reduce((s, e) => s + e.amountMinor, 0n));
+  return created.body;
+}
+
+const payout = (amount: string, externalAccountId = account.id) => live.post('/v0/transfers', {
+  amount, on_behalf_of: customer.id,
+  source: { payment_rail: 'ach', currency: 'usd' },
+  destination: { payment_rail: 'ach', currency: 'usd', external_account_id: externalAccountId },
+});
+
+/** The deposits of `transfers` arrive as one credit file from the bank, each naming its transfer's deposit reference. */
+async function creditsFor(transfers: { source_deposit_instructions: { amount: string; deposit_reference: string } }[]) {
+  return bank.writeCredits(transfers.map((tr) => ({
+    amountMinor: parseAmount(tr.source_deposit_instructions.amount, 2)!, reference: tr.source_deposit_instructions.deposit_reference, senderName: 'JANE DOE',
+  })));
+}
+
+beforeAll(async () => {
+  const t = await createTenant();
+  live = apiClient(t.liveSecret);
+  bank = new TestBank(stack().bankRoot!, TEST_ODFI).start();
+  const created = await live.post('/v0/customers', individual({ address: US_ADDRESS, phone: undefined }));
+  await live.post(`/v0/customers/${created.body.id}/kyc`, documents());
+  await waitForKycStatus(live, created.body.id, 'manual_review');
+  expect(runCli(['kyc', 'decide', created.body.id, '--decision', 'approve', '--operator', 'bank-files-test']).status).toBe(0);
+  customer = await waitForKycStatus(live, created.body.id, 'approved');
+  account = await liveUsAccount(customer.id, ACCOUNT_NUMBER);
+}, 120_000);
+
+afterAll(async () => {
+  bank.stop();
+  await expectLedgerBalanced();
+});
+
+test('200 live ACH payouts funded by incoming credits go out in one window: one balanced file, read back field by field; a return R01 follows the returned path', async () => {
+  const window = (await temporalClient()).schedule.getHandle('bank-files:ach_standard');
+  await window.pause('bank-files-ach test: 200 payouts in one window');
+  let transfers: any[] = [];
+  try {
+    for (let i = 0; i < 200; i += 20) {
+      const batch = await Promise.all(Array.from({ length: 20 }, (_, j) => payout(`${20 + i + j}.00`)));
+      expect(batch.map((r) => r.status)).toEqual(Array(20).fill(201));
+      transfers.push(...batch.map((r) => r.body));
+    }
+    await creditsFor(transfers);
+    const ids = transfers.map((tr) => tr.id);
+    const queued = await waitFor(async () => {
+      const rows = await testDb().selectFrom('bank_payments').selectAll().where('reference', 'in', ids).where('purpose', '=', 'payout').execute();
+      return rows.length === 200 && rows.every((r) => r.status === 'queued') ? rows : undefined;
+    }, { what: '200 payouts queued for the window', timeoutMs: 120_000 });
+    await window.trigger();
+
+    const fileName = (await bank.waitForEntry((e) => e.idNumber === queued[0].entry_ref)).file;
+    await window.unpause();
+    const inFile = bank.entries.filter((e) => e.file === fileName);
+    expect(bank.rejected).toEqual([]);
+    expect(inFile).toHaveLength(200);
+    const byRef = new Map(inFile.map((e) => [e.idNumber, e]));
+    for (const p of queued) {
+      expect(byRef.get(p.entry_ref)).toMatchObject({
+        transactionCode: '22', routing: '021000021', account: ACCOUNT_NUMBER, amountMinor: BigInt(p.amount_minor), name: 'JANE DOE', secCode: 'PPD', description: 'PAYOUT',
+      });
+    }
+    const file = await testDb().selectFrom('bank_files').selectAll().where('direction', '=', 'outbound').where('name', '=', fileName).executeTakeFirstOrThrow();
+    expect(file).toMatchObject({ status: 'uploaded', entry_count: 200, total_debit_minor: '0' });
+    expect(BigInt(file.total_credit_minor)).toBe(queued.reduce((s, p) => s + BigInt(p.amount_minor), 0n));
+
+    transfers = await Promise.all(ids.map((id) => waitForTransferState(live, id, 'payment_processed', 60_000)));
+    // The receiving bank sends one back: R01, insufficient funds.
+    const returned = queued[7];
+    bank.writeReturns([{ entry: byRef.get(returned.entry_ref)!, code: 'R01' }]);
+    await waitFor(async () => (await live.get(`/v0/transfers/${returned.reference}`)).body.state !== 'payment_processed', { what: 'the return heard', timeoutMs: 30_000 });
+    // The refund goes back over ACH; an incoming credit does not tell the sender's account, so the
+    // bank-file rail cannot pay it: rejected (R03) at the next window, it waits for an operator's retry.
+    const refund = await waitFor(() => testDb().selectFrom('bank_payments').select(['status', 'code']).where('reference', '=', returned.reference)
+      .where('purpose', '=', 'refund').where('status', '=', 'rejected').executeTakeFirst(), { what: 'the refund rejected', timeoutMs: 30_000 });
+    expect(refund.code).toBe('R03');
+    expect((await live.get(`/v0/transfers/${returned.reference}`)).body.state).toBe('returned');
+    const row = await testDb().selectFrom('bank_payments').select(['status', 'code']).where('id', '=', returned.id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'returned', code: 'R01' });
+    const others = await live.get(`/v0/transfers/${queued[8].reference}`);
+    expect(others.body.state).toBe('payment_processed');
+  } finally {
+    if ((await window.describe()).state.paused) await window.unpause();
+  }
+}, 300_000);
+
+test('a notification of change C01 corrects the external account, with its event, and the next payout goes to the new number', async () => {
+  // .15: the test bank answers the entry with C01 (docs/TRANSFERS.md).
+  const first = await payout('30.15');
+  expect(first.status).toBe(201);
+  await creditsFor([first.body]);
+  await waitForTransferState(live, first.body.id, 'payment_processed', 60_000);
+  const corrected = await waitFor(async () => {
+    const a = (await live.get(`/v0/external-accounts/${account.id}`)).body;
+    return a.last4 === CORRECTED_ACCOUNT.slice(-4) ? a : undefined;
+  }, { what: 'the account corrected', timeoutMs: 30_000 });
+  expect(corrected.routing_number).toBe('021000021');
+  const events = (await live.get('/v0/events?type=external_account.updated')).body.data;
+  expect(events.map((e: any) => [e.data.id, e.data.last4, e.data.previous_attributes?.last4])).toContainEqual([account.id, '1122', ACCOUNT_NUMBER.slice(-4)]);
+
+  const next = await payout('31.00');
+  await creditsFor([next.body]);
+  const queued = await waitFor(() => testDb().selectFrom('bank_payments').select('entry_ref').where('reference', '=', next.body.id).where('purpose', '=', 'payout').executeTakeFirst(),
+    { what: 'the next payout queued', timeoutMs: 30_000 });
+  const entry = await bank.waitForEntry((e) => e.idNumber === queued.entry_ref);
+  expect(entry.account).toBe(CORRECTED_ACCOUNT);
+  await waitForTransferState(live, next.body.id, 'payment_processed', 60_000);
+}, 120_000);
+
+test('an incoming credit that names no transfer is held for operators; one for a transfer funds it', async () => {
+  const tr = await payout('42.00');
+  await bank.writeCredits([
+    { amountMinor: 4_200n, reference: tr.body.source_deposit_instructions.deposit_reference, senderName: 'JANE DOE' },
+    { amountMinor: 999n, reference: 'FPNOSUCHREF000', senderName: 'SOMEBODY ELSE' },
+  ]);
+  await waitForTransferState(live, tr.body.id, 'payment_processed', 60_000);
+  const unmatched = await waitFor(async () => testDb().selectFrom('rail_events').select(['outcome']).where(sql`payload::text`, 'like', '%FPNOSUCHREF000%').executeTakeFirst(),
+    { what: 'the unmatched credit recorded' });
+  expect(unmatched.outcome).toBe('unmatched');
+}, 120_000);
