@@ -4,7 +4,9 @@ import type { BankFileActivities } from '../activities/bank-files';
 // How workflows call the bank-file activities (docs/BANK_FILES.md). The stuck-activity alarm
 // (retry-alarm.ts) shows a window whose upload keeps failing (the bank's server down); it uploads
 // once the server is back.
+// A file of 10,000 entries is built and sent in seconds: an attempt lost with a crashed worker is
+// tried again after a minute at most.
 export const bankFiles = proxyActivities<BankFileActivities>({
-  startToCloseTimeout: '5 minutes',
+  startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });

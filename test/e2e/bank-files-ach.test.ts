@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import { formatAmount, parseAmount } from '../../src/domain/money';
 import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient } from '../harness';
-import { TEST_ODFI } from '../harness/stack';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startProcess, stopProcess, TEST_ODFI, waitForPoller } from '../harness/stack';
 import { CORRECTED_ACCOUNT, TestBank, type TakenEntry } from '../harness/test-bank';
 import { expectLedgerBalanced, waitForTransferState } from '../harness/transfers';
 
@@ -157,3 +159,58 @@ test('an incoming credit that names no transfer is held for operators; one for a
     { what: 'the unmatched credit recorded' });
   expect(unmatched.outcome).toBe('unmatched');
 }, 120_000);
+
+test('the bank\'s server refusing uploads during a window, and the worker SIGKILLed between recording the file and uploading it: the same file goes out once, when the server is back', async () => {
+  const client = await temporalClient();
+  const schedule = client.schedule.getHandle('bank-files:ach_standard');
+  await schedule.pause('bank-files-ach test: a window of its own worker');
+  const taskQueue = `bank-crash-${process.pid}`;
+  const startWorker = () => startProcess('worker-bank-crash', path.join(__dirname, '../../workers/main.ts'), { ...stack().processEnv, TEMPORAL_TASK_QUEUE: taskQueue }, stack().logDir);
+  let worker = startWorker();
+  const inbox = path.join(stack().bankRoot!, 'inbox');
+  const restoreInbox = () => {
+    if (fs.statSync(inbox).isFile()) {
+      fs.rmSync(inbox);
+      fs.renameSync(`${inbox}.away`, inbox);
+    }
+  };
+  try {
+    await waitForPoller(stack().temporalAddress, taskQueue, worker, 60_000);
+    const created = await Promise.all(['51.00', '52.00', '53.00'].map((a) => payout(a)));
+    await creditsFor(created.map((r) => r.body));
+    const ids = created.map((r) => r.body.id);
+    const queued = await waitFor(async () => {
+      const rows = await testDb().selectFrom('bank_payments').select(['id', 'entry_ref', 'status']).where('reference', 'in', ids).where('purpose', '=', 'payout').execute();
+      return rows.length === 3 && rows.every((r) => r.status === 'queued') ? rows : undefined;
+    }, { what: 'three payouts queued', timeoutMs: 60_000 });
+
+    // The bank's inbox cannot be written: every upload fails, and is tried again.
+    fs.renameSync(inbox, `${inbox}.away`);
+    fs.writeFileSync(inbox, '');
+    const handle = await client.workflow.start('achFileWindowWorkflow', { taskQueue, workflowId: `ach-window-crash-${Date.now()}`, args: [{ window: 'ach_standard' }] });
+    const failing = await waitFor(async () => {
+      const pending = (await handle.describe()).raw.pendingActivities?.find((a) => a.activityType?.name === 'uploadBankFile');
+      return pending && (pending.attempt ?? 0) >= 3 ? pending : undefined;
+    }, { what: 'the upload failing and retried', timeoutMs: 30_000 });
+    expect(failing.lastFailure?.message).toBeTruthy();
+    const recorded = await testDb().selectFrom('bank_files').select(['id', 'name', 'status']).where('window_id', '=', handle.workflowId).executeTakeFirstOrThrow();
+    expect(recorded.status).toBe('recorded');
+
+    worker.kill('SIGKILL');
+    await new Promise((resolve) => worker.once('exit', resolve));
+    restoreInbox();
+    worker = startWorker();
+    expect(await handle.result()).toEqual({ file: recorded.name, payments: 3 });
+
+    await bank.waitForEntry((e) => e.idNumber === queued[0].entry_ref);
+    const taken = bank.entries.filter((e) => queued.some((q) => q.entry_ref === e.idNumber));
+    expect(taken.map((e) => e.file)).toEqual([recorded.name, recorded.name, recorded.name]);
+    const filed = await testDb().selectFrom('bank_file_payments').select('file_id').where('payment_id', 'in', queued.map((q) => q.id)).execute();
+    expect(filed.map((f) => f.file_id)).toEqual([recorded.id, recorded.id, recorded.id]);
+    for (const id of ids) await waitForTransferState(live, id, 'payment_processed', 60_000);
+  } finally {
+    restoreInbox();
+    if ((await schedule.describe()).state.paused) await schedule.unpause();
+    await stopProcess(worker);
+  }
+}, 240_000);

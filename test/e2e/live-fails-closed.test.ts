@@ -4,12 +4,14 @@ import { encodeChainAddress } from '../../src/domain/bank-validation';
 import { FIAT_RAILS, RAILS, SIMULATED_CHAINS, type PaymentRail, type SimulatedChain } from '../../src/domain/rails';
 import { apiClient, createTenant, documents, individual, runCli, testDb, waitForKycStatus, type ApiClient, type Tenant } from '../harness';
 import { fundedCustomerWallet, RECEIVER, tokenBalance, waitForTransferState } from '../harness/transfers';
+import { apiAndWorkerOfTheirOwn } from '../harness/own-processes';
 
 // Live keys never reach a simulator (docs/OPERATIONS.md, "Live fails closed"): every fiat rail and
 // every simulated chain answers 503 naming its field with nothing created; live KYC waits for an
 // operator; the EVM chains, which run on real nodes, move live money.
 
 let t: Tenant;
+const noBank = apiAndWorkerOfTheirOwn('live-no-bank');
 let live: ApiClient;
 let customer: { id: string };
 
@@ -51,7 +53,10 @@ test('live KYC is never approved automatically: a complete submission goes to ma
   await waitForKycStatus(t.api, sandbox.id, 'approved');
 });
 
-test('every fiat rail and every simulated chain answers live keys 503, naming the leg, and creates nothing', async () => {
+test('without RAIL_PROVIDERS, every fiat rail and every simulated chain answers live keys 503, naming the leg, and creates nothing', async () => {
+  // The stack's own API carries the ACH rails on the test bank's files (test/e2e/bank-files-ach.test.ts);
+  // this API of the same stack has no live rail provider configured.
+  const live = apiClient(t.liveSecret, noBank.url());
   const before = await liveRows();
   const base = { payment_rail: 'base', currency: 'usdc' };
   const fiatOf = (rail: PaymentRail) => ({ payment_rail: rail, currency: RAILS[rail].currencies[0] });
