@@ -10,6 +10,7 @@ import { heldDepositReturns } from '../payments/store';
 import { createKeyVault } from '../keys/key-vault';
 import { rewrapWalletKeys } from '../admin/wallet-key-rewrap';
 import { stuckWorkflows } from '../admin/stuck-workflows';
+import { listBankFiles, resendBankFile, showBankFile } from '../admin/bank-files';
 import { createChainAdapters } from '../chains';
 import { createDataCipher } from '../crypto';
 import type { Permission } from '../api/context';
@@ -61,6 +62,10 @@ const USAGE = `Usage: npm run cli -- <command>
   rail-events resolve EVENT_ID --note TEXT [--operator NAME]
                                  record how one was dealt with (sent back through the provider, say);
                                  the money it held leaves the ledger
+  bank-files list                the latest files exchanged with the bank: what went out per window,
+                                 what came back (returns, notifications of change, credits)
+  bank-files show bfile_…        one file, and each payment in it with what became of it
+  bank-files resend bfile_…      upload a file we sent again (same name and bytes), for a bank that lost it
   workflows stuck                running workflows with an activity that keeps failing past its alarm
                                  threshold (search attribute StuckActivity), with what the server
                                  knows of their activities' attempts and last failures
@@ -239,6 +244,12 @@ async function main(argv: string[]) {
       if (!values.note) throw new Error('rail-events resolve needs --note (how it was dealt with)');
       await resolveRailEvent(db, { id: target, operator, note: values.note });
       console.log(`${target}: resolved by ${operator}`);
+    } else if (group === 'bank-files' && action === 'list') {
+      for (const line of await listBankFiles(db)) console.log(line);
+    } else if (group === 'bank-files' && (action === 'show' || action === 'resend')) {
+      if (!target) throw new Error(`bank-files ${action} needs a file id (bfile_…)`);
+      if (action === 'show') for (const line of await showBankFile(db, target)) console.log(line);
+      else console.log(`${target}: resending (workflow ${await withTemporal(config, (temporal) => resendBankFile({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, target))})`);
     } else if (group === 'workflows' && action === 'stuck') {
       const stuck = await withTemporal(config, (temporal) => stuckWorkflows(temporal));
       for (const w of stuck) {

@@ -105,6 +105,12 @@ test('200 live ACH payouts funded by incoming credits go out in one window: one 
     expect(file).toMatchObject({ status: 'uploaded', entry_count: 200, total_debit_minor: '0' });
     expect(BigInt(file.total_credit_minor)).toBe(queued.reduce((s, p) => s + BigInt(p.amount_minor), 0n));
 
+    // Operators see the file, and each payment in it.
+    const listed = runCli(['bank-files', 'list']);
+    expect(listed.stdout).toContain(`${file.id}  ${file.created_at.toISOString()}  out  ${fileName}  uploaded  200 entries`);
+    const shown = runCli(['bank-files', 'show', file.id]);
+    expect(shown.stdout.split('\n').filter((l) => l.includes(' payout credit '))).toHaveLength(200);
+
     transfers = await Promise.all(ids.map((id) => waitForTransferState(live, id, 'payment_processed', 60_000)));
     // The receiving bank sends one back: R01, insufficient funds.
     const returned = queued[7];
@@ -208,6 +214,13 @@ test('the bank\'s server refusing uploads during a window, and the worker SIGKIL
     const filed = await testDb().selectFrom('bank_file_payments').select('file_id').where('payment_id', 'in', queued.map((q) => q.id)).execute();
     expect(filed.map((f) => f.file_id)).toEqual([recorded.id, recorded.id, recorded.id]);
     for (const id of ids) await waitForTransferState(live, id, 'payment_processed', 60_000);
+
+    // An operator's resend of a file the bank still has sends nothing new: same name, same bytes.
+    const resent = runCli(['bank-files', 'resend', recorded.id]);
+    expect(resent.status).toBe(0);
+    const resendWorkflow = /workflow (bank-file-resend:\S+)\)/.exec(resent.stdout)![1];
+    expect(await client.workflow.getHandle(resendWorkflow).result()).toEqual({ uploaded: false });
+    expect(fs.readdirSync(inbox).filter((n) => n === recorded.name)).toHaveLength(1);
   } finally {
     restoreInbox();
     if ((await schedule.describe()).state.paused) await schedule.unpause();
