@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { formatAmount, parseAmount } from '../../src/domain/money';
-import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient } from '../harness';
+import { Worker } from '@temporalio/worker';
+import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, workflowBundle, type ApiClient } from '../harness';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startProcess, stopProcess, TEST_ODFI, waitForPoller } from '../harness/stack';
@@ -227,3 +228,29 @@ test('the bank\'s server refusing uploads during a window, and the worker SIGKIL
     await stopProcess(worker);
   }
 }, 240_000);
+
+test('the bank-file workflows\' histories replay against the current code', async () => {
+  const client = await temporalClient();
+  const ids: string[] = [];
+  for (const type of ['achFileWindowWorkflow', 'readBankOutboxWorkflow', 'bankFileUploadWorkflow']) {
+    const done: { id: string; didSomething: boolean }[] = [];
+    for await (const w of client.workflow.list({ query: `WorkflowType = '${type}' AND ExecutionStatus = 'Completed'` })) {
+      done.push({ id: `${type}:${w.workflowId}`, didSomething: Boolean((w.memo as { file?: string } | undefined)?.file) });
+    }
+    // Windows that made a file first, then one that found nothing; up to five of each type.
+    ids.push(...done.sort((x, y) => Number(y.didSomething) - Number(x.didSomething)).slice(0, 5).map((d) => d.id));
+  }
+  expect(ids.filter((i) => i.startsWith('achFileWindowWorkflow')).length).toBeGreaterThanOrEqual(2);
+  expect(ids.some((i) => i.startsWith('readBankOutboxWorkflow'))).toBe(true);
+  expect(ids.some((i) => i.startsWith('bankFileUploadWorkflow'))).toBe(true);
+  const histories = await Promise.all(ids.map(async (id) => {
+    const workflowId = id.slice(id.indexOf(':') + 1);
+    return { workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() };
+  }));
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories(workflowBundle(), histories)) {
+    expect([result.workflowId, result.error]).toEqual([result.workflowId, undefined]);
+    replayed++;
+  }
+  expect(replayed).toBe(ids.length);
+});
