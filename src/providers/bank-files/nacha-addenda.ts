@@ -1,9 +1,11 @@
-import type { AchRecord } from './nacha';
 
 // The two addenda records a bank sends back that the NACHA library does not define: the return
 // (type 99) and the notification of change (type 98), in the library's own table shape (name, width,
 // position, type) so that one reader and one writer serve every record (Nacha Operating Rules,
 // Appendix Four and Five). Both are 94 characters, like every record.
+
+/** One record's fields by name, as read (trimmed) or to be written. */
+export type AchRecord = Record<string, string>;
 
 export interface FieldSpec {
   name: string;

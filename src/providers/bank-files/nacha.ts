@@ -5,7 +5,9 @@ import entryFields from 'nach2/lib/entry/fields';
 import fileControlFields from 'nach2/lib/file/control';
 import fileHeaderFields from 'nach2/lib/file/header';
 import entryAddendaFields from 'nach2/lib/entry-addenda/fields';
-import { NOC_ADDENDA_FIELDS, RETURN_ADDENDA_FIELDS } from './nacha-addenda';
+import { NOC_ADDENDA_FIELDS, RETURN_ADDENDA_FIELDS, type AchRecord } from './nacha-addenda';
+
+export type { AchRecord };
 import { formatAmount } from '../../domain/money';
 
 // NACHA files as the ODFI takes them (docs/BANK_FILES.md): written by nach2, read back with nach2's
@@ -50,7 +52,6 @@ export interface AchTotals {
 }
 
 type Fields = Record<string, { width: number; position: number }>;
-export type AchRecord = Record<string, string>;
 
 export interface ReadAchFile {
   header: AchRecord;
