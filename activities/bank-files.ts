@@ -1,13 +1,15 @@
+import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/config';
 import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
 import type { Logger } from '../src/logger';
 import { fileAchWindow, type AchWindow, type AchWindowSettings } from '../src/bank-files/ach-window';
-import { markInboundFileHandled, railEventsOf, readInboundAchFile, recordInboundFile, recordUnreadableInboundFile } from '../src/bank-files/inbound-files';
+import { markInboundFileHandled, railEventsOf, readInboundFile, recordInboundFile, recordUnreadableInboundFile } from '../src/bank-files/inbound-files';
+import { fileSepaWindow, type SepaWindowSettings } from '../src/bank-files/sepa-window';
 import { uploadRecordedFile } from '../src/bank-files/outbound-files';
 import { SftpChannel } from '../src/providers/bank-files/sftp-channel';
-import { achOriginator, bankFileEnvironment, bankFileRails, sftpSettings } from '../src/providers/bank-files/settings';
+import { achOriginator, bankFileEnvironment, bankFileRails, sepaDebtor, sftpSettings } from '../src/providers/bank-files/settings';
 import { handleRailEvent } from '../src/transfers/rail-events';
 
 export interface BankFileActivityDeps {
@@ -19,6 +21,7 @@ export interface BankFileActivityDeps {
   temporal: Client;
   channel: Pick<SftpChannel, 'upload' | 'listOutbox' | 'download'>;
   ach: AchWindowSettings;
+  sepa: SepaWindowSettings;
 }
 
 /**
@@ -28,7 +31,8 @@ export interface BankFileActivityDeps {
 export function createBankFileActivities(deps: BankFileActivityDeps) {
   return {
     /** The window's queued payments in one recorded file (null when none are queued); a retry answers the same file. */
-    async fileBankWindow(input: { windowId: string; window: AchWindow }) {
+    async fileBankWindow(input: { windowId: string; window: AchWindow | 'sepa' }) {
+      if (input.window === 'sepa') return fileSepaWindow(deps.db, deps.cipher, deps.sepa, { id: input.windowId });
       return fileAchWindow(deps.db, deps.cipher, deps.ach, { id: input.windowId, kind: input.window });
     },
 
@@ -47,21 +51,24 @@ export function createBankFileActivities(deps: BankFileActivityDeps) {
       const files: string[] = [];
       let events = 0;
       for (const name of names.filter((n) => !doneNames.has(n))) {
+        Context.current().heartbeat();
         const text = (await deps.channel.download(name)).toString('utf8');
-        let items;
+        let read;
         try {
-          items = readInboundAchFile(text);
+          read = readInboundFile(text);
         } catch (err) {
           // Not a file we can read: kept for an operator, and not read again.
           await recordUnreadableInboundFile(deps.db, deps.cipher, { name, text, reason: (err as Error).message });
           deps.log.error({ file: name, reason: (err as Error).message }, 'bank file not understood; kept for an operator');
           continue;
         }
-        const recorded = await recordInboundFile(deps.db, deps.cipher, { name, text, items });
+        const recorded = await recordInboundFile(deps.db, deps.cipher, { name, text, ...read });
         if (!recorded.handled) {
-          for (const event of await railEventsOf(deps.db, name, items)) {
+          for (const event of await railEventsOf(deps.db, name, read.items)) {
             await handleRailEvent(deps, event);
             events++;
+            // A worker that dies mid-file is noticed in seconds; the next attempt handles the rest.
+            Context.current().heartbeat();
           }
           await markInboundFileHandled(deps.db, recorded.id);
         }
@@ -85,5 +92,6 @@ export function bankFileActivityDeps(
     config,
     channel: new SftpChannel(sftpSettings(config)),
     ach: { originator: achOriginator(config), environment, rails: bankFileRails(config, environment), settlementSeconds: config.BANK_FILE_SETTLEMENT_SECONDS },
+    sepa: { debtor: sepaDebtor(config), environment, rails: bankFileRails(config, environment), settlementSeconds: config.BANK_FILE_SETTLEMENT_SECONDS },
   };
 }

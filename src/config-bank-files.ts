@@ -7,7 +7,8 @@ import { FIAT_RAILS, type FiatRail } from './domain/rails';
  */
 
 /** The rails that run through the bank's files; the others have no live provider. */
-export const BANK_FILE_RAILS = ['ach', 'ach_push', 'ach_same_day'] as const satisfies readonly FiatRail[];
+export const BANK_FILE_RAILS = ['ach', 'ach_push', 'ach_same_day', 'sepa'] as const satisfies readonly FiatRail[];
+const ACH_RAILS: readonly BankFileRail[] = ['ach', 'ach_push', 'ach_same_day'];
 export type BankFileRail = (typeof BANK_FILE_RAILS)[number];
 export const isBankFileRail = (rail: string): rail is BankFileRail => (BANK_FILE_RAILS as readonly string[]).includes(rail);
 
@@ -57,6 +58,16 @@ export const bankFileEnv = {
   ACH_ODFI_NAME: optionalText(),
   ACH_COMPANY_ID: optionalText().refine((v) => v === undefined || /^[0-9A-Z ]{10}$/.test(v), { message: 'must be 10 characters (digits, capitals)' }),
   ACH_COMPANY_NAME: optionalText(),
+  /** Our account at the ODFI that customers' ACH credits go to (their deposit instructions show it). */
+  ACH_COLLECTION_ACCOUNT: optionalText().refine((v) => v === undefined || /^\d{4,17}$/.test(v), { message: 'must be 4 to 17 digits' }),
+  /** The platform's account that pays SEPA credit transfers: name, IBAN and BIC; and its SEPA creditor id (direct debits). */
+  SEPA_DEBTOR_NAME: optionalText(),
+  SEPA_DEBTOR_IBAN: optionalText(),
+  SEPA_DEBTOR_BIC: optionalText().refine((v) => v === undefined || /^[A-Z0-9]{8}([A-Z0-9]{3})?$/.test(v), { message: 'must be a BIC of 8 or 11 characters' }),
+  SEPA_CREDITOR_ID: optionalText(),
+  /** When SEPA files go out (cron, in SEPA_WINDOW_TIMEZONE): before the bank's cut-off for next-day execution. */
+  SEPA_WINDOWS: cronList('0 13 * * 1-5'),
+  SEPA_WINDOW_TIMEZONE: z.string().default('Europe/Brussels'),
   /** When standard ACH files go out (cron, in BANK_FILE_WINDOW_TIMEZONE): once a business day. */
   ACH_STANDARD_WINDOWS: cronList('0 17 * * 1-5'),
   /** When same-day ACH files go out: before Nacha's three same-day deadlines (10:30, 14:45, 16:45 ET). */
@@ -73,9 +84,17 @@ export const bankFileEnv = {
   BANK_FILE_SETTLEMENT_SECONDS: z.coerce.number().int().min(0).max(7 * 86_400).optional(),
 };
 
-/** The settings the bank-file rail needs once any rail uses it: the names of those missing. */
-export function missingBankFileSettings(c: Record<string, unknown>): string[] {
-  const required = ['BANK_SFTP_HOST', 'BANK_SFTP_USER', 'BANK_SFTP_PRIVATE_KEY_FILE', 'BANK_SFTP_HOST_KEY', 'ACH_ODFI_ROUTING', 'ACH_ODFI_NAME', 'ACH_COMPANY_ID', 'ACH_COMPANY_NAME'];
+/**
+ * The settings the bank-file rails in use need, by name, that are missing: the SFTP account, and the
+ * ODFI's for ACH or the debtor account's for SEPA.
+ */
+export function missingBankFileSettings(c: Record<string, unknown> & { RAIL_PROVIDERS: Partial<Record<BankFileRail, 'bank_files'>>; SANDBOX_BANK_FILES: 'on' | 'off' }): string[] {
+  const rails = c.SANDBOX_BANK_FILES === 'on' ? BANK_FILE_RAILS : BANK_FILE_RAILS.filter((r) => c.RAIL_PROVIDERS[r]);
+  const required = [
+    'BANK_SFTP_HOST', 'BANK_SFTP_USER', 'BANK_SFTP_PRIVATE_KEY_FILE', 'BANK_SFTP_HOST_KEY',
+    ...(rails.some((r) => ACH_RAILS.includes(r)) ? ['ACH_ODFI_ROUTING', 'ACH_ODFI_NAME', 'ACH_COMPANY_ID', 'ACH_COMPANY_NAME', 'ACH_COLLECTION_ACCOUNT'] : []),
+    ...(rails.includes('sepa') ? ['SEPA_DEBTOR_NAME', 'SEPA_DEBTOR_IBAN', 'SEPA_DEBTOR_BIC'] : []),
+  ];
   return required.filter((k) => c[k] === undefined);
 }
 

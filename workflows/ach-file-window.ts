@@ -7,7 +7,7 @@ import { bankFiles } from './bank-file-activities';
  * file, then its upload. The window's id (this workflow's) keys the file: a retry after a crash
  * uploads the same bytes under the same name.
  */
-export async function achFileWindowWorkflow(input: { window: AchWindow }): Promise<{ file?: string; payments: number }> {
+export async function achFileWindowWorkflow(input: { window: AchWindow | 'sepa' }): Promise<{ file?: string; payments: number }> {
   const filed = await bankFiles.fileBankWindow({ windowId: workflowInfo().workflowId, window: input.window });
   if (!filed) {
     setCurrentDetails('No payment was queued for this window');

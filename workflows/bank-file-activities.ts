@@ -10,3 +10,10 @@ export const bankFiles = proxyActivities<BankFileActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
+
+/** The outbox: a read of many files heartbeats as it goes, so that one cut off by a crash is tried again within seconds. */
+export const bankOutbox = proxyActivities<Pick<BankFileActivities, 'readBankOutbox'>>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});

@@ -6,35 +6,62 @@ import { newId } from '../ids';
 import { changedAttributes, recordEvent } from '../domain/events';
 import { accountIdentity, serializeExternalAccount } from '../external-accounts/external-account';
 import { readAchFile, type AchRecord } from '../providers/bank-files/nacha';
+import { readCamt054, readPain002 } from '../providers/bank-files/sepa-messages';
 import type { RailEvent } from '../providers/rails';
 
-// Files the bank puts in its outbox (docs/BANK_FILES.md): returns (addenda 99), notifications of
-// change (addenda 98) and credits into the platform's account. A file is recorded, by name and hash,
-// in the same transaction as what it changes in our books; the events it carries for the transfer
-// workflows are handled after, as often as needed (each rail event once, by its id).
+// Files the bank puts in its outbox (docs/BANK_FILES.md): NACHA returns (addenda 99), notifications
+// of change (addenda 98) and credits; SEPA status reports (pain.002) and notifications (camt.054).
+// A file is recorded, by name and hash, in the same transaction as what it changes in our books;
+// the events it carries for the transfer workflows are handled after, as often as needed (each
+// rail event once, by its id).
 
-/** What one entry of a bank's file says. */
-export type InboundAchItem =
-  | { kind: 'return'; originalTrace: string; code: string }
-  | { kind: 'notification_of_change'; originalTrace: string; code: string; correctedData: string }
-  | { kind: 'credit'; trace: string; amountMinor: bigint; reference: string; senderName: string };
+/**
+ * What one entry of a bank's file says. Our payment is named by its ACH trace number or, in SEPA,
+ * by its end-to-end id (the entry reference). `id`: the entry's own, unique in its file.
+ */
+export type InboundItem =
+  | { kind: 'return'; id: string; originalTrace?: string; endToEndId?: string; code: string }
+  /** A SEPA status report's rejection (pain.002 RJCT): before settlement the payment is rejected, after it returned. */
+  | { kind: 'rejection'; id: string; endToEndId: string; code: string }
+  | { kind: 'notification_of_change'; id: string; originalTrace: string; code: string; correctedData: string }
+  | { kind: 'credit'; id: string; rail: 'ach' | 'sepa'; currency: 'usd' | 'eur'; amountMinor: bigint; reference: string; senderName: string };
 
 /** Changes a notification may carry: C01 account number, C02 routing number, C03 both, C05 account type. */
 const APPLIED_CHANGES = new Set(['C01', 'C02', 'C03', 'C05']);
 
+/** The entries of a bank's file, whatever its format: XML is SEPA (pain.002 or camt.054), the rest NACHA. */
+export function readInboundFile(text: string): { rail: 'ach' | 'sepa'; items: InboundItem[] } {
+  if (!text.trimStart().startsWith('<')) return { rail: 'ach', items: readInboundAchFile(text) };
+  if (text.includes('CstmrPmtStsRpt')) {
+    return {
+      rail: 'sepa',
+      items: readPain002(text).filter((s) => s.status === 'RJCT').map((s) => ({ kind: 'rejection', id: s.endToEndId, endToEndId: s.endToEndId, code: s.reason ?? 'MS03' })),
+    };
+  }
+  return {
+    rail: 'sepa',
+    items: readCamt054(text).map((n): InboundItem => (n.kind === 'return'
+      ? { kind: 'return', id: n.id, endToEndId: n.endToEndId, code: n.code }
+      : { kind: 'credit', id: n.id, rail: 'sepa', currency: 'eur', amountMinor: n.amountMinor, reference: n.reference, senderName: n.senderName })),
+  };
+}
+
 /** The entries of a NACHA file from the bank, by what they say. */
-export function readInboundAchFile(text: string): InboundAchItem[] {
-  const items: InboundAchItem[] = [];
+export function readInboundAchFile(text: string): InboundItem[] {
+  const items: InboundItem[] = [];
   for (const batch of readAchFile(text).batches) {
     batch.entries.forEach((entry, i) => {
       const addenda = batch.addenda[i] ?? [];
       const returned = addenda.find((a) => a.addendaTypeCode === '99');
       const changed = addenda.find((a) => a.addendaTypeCode === '98');
-      if (returned) items.push({ kind: 'return', originalTrace: returned.originalEntryTraceNumber, code: returned.returnReasonCode });
+      const id = entry.traceNumber;
+      if (returned) items.push({ kind: 'return', id, originalTrace: returned.originalEntryTraceNumber, code: returned.returnReasonCode });
       else if (changed) {
-        items.push({ kind: 'notification_of_change', originalTrace: changed.originalEntryTraceNumber, code: changed.changeCode, correctedData: changed.correctedData });
+        items.push({ kind: 'notification_of_change', id, originalTrace: changed.originalEntryTraceNumber, code: changed.changeCode, correctedData: changed.correctedData });
       } else if (['22', '32'].includes(entry.transactionCode)) {
-        items.push({ kind: 'credit', trace: entry.traceNumber, amountMinor: BigInt(entry.amount), reference: creditReference(entry, addenda), senderName: batch.header.companyName });
+        items.push({
+          kind: 'credit', id, rail: 'ach', currency: 'usd', amountMinor: BigInt(entry.amount), reference: creditReference(entry, addenda), senderName: batch.header.companyName,
+        });
       }
     });
   }
@@ -47,36 +74,45 @@ function creditReference(entry: AchRecord, addenda: AchRecord[]): string {
   return (info ? info.split(/\s+/)[0] : entry.idNumber).replace(/\\$/, '');
 }
 
-/** The rail events of a file's items, with ids derived from the file and the entry (a file read twice gives the same ids). */
-export async function railEventsOf(db: Db, fileName: string, items: InboundAchItem[]): Promise<RailEvent[]> {
+/** Our payment an item names: by its trace number (the ODFI's 8 digits and the last 7 of its entry reference) or its end-to-end id. */
+function paymentOf(db: Db | Transaction<Database>, item: { originalTrace?: string; endToEndId?: string }) {
+  const q = db.selectFrom('bank_payments').select(['id', 'status', 'external_account_id', 'settles_at', 'code']);
+  const named = item.endToEndId ? q.where('entry_ref', '=', item.endToEndId) : q.where('entry_ref', 'like', `%${item.originalTrace!.slice(8)}`);
+  return named.where('status', 'in', ['filed', 'returned', 'rejected']).orderBy('created_at', 'desc').executeTakeFirst();
+}
+
+/**
+ * The rail events of a file's items, with ids derived from the file and the entry (a file read twice
+ * gives the same ids): credits, and returns of our payments (a SEPA rejection that came after
+ * settlement is one).
+ */
+export async function railEventsOf(db: Db, fileName: string, items: InboundItem[]): Promise<RailEvent[]> {
   const events: RailEvent[] = [];
   for (const item of items) {
+    const id = `bankfile:${fileName}:${item.id}`;
     if (item.kind === 'credit') {
       events.push({
-        id: `bankfile:${fileName}:${item.trace}`, type: 'payment.received', providerPaymentId: `ach:${fileName}:${item.trace}`,
-        rail: 'ach', currency: 'usd', amountMinor: item.amountMinor, reference: item.reference, senderName: item.senderName,
+        id, type: 'payment.received', providerPaymentId: `${item.rail}:${fileName}:${item.id}`,
+        rail: item.rail, currency: item.currency, amountMinor: item.amountMinor, reference: item.reference, senderName: item.senderName,
       });
-    } else if (item.kind === 'return') {
-      const payment = await paymentOfTrace(db, item.originalTrace);
-      events.push({ id: `bankfile:${fileName}:${item.originalTrace}`, type: 'payment.returned', providerPaymentId: payment?.id ?? `ach-trace:${item.originalTrace}`, code: item.code });
+    } else if (item.kind === 'return' || item.kind === 'rejection') {
+      const payment = await paymentOf(db, item);
+      if (item.kind === 'rejection' && payment?.status !== 'returned') continue;
+      events.push({ id, type: 'payment.returned', providerPaymentId: payment?.id ?? `unknown:${item.kind === 'return' ? (item.originalTrace ?? item.endToEndId) : item.endToEndId}`, code: item.code });
     }
   }
   return events;
 }
 
-/** Our payment of an entry's trace number: the ODFI's 8 digits and the last 7 of its entry reference. */
-function paymentOfTrace(db: Db | Transaction<Database>, trace: string) {
-  return db.selectFrom('bank_payments').select(['id', 'status', 'external_account_id'])
-    .where('entry_ref', 'like', `%${trace.slice(8)}`).where('status', 'in', ['filed', 'returned']).orderBy('created_at', 'desc').executeTakeFirst();
-}
-
 /**
- * Records an inbound file and, in the same transaction, what it changes: returned payments are
- * marked (their code kept), and notifications of change correct the external account (with its
- * `external_account.updated` event). A file recorded before is not applied again (`fresh: false`);
- * one with the same name and other bytes is refused.
+ * Records an inbound file and, in the same transaction, what it changes: returned or rejected
+ * payments are marked (their code kept), and notifications of change correct the external account
+ * (with its `external_account.updated` event). A file recorded before is not applied again
+ * (`fresh: false`); one with the same name and other bytes is refused.
  */
-export async function recordInboundFile(db: Db, cipher: DataCipher, file: { name: string; text: string; items: InboundAchItem[] }, now = new Date()) {
+export async function recordInboundFile(
+  db: Db, cipher: DataCipher, file: { name: string; text: string; rail: 'ach' | 'sepa'; items: InboundItem[] }, now = new Date(),
+) {
   const sha256 = sha256Hex(file.text);
   return db.transaction().execute(async (trx) => {
     const existing = await trx.selectFrom('bank_files').select(['id', 'sha256', 'status']).where('direction', '=', 'inbound').where('name', '=', file.name).executeTakeFirst();
@@ -85,30 +121,38 @@ export async function recordInboundFile(db: Db, cipher: DataCipher, file: { name
       return { id: existing.id, fresh: false, handled: existing.status === 'processed' };
     }
     const id = newId('bankFile', now.getTime());
-    const credits = file.items.filter((i) => i.kind === 'credit');
+    const credits = file.items.flatMap((i) => (i.kind === 'credit' ? [i.amountMinor] : []));
     await trx.insertInto('bank_files').values({
-      id, rail: 'ach', direction: 'inbound', name: file.name, file_id_modifier: null, sha256, contents_encrypted: cipher.encrypt(file.text),
-      entry_count: file.items.length, total_debit_minor: 0n, total_credit_minor: credits.reduce((sum, c) => sum + c.amountMinor, 0n),
+      id, rail: file.rail, direction: 'inbound', name: file.name, file_id_modifier: null, sha256, contents_encrypted: cipher.encrypt(file.text),
+      entry_count: file.items.length, total_debit_minor: 0n, total_credit_minor: credits.reduce((sum, c) => sum + c, 0n),
       status: 'recorded', created_at: now, uploaded_at: null, detail: summary(file.items),
     }).execute();
     for (const item of file.items) {
-      if (item.kind === 'return') {
-        const payment = await paymentOfTrace(trx, item.originalTrace);
-        if (payment?.status === 'filed') {
-          await trx.updateTable('bank_payments').set({ status: 'returned', code: item.code, returned_at: now }).where('id', '=', payment.id).execute();
-        }
-      } else if (item.kind === 'notification_of_change') {
-        await applyNotificationOfChange(trx, cipher, item, now);
-      }
+      if (item.kind === 'return' || item.kind === 'rejection') await markPaymentAnswered(trx, item, now);
+      else if (item.kind === 'notification_of_change') await applyNotificationOfChange(trx, cipher, item, now);
     }
     return { id, fresh: true, handled: false };
   });
 }
 
-/** A file that is not a NACHA file we can read: kept (`rejected`, with why) for an operator, and not read again. */
+/**
+ * A return, or a rejection, of a filed payment. A rejection before the payment's settlement time is
+ * what its workflow finds when it asks (`rejected`); after it, the money had counted as delivered,
+ * so it is a return like any other.
+ */
+async function markPaymentAnswered(trx: Transaction<Database>, item: Extract<InboundItem, { kind: 'return' | 'rejection' }>, now: Date) {
+  const payment = await paymentOf(trx, item);
+  if (payment?.status !== 'filed') return;
+  const beforeSettlement = item.kind === 'rejection' && (payment.settles_at?.getTime() ?? 0) > now.getTime();
+  await trx.updateTable('bank_payments').set(beforeSettlement
+    ? { status: 'rejected', code: item.code }
+    : { status: 'returned', code: item.code, returned_at: now }).where('id', '=', payment.id).execute();
+}
+
+/** A file that is not one we can read: kept (`rejected`, with why) for an operator, and not read again. */
 export async function recordUnreadableInboundFile(db: Db, cipher: DataCipher, file: { name: string; text: string; reason: string }, now = new Date()) {
   await db.insertInto('bank_files').values({
-    id: newId('bankFile', now.getTime()), rail: 'ach', direction: 'inbound', name: file.name, file_id_modifier: null, sha256: sha256Hex(file.text),
+    id: newId('bankFile', now.getTime()), rail: 'unknown', direction: 'inbound', name: file.name, file_id_modifier: null, sha256: sha256Hex(file.text),
     contents_encrypted: cipher.encrypt(file.text), entry_count: 0, total_debit_minor: 0n, total_credit_minor: 0n,
     status: 'rejected', created_at: now, uploaded_at: null, detail: file.reason.slice(0, 500),
   }).onConflict((oc) => oc.columns(['direction', 'name']).doNothing()).execute();
@@ -119,9 +163,9 @@ export async function markInboundFileHandled(db: Db, fileId: string) {
   await db.updateTable('bank_files').set({ status: 'processed' }).where('id', '=', fileId).execute();
 }
 
-function summary(items: InboundAchItem[]): string {
-  const count = (kind: InboundAchItem['kind']) => items.filter((i) => i.kind === kind).length;
-  return `${count('return')} returns, ${count('notification_of_change')} notifications of change, ${count('credit')} credits`;
+function summary(items: InboundItem[]): string {
+  const count = (kind: InboundItem['kind']) => items.filter((i) => i.kind === kind).length;
+  return `${count('return')} returns, ${count('rejection')} rejections, ${count('notification_of_change')} notifications of change, ${count('credit')} credits`;
 }
 
 /**
@@ -129,10 +173,10 @@ function summary(items: InboundAchItem[]): string {
  * type): written to the external account the entry paid, so that its next payment uses it.
  */
 async function applyNotificationOfChange(
-  trx: Transaction<Database>, cipher: DataCipher, item: Extract<InboundAchItem, { kind: 'notification_of_change' }>, now: Date,
+  trx: Transaction<Database>, cipher: DataCipher, item: Extract<InboundItem, { kind: 'notification_of_change' }>, now: Date,
 ) {
   if (!APPLIED_CHANGES.has(item.code)) return;
-  const payment = await paymentOfTrace(trx, item.originalTrace);
+  const payment = await paymentOf(trx, item);
   if (!payment?.external_account_id) return;
   const row = await trx.selectFrom('external_accounts').selectAll().where('id', '=', payment.external_account_id).forUpdate().executeTakeFirstOrThrow();
   const data = item.correctedData.trim();

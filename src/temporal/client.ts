@@ -48,23 +48,24 @@ export function bankFileSchedules(config: BankFileScheduleConfig): PlatformSched
   const environment = bankFileEnvironment(config);
   if (!environment) return [];
   const rails = bankFileRails(config, environment);
-  const windowSpec = (crons: string[]): ScheduleSpec => (config.BANK_FILE_WINDOW_SECONDS
+  const windowSpec = (crons: string[], timezone: string): ScheduleSpec => (config.BANK_FILE_WINDOW_SECONDS
     ? { intervals: [{ every: config.BANK_FILE_WINDOW_SECONDS * 1000 }] }
-    : { cronExpressions: crons, timezone: config.BANK_FILE_WINDOW_TIMEZONE });
+    : { cronExpressions: crons, timezone });
   const windows = [
-    { window: 'ach_standard', crons: config.ACH_STANDARD_WINDOWS, on: rails.includes('ach') || rails.includes('ach_push') },
-    { window: 'ach_same_day', crons: config.ACH_SAME_DAY_WINDOWS, on: rails.includes('ach_same_day') },
+    { window: 'ach_standard', crons: config.ACH_STANDARD_WINDOWS, timezone: config.BANK_FILE_WINDOW_TIMEZONE, on: rails.includes('ach') || rails.includes('ach_push') },
+    { window: 'ach_same_day', crons: config.ACH_SAME_DAY_WINDOWS, timezone: config.BANK_FILE_WINDOW_TIMEZONE, on: rails.includes('ach_same_day') },
+    { window: 'sepa', crons: config.SEPA_WINDOWS, timezone: config.SEPA_WINDOW_TIMEZONE, on: rails.includes('sepa') },
   ];
   return [
     ...windows.filter((w) => w.on).map((w) => ({
-      scheduleId: `bank-files:${w.window}`, workflowType: 'achFileWindowWorkflow', args: [{ window: w.window }], spec: windowSpec(w.crons),
+      scheduleId: `bank-files:${w.window}`, workflowType: 'achFileWindowWorkflow', args: [{ window: w.window }], spec: windowSpec(w.crons, w.timezone),
     })),
     { scheduleId: 'bank-files:outbox', workflowType: 'readBankOutboxWorkflow', spec: { intervals: [{ every: config.BANK_OUTBOX_POLL_SECONDS * 1000 }] } },
   ];
 }
 
 type BankFileScheduleConfig = Pick<Config, 'RAIL_PROVIDERS' | 'SANDBOX_BANK_FILES' | 'BANK_FILE_WINDOW_SECONDS' | 'BANK_FILE_WINDOW_TIMEZONE'
-  | 'ACH_STANDARD_WINDOWS' | 'ACH_SAME_DAY_WINDOWS' | 'BANK_OUTBOX_POLL_SECONDS'>;
+  | 'ACH_STANDARD_WINDOWS' | 'ACH_SAME_DAY_WINDOWS' | 'SEPA_WINDOWS' | 'SEPA_WINDOW_TIMEZONE' | 'BANK_OUTBOX_POLL_SECONDS'>;
 
 /**
  * Maintenance and the bank's file windows run as Temporal schedules, not as loops in our processes.

@@ -10,6 +10,7 @@ import { QuoteError, RateUnavailableError, convertMinor, quoteReceipt, samePeg, 
 import { PAYMENT_RAILS, RAILS, isChainRail, railBoundsMinor, type CryptoChain, type FiatRailProfile, type PaymentRail } from '../domain/rails';
 import { recordChangeWithEvent } from '../domain/events';
 import { oneOfShapes, transferLegVariants } from '../domain/documented-variants';
+import { bankCollectionAccount } from '../providers/bank-files/settings';
 import { newId, randomBase62 } from '../ids';
 import { findBodyCustomer } from '../customers/customer';
 import { serializeTransfer, type StoredReceipt } from './transfer';
@@ -264,7 +265,9 @@ export async function createTransfer(
     // Taken from the account: nothing for the customer to send.
     instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, account_id: accounts.sourceAccountId };
   } else {
-    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, deposit_reference: depositReference, ...(RAILS[input.source.payment_rail] as FiatRailProfile).collectionAccount };
+    // The bank's own account where the rail runs on its files; else the sandbox's collection account.
+    const collection = bankCollectionAccount(deps.config, tenant.environment, input.source.payment_rail) ?? (RAILS[input.source.payment_rail] as FiatRailProfile).collectionAccount;
+    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, deposit_reference: depositReference, ...collection };
   }
   const stored: StoredReceipt = {
     initial_minor: receipt.initialMinor.toString(),

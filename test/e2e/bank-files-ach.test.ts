@@ -56,10 +56,27 @@ async function creditsFor(transfers: { source_deposit_instructions: { amount: st
   })));
 }
 
+/** A worker of its own task queue with the stack's settings, for crashes: start, kill, start again. */
+function ownWorker(name: string) {
+  const taskQueue = `${name}-${process.pid}`;
+  const start = () => startProcess(`worker-${name}`, path.join(__dirname, '../../workers/main.ts'), { ...stack().processEnv, ...stack().bankEnv, TEMPORAL_TASK_QUEUE: taskQueue }, stack().logDir);
+  let worker = start();
+  return {
+    taskQueue,
+    ready: () => waitForPoller(stack().temporalAddress, taskQueue, worker, 60_000),
+    kill: async () => {
+      worker.kill('SIGKILL');
+      if (worker.exitCode === null && worker.signalCode === null) await new Promise((resolve) => worker.once('exit', resolve));
+    },
+    restart: () => (worker = start()),
+    stop: () => stopProcess(worker),
+  };
+}
+
 beforeAll(async () => {
   const t = await createTenant();
   live = apiClient(t.liveSecret);
-  bank = new TestBank(stack().bankRoot!, TEST_ODFI).start();
+  bank = new TestBank(stack().bankRoot!, TEST_ODFI, { takes: ['ach'] }).start();
   const created = await live.post('/v0/customers', individual({ address: US_ADDRESS, phone: undefined }));
   await live.post(`/v0/customers/${created.body.id}/kyc`, documents());
   await waitForKycStatus(live, created.body.id, 'manual_review');
@@ -83,6 +100,10 @@ test('200 live ACH payouts funded by incoming credits go out in one window: one 
       expect(batch.map((r) => r.status)).toEqual(Array(20).fill(201));
       transfers.push(...batch.map((r) => r.body));
     }
+    // Live deposit instructions name the platform's account at its bank.
+    expect(transfers[0].source_deposit_instructions).toMatchObject({
+      bank_name: TEST_ODFI.name, bank_routing_number: TEST_ODFI.routing, bank_account_number: TEST_ODFI.collectionAccount, bank_beneficiary_name: TEST_ODFI.companyName,
+    });
     await creditsFor(transfers);
     const ids = transfers.map((tr) => tr.id);
     const queued = await waitFor(async () => {
@@ -171,9 +192,8 @@ test('the bank\'s server refusing uploads during a window, and the worker SIGKIL
   const client = await temporalClient();
   const schedule = client.schedule.getHandle('bank-files:ach_standard');
   await schedule.pause('bank-files-ach test: a window of its own worker');
-  const taskQueue = `bank-crash-${process.pid}`;
-  const startWorker = () => startProcess('worker-bank-crash', path.join(__dirname, '../../workers/main.ts'), { ...stack().processEnv, TEMPORAL_TASK_QUEUE: taskQueue }, stack().logDir);
-  let worker = startWorker();
+  const worker = ownWorker('bank-crash');
+  const { taskQueue } = worker;
   const inbox = path.join(stack().bankRoot!, 'inbox');
   const restoreInbox = () => {
     if (fs.statSync(inbox).isFile()) {
@@ -182,7 +202,7 @@ test('the bank\'s server refusing uploads during a window, and the worker SIGKIL
     }
   };
   try {
-    await waitForPoller(stack().temporalAddress, taskQueue, worker, 60_000);
+    await worker.ready();
     const created = await Promise.all(['51.00', '52.00', '53.00'].map((a) => payout(a)));
     await creditsFor(created.map((r) => r.body));
     const ids = created.map((r) => r.body.id);
@@ -203,10 +223,9 @@ test('the bank\'s server refusing uploads during a window, and the worker SIGKIL
     const recorded = await testDb().selectFrom('bank_files').select(['id', 'name', 'status']).where('window_id', '=', handle.workflowId).executeTakeFirstOrThrow();
     expect(recorded.status).toBe('recorded');
 
-    worker.kill('SIGKILL');
-    await new Promise((resolve) => worker.once('exit', resolve));
+    await worker.kill();
     restoreInbox();
-    worker = startWorker();
+    worker.restart();
     expect(await handle.result()).toEqual({ file: recorded.name, payments: 3 });
 
     await bank.waitForEntry((e) => e.idNumber === queued[0].entry_ref);
@@ -225,9 +244,57 @@ test('the bank\'s server refusing uploads during a window, and the worker SIGKIL
   } finally {
     restoreInbox();
     if ((await schedule.describe()).state.paused) await schedule.unpause();
-    await stopProcess(worker);
+    await worker.stop();
   }
 }, 240_000);
+
+test('the worker SIGKILLed while it applies the bank\'s files: each credit funds its transfer once, the return is applied once', async () => {
+  const client = await temporalClient();
+  const outbox = client.schedule.getHandle('bank-files:outbox');
+  const worker = ownWorker('bank-outbox-crash');
+  try {
+    await worker.ready();
+    // A payout in its return window, to be returned; and 150 transfers awaiting their deposits.
+    const paid = (await payout('61.00')).body;
+    await creditsFor([paid]);
+    await waitForTransferState(live, paid.id, 'payment_processed', 60_000);
+    const paidEntry = await waitFor(() => testDb().selectFrom('bank_payments').select('entry_ref').where('reference', '=', paid.id).where('purpose', '=', 'payout').executeTakeFirst());
+    await outbox.pause('bank-files-ach test: the outbox read by a worker of its own');
+    // Small amounts: the customer's 24-hour total stays under the velocity limit, after the 200 payouts above.
+    const awaiting: any[] = [];
+    for (let i = 0; i < 150; i += 25) awaiting.push(...(await Promise.all(Array.from({ length: 25 }, (_, j) => payout(`${2 + ((i + j) % 40)}.00`)))).map((r) => r.body));
+    const creditsFile = await creditsFor(awaiting);
+    bank.writeReturns([{ entry: await bank.waitForEntry((e) => e.idNumber === paidEntry.entry_ref), code: 'R02' }]);
+
+    const run = await client.workflow.start('readBankOutboxWorkflow', { taskQueue: worker.taskQueue, workflowId: `bank-outbox-crash-${Date.now()}` });
+    // Killed once the credits file is recorded and some, not all, of its deposits are handled.
+    const handledAtKill = await waitFor(async () => {
+      const { n } = await testDb().selectFrom('rail_events').select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('id', 'like', `bankfile:${creditsFile}:%`).where('outcome', 'is not', null).executeTakeFirstOrThrow();
+      return Number(n) >= 10 ? Number(n) : undefined;
+    }, { what: 'the credits file half applied', timeoutMs: 60_000, intervalMs: 20 });
+    await worker.kill();
+    expect(handledAtKill).toBeLessThan(150);
+    worker.restart();
+    await run.result();
+
+    for (const tr of awaiting) await waitForTransferState(live, tr.id, 'payment_processed', 60_000);
+    const deposits = await testDb().selectFrom('payments').select(['transfer_id']).where('transfer_id', 'in', awaiting.map((tr) => tr.id)).where('kind', '=', 'deposit').execute();
+    expect(deposits).toHaveLength(150);
+    const events = await testDb().selectFrom('rail_events').select(['id', 'outcome']).where('id', 'like', `bankfile:${creditsFile}:%`).execute();
+    expect(events).toHaveLength(150);
+    expect(new Set(events.map((e) => e.outcome))).toEqual(new Set(['deposit_received']));
+    const returned = await waitForTransferState(live, paid.id, 'returned', 60_000);
+    expect(returned.state).toBe('returned');
+    const returnedEvents = await live.get(`/v0/events?type=transfer.returned`);
+    expect(returnedEvents.body.data.filter((e: any) => e.data.id === paid.id)).toHaveLength(1);
+    const files = await testDb().selectFrom('bank_files').select(['name', 'status']).where('direction', '=', 'inbound').where('name', '=', creditsFile).execute();
+    expect(files).toEqual([{ name: creditsFile, status: 'processed' }]);
+  } finally {
+    if ((await outbox.describe()).state.paused) await outbox.unpause();
+    await worker.stop();
+  }
+}, 300_000);
 
 test('the bank-file workflows\' histories replay against the current code', async () => {
   const client = await temporalClient();

@@ -55,7 +55,7 @@ test('live KYC is never approved automatically: a complete submission goes to ma
 
 test('without RAIL_PROVIDERS, every fiat rail and every simulated chain answers live keys 503, naming the leg, and creates nothing', async () => {
   // The stack's own API carries the ACH rails on the test bank's files (test/e2e/bank-files-ach.test.ts);
-  // this API of the same stack has no live rail provider configured.
+  // this API of the same stack has no live rail provider configured (a test's own processes have not).
   const live = apiClient(t.liveSecret, noBank.url());
   const before = await liveRows();
   const base = { payment_rail: 'base', currency: 'usdc' };

@@ -14,8 +14,7 @@ const root = path.join(__dirname, '../..');
  */
 export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, string> = {}) {
   const taskQueue = `${name}-${process.pid}`;
-  // Without the bank's files, unless asked: the bank-file schedules stay with the stack's own queue.
-  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: taskQueue, RAIL_PROVIDERS: '', ...extraEnv });
+  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: taskQueue, ...extraEnv });
   const own: { api?: ChildProcess; worker?: ChildProcess; url?: string } = {};
   beforeAll(async () => {
     await startStackWatchers();

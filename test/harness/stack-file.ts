@@ -13,4 +13,6 @@ export interface StackInfo {
   logDir: string;
   /** The test bank's folders on disk (its SFTP server's inbox and outbox), when the stack has one. */
   bankRoot?: string;
+  /** The settings that carry the live ACH rails on the test bank (the stack's API and worker have them; processEnv does not). */
+  bankEnv?: Record<string, string>;
 }

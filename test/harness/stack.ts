@@ -91,13 +91,17 @@ export async function startStack(opts: {
       EVM_RPC_URLS: anvil.env,
       CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC,
       // The live rate sheet prices the gas of ethereum's and fpnet's kind, not polygon's (test/e2e/live-fails-closed.test.ts).
-      LIVE_FX_RATES: 'eth=3000,fpn=1',
+      // …and euros, for live payouts over SEPA (test/e2e/bank-files-sepa.test.ts).
+      LIVE_FX_RATES: 'eth=3000,fpn=1,eur=1.08',
       WORKFLOW_BUNDLE_PATH: workflowBundle,
-      ...(bank ? bankFileEnv(bank) : {}),
       ...opts.extraEnv,
     };
-    const worker = startProcess('worker', path.join(root, 'workers/main.ts'), env, opts.logDir);
-    const api = startProcess('api', path.join(root, 'src/main/api.ts'), { ...env, PORT: String(apiPort) }, opts.logDir);
+    // Only the stack's own API and worker carry the bank's files: a test's own processes (their own
+    // task queues) would otherwise take the bank-file schedules to their queue. A test that wants
+    // them adds `bankEnv`.
+    const bankEnv = bank ? bankFileEnv(bank) : {};
+    const worker = startProcess('worker', path.join(root, 'workers/main.ts'), { ...env, ...bankEnv }, opts.logDir);
+    const api = startProcess('api', path.join(root, 'src/main/api.ts'), { ...env, ...bankEnv, PORT: String(apiPort) }, opts.logDir);
     started.push(() => Promise.all([api, worker].map(stopProcess)).then(() => undefined));
     await waitUntilReady(`http://127.0.0.1:${apiPort}/readyz`, api, 60_000);
     await waitForPoller(temporalAddress, env.TEMPORAL_TASK_QUEUE, worker, 60_000);
@@ -112,7 +116,7 @@ export async function startStack(opts: {
       redisUrl: env.REDIS_URL,
       processEnv: env,
       logDir: opts.logDir,
-      ...(bank ? { bankRoot: bank.root } : {}),
+      ...(bank ? { bankRoot: bank.root, bankEnv } : {}),
     };
     const stop = async (keepDatabase = false) => {
       await stopStarted();
@@ -127,21 +131,27 @@ export async function startStack(opts: {
 }
 
 /**
- * The live ACH rails through the bank's files on the test SFTP server: windows every 2 s, the
- * outbox read every second, entries settled 2 s after their upload (the business day, shortened).
+ * The live ACH and SEPA rails through the bank's files on the test SFTP server: windows every 2 s,
+ * the outbox read every second, entries settled 4 s after their window (the business day, shortened).
  */
 function bankFileEnv(bank: SftpServer): Record<string, string> {
   return {
-    RAIL_PROVIDERS: 'ach=bank_files,ach_push=bank_files,ach_same_day=bank_files',
+    RAIL_PROVIDERS: 'ach=bank_files,ach_push=bank_files,ach_same_day=bank_files,sepa=bank_files',
     BANK_SFTP_HOST: bank.host, BANK_SFTP_PORT: String(bank.port), BANK_SFTP_USER: bank.username,
     BANK_SFTP_PRIVATE_KEY_FILE: bank.privateKeyFile, BANK_SFTP_HOST_KEY: bank.hostKey,
     ACH_ODFI_ROUTING: TEST_ODFI.routing, ACH_ODFI_NAME: TEST_ODFI.name, ACH_COMPANY_ID: TEST_ODFI.companyId, ACH_COMPANY_NAME: TEST_ODFI.companyName,
-    BANK_FILE_WINDOW_SECONDS: '2', BANK_OUTBOX_POLL_SECONDS: '1', BANK_FILE_SETTLEMENT_SECONDS: '2',
+    ACH_COLLECTION_ACCOUNT: TEST_ODFI.collectionAccount,
+    SEPA_DEBTOR_NAME: TEST_SEPA_ACCOUNT.name, SEPA_DEBTOR_IBAN: TEST_SEPA_ACCOUNT.iban, SEPA_DEBTOR_BIC: TEST_SEPA_ACCOUNT.bic,
+    // Settled 4 s after the window: the bank's rejections (taken within a second or two) come before.
+    BANK_FILE_WINDOW_SECONDS: '2', BANK_OUTBOX_POLL_SECONDS: '1', BANK_FILE_SETTLEMENT_SECONDS: '4',
   };
 }
 
+/** The platform's SEPA account at the test bank. */
+export const TEST_SEPA_ACCOUNT = { name: 'FINPLATFORM EUROPE', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' };
+
 /** The platform's company at the test bank. */
-export const TEST_ODFI = { routing: '091000019', name: 'TEST ODFI BANK', companyId: '1234567890', companyName: 'FINPLATFORM' };
+export const TEST_ODFI = { routing: '091000019', name: 'TEST ODFI BANK', companyId: '1234567890', companyName: 'FINPLATFORM', collectionAccount: '9000012345' };
 
 /** The pinned Temporal CLI dev server (in-memory SQLite) with our search attributes, as tests and benchmarks run it. */
 export function startTestTemporalServer(port: number) {

@@ -7,7 +7,9 @@ import fileControlFields from 'nach2/lib/file/control';
 import fileHeaderFields from 'nach2/lib/file/header';
 import { buildAchFile, readAchFile, type AchRecord } from '../../src/providers/bank-files/nacha';
 import { NOC_ADDENDA_FIELDS, RETURN_ADDENDA_FIELDS, writeRecord } from '../../src/providers/bank-files/nacha-addenda';
+import { readPain001, type ReadCredit } from '../../src/providers/bank-files/sepa-messages';
 import { odfiProblems } from './odfi-checks';
+import { camt054, pain002Rejections } from './test-bank-sepa';
 
 // The bank on the other side of the SFTP server (a test counterpart, never the platform's code): it
 // takes the files that land in its inbox after an ODFI's checks, and writes into its outbox what a
@@ -30,8 +32,14 @@ export interface TakenEntry {
   effectiveDate: string;
 }
 
-/** Cents of an entry's amount that make the bank answer by itself. */
-export const BANK_MAGIC_CENTS = { returnR01: 14n, notificationC01: 15n } as const;
+/** Cents of an entry's amount that make the bank answer by itself (ACH: .14 returned R01, .15 corrected C01; SEPA: .13 rejected AC04, .14 returned AC04). */
+export const BANK_MAGIC_CENTS = { returnR01: 14n, notificationC01: 15n, sepaRejectAC04: 13n, sepaReturnAC04: 14n } as const;
+
+/** An account the test bank knows as closed: a SEPA credit transfer to it is rejected (pain.002, AC04). */
+export const CLOSED_IBAN = 'DE02120300000000202051';
+
+/** A SEPA credit transfer the bank took from a pain.001. */
+export type TakenSepaCredit = ReadCredit & { file: string; messageId: string };
 /** The account number a magic notification of change (C01) gives. */
 export const CORRECTED_ACCOUNT = '55500011122';
 
@@ -39,10 +47,20 @@ export class TestBank {
   private readonly seen = new Set<string>();
   private readonly taken = new Set<string>();
   readonly entries: TakenEntry[] = [];
+  readonly sepaCredits: TakenSepaCredit[] = [];
   readonly rejected: { file: string; problems: string[] }[] = [];
   private written = 0;
 
-  constructor(private readonly root: string, private readonly odfi: { routing: string; name: string; companyId: string; companyName: string }) {}
+  constructor(
+    private readonly root: string,
+    private readonly odfi: { routing: string; name: string; companyId: string; companyName: string; collectionAccount: string },
+    /** The platform's SEPA account, and which of its inbox's files this bank takes (two test files may share the inbox, one format each). */
+    private readonly opts: { sepaIban?: string; takes?: ('ach' | 'sepa')[] } = {},
+  ) {}
+
+  private get sepaIban() {
+    return this.opts.sepaIban ?? 'DE89370400440532013000';
+  }
 
   private get inbox() {
     return path.join(this.root, 'inbox');
@@ -57,10 +75,16 @@ export class TestBank {
     const fresh: TakenEntry[] = [];
     // A test may take the inbox away (the bank's server refusing uploads): nothing to take meanwhile.
     if (!fs.statSync(this.inbox, { throwIfNoEntry: false })?.isDirectory()) return fresh;
-    for (const name of fs.readdirSync(this.inbox).filter((n) => !n.endsWith('.part')).sort()) {
+    const takes = this.opts.takes ?? ['ach', 'sepa'];
+    const format = (n: string) => (n.endsWith('.xml') ? 'sepa' : 'ach');
+    for (const name of fs.readdirSync(this.inbox).filter((n) => !n.endsWith('.part') && takes.includes(format(n))).sort()) {
       if (this.taken.has(name)) continue;
       this.taken.add(name);
       const text = fs.readFileSync(path.join(this.inbox, name), 'utf8');
+      if (name.endsWith('.xml')) {
+        this.takeSepa(name, text);
+        continue;
+      }
       const problems = odfiProblems(text, this.seen);
       if (problems.length > 0) {
         this.rejected.push({ file: name, problems });
@@ -83,6 +107,50 @@ export class TestBank {
     const changes = fresh.filter((e) => cents(e) === BANK_MAGIC_CENTS.notificationC01);
     if (changes.length > 0) this.writeNotificationsOfChange(changes.map((entry) => ({ entry, code: 'C01', correctedData: CORRECTED_ACCOUNT })));
     return fresh;
+  }
+
+  /** A pain.001: its credit transfers taken; magic amounts answered (a rejection, or a return once booked). */
+  private takeSepa(name: string, text: string) {
+    let message;
+    try {
+      message = readPain001(text);
+    } catch (err) {
+      this.rejected.push({ file: name, problems: [(err as Error).message] });
+      return;
+    }
+    const taken = message.credits.map((c) => ({ ...c, file: name, messageId: message.messageId }));
+    this.sepaCredits.push(...taken);
+    const cents = (c: TakenSepaCredit) => c.amountMinor % 100n;
+    const rejected = taken.filter((c) => cents(c) === BANK_MAGIC_CENTS.sepaRejectAC04 || c.creditorIban === CLOSED_IBAN);
+    if (rejected.length > 0) this.put(this.nextName('STS', 'xml'), pain002Rejections(message.messageId, rejected.map((credit) => ({ credit, code: 'AC04' }))));
+    const returned = taken.filter((c) => cents(c) === BANK_MAGIC_CENTS.sepaReturnAC04);
+    if (returned.length > 0) this.writeSepaReturns(returned.map((credit) => ({ credit, code: 'AC04' })));
+  }
+
+  /** A camt.054 of SEPA credit transfers sent back (AC04 closed account, AM04 insufficient funds, …). */
+  writeSepaReturns(items: { credit: ReadCredit; code: string }[]): string {
+    const name = this.nextName('NTF', 'xml');
+    this.put(name, camt054(this.sepaIban, name.slice(0, 35), items.map((i, n) => ({ kind: 'return', ref: `${name}-${n}`, ...i }))));
+    return name;
+  }
+
+  /** A camt.054 of credits to the platform's SEPA account, each naming a deposit reference. */
+  writeSepaCredits(items: { amountMinor: bigint; reference: string; senderName: string }[]): string {
+    const name = this.nextName('NTF', 'xml');
+    this.put(name, camt054(this.sepaIban, name.slice(0, 35), items.map((i, n) => ({ kind: 'credit', ref: `${name}-${n}`, ...i }))));
+    return name;
+  }
+
+  /** Waits until the bank has taken a SEPA credit transfer `match` accepts. */
+  async waitForSepaCredit(match: (c: TakenSepaCredit) => boolean, timeoutMs = 30_000): Promise<TakenSepaCredit> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      this.takeInbox();
+      const found = this.sepaCredits.find(match);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`the bank took no such SEPA credit within ${timeoutMs} ms (files rejected: ${JSON.stringify(this.rejected)})`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
   }
 
   private timer?: NodeJS.Timeout;
@@ -133,7 +201,7 @@ export class TestBank {
     const { text } = await buildAchFile(
       { odfiRouting: this.odfi.routing, odfiName: this.odfi.name, companyId: '9876543210', companyName: items[0].senderName.slice(0, 16), entryDescription: 'DEPOSIT' },
       items.map((item, i) => ({
-        idNumber: item.reference, direction: 'credit', accountType: 'checking', routingNumber: this.odfi.routing, accountNumber: '9000012345',
+        idNumber: item.reference, direction: 'credit', accountType: 'checking', routingNumber: this.odfi.routing, accountNumber: this.odfi.collectionAccount,
         amountMinor: item.amountMinor, name: this.odfi.companyName, secCode: 'CCD', effectiveDate: new Date().toISOString().slice(0, 10),
         traceNumber: `${this.odfi.routing.slice(0, 8)}${String(9_000_000 + this.written * 100 + i).padStart(7, '0')}`,
       })),
@@ -147,8 +215,8 @@ export class TestBank {
     return `${this.odfi.routing.slice(0, 8)}${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
   }
 
-  private nextName(kind: string): string {
-    return `${kind}-${Date.now()}-${++this.written}.ach`;
+  private nextName(kind: string, extension = 'ach'): string {
+    return `${kind}-${Date.now()}-${++this.written}.${extension}`;
   }
 
   private put(name: string, text: string) {

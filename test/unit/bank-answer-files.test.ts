@@ -15,7 +15,7 @@ import { odfiProblems } from '../harness/odfi-checks';
 // What the bank sends back (returns, notifications of change, credits), written by the test bank
 // from the NACHA library's record tables and the addenda tables, and read by the platform's reader.
 
-const odfi = { routing: '091000019', name: 'TEST ODFI BANK', companyId: '1234567890', companyName: 'FINPLATFORM' };
+const odfi = { routing: '091000019', name: 'TEST ODFI BANK', companyId: '1234567890', companyName: 'FINPLATFORM', collectionAccount: '9000012345' };
 const entries: AchEntry[] = [
   { idNumber: '000000000000101', traceNumber: '091000010000101', direction: 'credit', accountType: 'checking', routingNumber: '021000021', accountNumber: '12345678', amountMinor: 1014n, name: 'JANE DOE', secCode: 'PPD', effectiveDate: '2026-11-30' },
   { idNumber: '000000000000102', traceNumber: '091000010000102', direction: 'credit', accountType: 'savings', routingNumber: '011000015', accountNumber: '87654321', amountMinor: 2015n, name: 'ACME INC', secCode: 'CCD', effectiveDate: '2026-11-30' },
@@ -56,8 +56,8 @@ test('the bank takes the file and answers magic amounts by itself: .14 returned 
   expect(bank.rejected).toEqual([]);
   const items = outboxFiles().flatMap(readInboundAchFile);
   expect(items).toEqual([
-    { kind: 'notification_of_change', originalTrace: '091000010000102', code: 'C01', correctedData: '55500011122' },
-    { kind: 'return', originalTrace: '091000010000101', code: 'R01' },
+    { kind: 'notification_of_change', id: expect.stringMatching(/^09100001\d{7}$/), originalTrace: '091000010000102', code: 'C01', correctedData: '55500011122' },
+    { kind: 'return', id: expect.stringMatching(/^09100001\d{7}$/), originalTrace: '091000010000101', code: 'R01' },
   ]);
   // The bank's own files pass the checks it runs on ours (balanced, whole blocks, check digits).
   for (const text of outboxFiles()) expect(odfiProblems(text, new Set())).toEqual([]);
@@ -75,7 +75,7 @@ test('returns on demand and credits for the platform read back with their codes,
   bank.writeReturns([{ entry: taken.find((e) => e.trace === '091000010000103')!, code: 'R10' }]);
   await bank.writeCredits([{ amountMinor: 123_456n, reference: 'FPABCDEF123456', senderName: 'JOHN SENDER' }, { amountMinor: 1n, reference: 'FPZZZ', senderName: 'JOHN SENDER' }]);
   const [credits, returns] = outboxFiles().map(readInboundAchFile);
-  expect(returns).toEqual([{ kind: 'return', originalTrace: '091000010000103', code: 'R10' }]);
+  expect(returns).toEqual([{ kind: 'return', id: expect.any(String), originalTrace: '091000010000103', code: 'R10' }]);
   expect(credits.map((c) => c.kind === 'credit' && [c.amountMinor, c.reference, c.senderName])).toEqual([
     [123_456n, 'FPABCDEF123456', 'JOHN SENDER'], [1n, 'FPZZZ', 'JOHN SENDER'],
   ]);

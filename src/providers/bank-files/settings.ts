@@ -3,11 +3,13 @@ import type { Config } from '../../config';
 import { BANK_FILE_RAILS, isBankFileRail, type BankFileRail } from '../../config-bank-files';
 import type { Environment } from '../../db/schema';
 import type { AchOriginator } from './nacha';
+import type { SepaDebtor } from './sepa-messages';
 import type { SftpChannelSettings } from './sftp-channel';
 
 export type BankFileConfig = Pick<Config,
   'RAIL_PROVIDERS' | 'SANDBOX_BANK_FILES' | 'BANK_SFTP_HOST' | 'BANK_SFTP_PORT' | 'BANK_SFTP_USER' | 'BANK_SFTP_PRIVATE_KEY_FILE'
-  | 'BANK_SFTP_HOST_KEY' | 'BANK_SFTP_INBOX' | 'BANK_SFTP_OUTBOX' | 'ACH_ODFI_ROUTING' | 'ACH_ODFI_NAME' | 'ACH_COMPANY_ID' | 'ACH_COMPANY_NAME'>;
+  | 'BANK_SFTP_HOST_KEY' | 'BANK_SFTP_INBOX' | 'BANK_SFTP_OUTBOX' | 'ACH_ODFI_ROUTING' | 'ACH_ODFI_NAME' | 'ACH_COMPANY_ID' | 'ACH_COMPANY_NAME'
+  | 'ACH_COLLECTION_ACCOUNT' | 'SEPA_DEBTOR_NAME' | 'SEPA_DEBTOR_IBAN' | 'SEPA_DEBTOR_BIC'>;
 
 /**
  * The one environment whose payments go to the configured bank: live when RAIL_PROVIDERS names a
@@ -45,4 +47,22 @@ export function sftpSettings(config: BankFileConfig): SftpChannelSettings {
 /** The platform's company at its ODFI, for the files' headers and batches. */
 export function achOriginator(config: BankFileConfig): Omit<AchOriginator, 'entryDescription'> {
   return { odfiRouting: config.ACH_ODFI_ROUTING!, odfiName: config.ACH_ODFI_NAME!, companyId: config.ACH_COMPANY_ID!, companyName: config.ACH_COMPANY_NAME! };
+}
+
+/** The platform's account that pays SEPA credit transfers. */
+export function sepaDebtor(config: BankFileConfig): SepaDebtor {
+  return { name: config.SEPA_DEBTOR_NAME!, iban: config.SEPA_DEBTOR_IBAN!, bic: config.SEPA_DEBTOR_BIC! };
+}
+
+/**
+ * Where customers send deposits on a rail that runs on the bank's files: our account at the bank
+ * (deposit instructions). Undefined for the other rails, whose instructions are the sandbox's.
+ */
+export function bankCollectionAccount(config: BankFileConfig, environment: Environment, rail: string): Record<string, string> | undefined {
+  if (!bankFileRailFor(config, environment, rail)) return undefined;
+  if (rail === 'sepa') return { iban: config.SEPA_DEBTOR_IBAN!, bic: config.SEPA_DEBTOR_BIC!, bank_beneficiary_name: config.SEPA_DEBTOR_NAME! };
+  return {
+    bank_name: config.ACH_ODFI_NAME!, bank_routing_number: config.ACH_ODFI_ROUTING!, bank_account_number: config.ACH_COLLECTION_ACCOUNT!,
+    bank_beneficiary_name: config.ACH_COMPANY_NAME!,
+  };
 }

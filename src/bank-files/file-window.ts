@@ -1,0 +1,103 @@
+import { sql, type Transaction } from 'kysely';
+import type { DataCipher } from '../crypto';
+import type { Db } from '../db';
+import type { Database, Environment } from '../db/schema';
+import { realSettlementTime, type FiatRailProfile } from '../domain/rails';
+import type { AchTotals } from '../providers/bank-files/nacha';
+import { insertOutboundFile } from './outbound-files';
+
+// A file window (docs/BANK_FILES.md), whatever the format: the payments queued for it go into one
+// file, recorded with them in one transaction before anything is uploaded.
+
+export interface FiledWindow {
+  fileId: string;
+  name: string;
+  entryCount: number;
+}
+
+/** A queued payment with what a file needs of its account and customer. */
+export type QueuedPayment = Awaited<ReturnType<typeof queuedPayments>>[number];
+
+/** How one format fills a window: which rails, which payments it can carry, and the file it builds. */
+export interface WindowFormat {
+  /** `bank_files.rail`, and the prefix of the files' names (`ACH-20261127-A.ach`). */
+  fileRail: 'ach' | 'sepa';
+  namePrefix: string;
+  rails: readonly string[];
+  /** The rail whose settlement times give the effective date. */
+  settlement: FiatRailProfile;
+  fileable(p: QueuedPayment): boolean;
+  build(payments: QueuedPayment[], ctx: { now: Date; effectiveDate: string; sequence: number; day: string }): Promise<{
+    name: string; fileIdModifier: string | null; text: string; totals: AchTotals;
+  }>;
+}
+
+/** The code a payment gets when it cannot go in a file: no account the file could pay (R03, "no account"). */
+export const UNFILEABLE_CODE = 'R03';
+/** At most this many payments in one file; the rest wait for the next window. */
+export const MAX_FILE_ENTRIES = 10_000;
+
+/**
+ * Files the window's queued payments: one file, recorded with its payments (now `filed`, with their
+ * effective date and settlement time) in one transaction. The same window again (its workflow
+ * retried after the commit) answers the file it recorded; an empty window records nothing.
+ */
+export async function fileWindow(
+  db: Db, cipher: DataCipher, settings: { environment: Environment; settlementSeconds?: number },
+  window: { id: string }, format: WindowFormat, now = new Date(),
+): Promise<FiledWindow | null> {
+  return db.transaction().execute(async (trx) => {
+    const done = await trx.selectFrom('bank_files').select(['id', 'name', 'entry_count']).where('window_id', '=', window.id).executeTakeFirst();
+    if (done) return { fileId: done.id, name: done.name, entryCount: done.entry_count };
+    if (format.rails.length === 0) return null;
+    // One window of a format at a time picks payments and the file's sequence.
+    await sql`select pg_advisory_xact_lock(hashtext(${`bank-files:${format.fileRail}`}))`.execute(trx);
+    const queued = await queuedPayments(trx, settings.environment, format.rails);
+    const fileable = queued.filter((p) => format.fileable(p));
+    const unfileable = queued.filter((p) => !fileable.includes(p));
+    if (unfileable.length > 0) {
+      await trx.updateTable('bank_payments').set({ status: 'rejected', code: UNFILEABLE_CODE }).where('id', 'in', unfileable.map((p) => p.id)).execute();
+    }
+    if (fileable.length === 0) return null;
+
+    const settlement = realSettlementTime(format.settlement, now);
+    const effectiveDate = settlement.toISOString().slice(0, 10);
+    const settlesAt = settings.settlementSeconds === undefined ? settlement : new Date(now.getTime() + settings.settlementSeconds * 1000);
+    const day = now.toISOString().slice(0, 10).replaceAll('-', '');
+    const built = await format.build(fileable, { now, effectiveDate, day, sequence: await filesToday(trx, `${format.namePrefix}-${day}-`) });
+    const ids = fileable.map((p) => p.id);
+    const file = await insertOutboundFile(trx, cipher, {
+      rail: format.fileRail, name: built.name, fileIdModifier: built.fileIdModifier ?? '', text: built.text, totals: built.totals, paymentIds: ids, windowId: window.id,
+    }, now);
+    await trx.updateTable('bank_payments').set({ status: 'filed', file_id: file.id, effective_date: effectiveDate, settles_at: settlesAt })
+      .where('id', 'in', ids).execute();
+    return { fileId: file.id, name: built.name, entryCount: ids.length };
+  });
+}
+
+/** The window's queued payments, oldest first, with what the file needs of their accounts. */
+function queuedPayments(trx: Transaction<Database>, environment: Environment, rails: readonly string[]) {
+  return trx.selectFrom('bank_payments as p')
+    .leftJoin('external_accounts as a', 'a.id', 'p.external_account_id')
+    .leftJoin('customers as c', 'c.id', 'a.customer_id')
+    .select([
+      'p.id', 'p.entry_ref', 'p.direction', 'p.amount_minor', 'p.purpose', 'p.reference', 'a.type', 'a.routing_number', 'a.number_encrypted',
+      'a.account_type', 'a.account_name', 'a.bic', 'c.type as customer_type', 'c.first_name', 'c.last_name', 'c.business_name',
+    ])
+    .where('p.status', '=', 'queued').where('p.environment', '=', environment).where('p.rail', 'in', rails)
+    .orderBy('p.created_at').orderBy('p.id').limit(MAX_FILE_ENTRIES)
+    .forUpdate('p').skipLocked()
+    .execute();
+}
+
+/** The receiver's name as the file gives it: the account's, else the customer's. */
+export function receiverName(p: Pick<QueuedPayment, 'account_name' | 'business_name' | 'first_name' | 'last_name'>): string {
+  return p.account_name ?? p.business_name ?? ([p.first_name, p.last_name].filter(Boolean).join(' ') || 'ACCOUNT HOLDER');
+}
+
+/** How many outbound files of this name prefix (format and day) exist already. */
+async function filesToday(trx: Transaction<Database>, prefix: string): Promise<number> {
+  const { n } = await trx.selectFrom('bank_files').select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('direction', '=', 'outbound').where('name', 'like', `${prefix}%`).executeTakeFirstOrThrow();
+  return Number(n);
+}
