@@ -11,6 +11,7 @@ import SftpClient from 'ssh2-sftp-client';
 import { fileAchWindow } from '../src/bank-files/ach-window';
 import { uploadRecordedFile } from '../src/bank-files/outbound-files';
 import { DataCipher } from '../src/crypto';
+import { createDeveloper } from '../src/admin/accounts';
 import { createDb, migrateToLatest, type Db } from '../src/db';
 import { newId } from '../src/ids';
 import { SftpChannel } from '../src/providers/bank-files/sftp-channel';
@@ -32,25 +33,25 @@ async function admin(sql: string) {
 }
 
 /** ENTRIES queued payouts to as many US accounts (not timed). */
-async function seed(db: Db, cipher: DataCipher, round: number) {
+async function seed(db: Db, cipher: DataCipher, round: number, developerId: string) {
   const now = new Date();
   const customer = newId('customer');
   await db.insertInto('customers').values({
-    id: customer, developer_id: 'dev_bench', environment: 'production', type: 'individual', email: 'bench@example.com', first_name: 'Bench', last_name: 'Mark',
+    id: customer, developer_id: developerId, environment: 'production', type: 'individual', email: 'bench@example.com', first_name: 'Bench', last_name: 'Mark',
     status: 'active', kyc_status: 'approved', created_at: now, updated_at: now,
   } as never).execute();
   for (let at = 0; at < ENTRIES; at += 1000) {
     const accounts = Array.from({ length: Math.min(1000, ENTRIES - at) }, (_, i) => {
       const number = String(100_000_000 + round * ENTRIES + at + i);
       return {
-        id: newId('externalAccount'), developer_id: 'dev_bench', environment: 'production' as const, customer_id: customer, type: 'us_bank_account' as const,
+        id: newId('externalAccount'), developer_id: developerId, environment: 'production' as const, customer_id: customer, type: 'us_bank_account' as const,
         status: 'verified' as const, account_name: 'BENCH MARK', account_type: 'checking', routing_number: '021000021', number_encrypted: cipher.encrypt(number),
         last4: number.slice(-4), fingerprint: `bench:${number}`, created_at: now, updated_at: now,
       };
     });
     await db.insertInto('external_accounts').values(accounts as never).execute();
     await db.insertInto('bank_payments').values(accounts.map((a, i) => ({
-      id: newId('bankPayment'), developer_id: 'dev_bench', environment: 'production' as const, rail: 'ach', direction: 'credit' as const,
+      id: newId('bankPayment'), developer_id: developerId, environment: 'production' as const, rail: 'ach', direction: 'credit' as const,
       amount_minor: String(1000 + ((at + i) % 9000)), currency: 'usd', external_account_id: a.id, purpose: 'payout',
       idempotency_key: `bench:${round}:${at + i}`, reference: null, status: 'queued' as const, code: null, created_at: now,
     }))).execute();
@@ -80,6 +81,7 @@ async function main() {
   const db = createDb(adminUrl.replace(/\/[^/]*$/, `/${dbName}`), 4);
   try {
     await migrateToLatest(db);
+    const developer = await createDeveloper(db, { name: 'bench' });
     const cipher = new DataCipher(randomBytes(32));
     const settings = { host: server.host, port: server.port, username: server.username, privateKey: server.privateKey, hostKey: server.hostKey, inbox: 'inbox', outbox: 'outbox' };
     const channel = new SftpChannel(settings);
@@ -87,12 +89,15 @@ async function main() {
       originator: { odfiRouting: TEST_ODFI.routing, odfiName: TEST_ODFI.name, companyId: TEST_ODFI.companyId, companyName: TEST_ODFI.companyName },
       environment: 'production' as const, rails: ['ach'] as const, settlementSeconds: 0,
     };
-    const rows: { platformMs: number; platformMb: number; ceilingMs: number; ceilingMb: number; bytes: number }[] = [];
+    const rows: { platformMs: number; fileMs: number; platformMb: number; ceilingMs: number; ceilingMb: number; bytes: number }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      await seed(db, cipher, round);
+      await seed(db, cipher, round, developer.id);
       // The window as production runs it: file built and recorded with its payments, then uploaded.
+      let fileMs = 0;
       const platform = await measured(async () => {
+        const started = performance.now();
         const filed = await fileAchWindow(db, cipher, { ...window, rails: [...window.rails] }, { id: `bench-window-${round}`, kind: 'ach_standard' });
+        fileMs = performance.now() - started;
         if (!filed || filed.entryCount !== ENTRIES) throw new Error(`the window filed ${filed?.entryCount ?? 0} payments, not ${ENTRIES}`);
         await uploadRecordedFile(db, cipher, channel, filed.fileId);
         return filed;
@@ -109,13 +114,13 @@ async function main() {
           await client.end();
         }
       });
-      rows.push({ platformMs: platform.ms, platformMb: platform.peakMb, ceilingMs: ceiling.ms, ceilingMb: ceiling.peakMb, bytes: bytes.length });
+      rows.push({ platformMs: platform.ms, fileMs, platformMb: platform.peakMb, ceilingMs: ceiling.ms, ceilingMb: ceiling.peakMb, bytes: bytes.length });
     }
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
     console.log(`\n${new Date().toISOString().slice(0, 10)} — ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${ENTRIES} entries, ${ROUNDS} rounds`);
-    console.log('\n| round | file bytes | window (build, record, upload) ms | its peak RSS MB | SFTP put alone ms | its peak RSS MB | time ratio |');
+    console.log('\n| round | file bytes | window ms (of which build and record) | its peak RSS MB | SFTP put alone ms | its peak RSS MB | time ratio |');
     console.log('|---|---|---|---|---|---|---|');
-    rows.forEach((r, i) => console.log(`| ${i + 1} | ${r.bytes} | ${r.platformMs.toFixed(0)} | ${r.platformMb.toFixed(1)} | ${r.ceilingMs.toFixed(0)} | ${r.ceilingMb.toFixed(1)} | ${(r.platformMs / r.ceilingMs).toFixed(2)} |`));
+    rows.forEach((r, i) => console.log(`| ${i + 1} | ${r.bytes} | ${r.platformMs.toFixed(0)} (${r.fileMs.toFixed(0)}) | ${r.platformMb.toFixed(1)} | ${r.ceilingMs.toFixed(0)} | ${r.ceilingMb.toFixed(1)} | ${(r.platformMs / r.ceilingMs).toFixed(2)} |`));
     const ratio = median(rows.map((r) => r.platformMs)) / median(rows.map((r) => r.ceilingMs));
     console.log(`\nmedian window ${median(rows.map((r) => r.platformMs)).toFixed(0)} ms vs ceiling ${median(rows.map((r) => r.ceilingMs)).toFixed(0)} ms: ${ratio.toFixed(2)} × (target ≤ 2 ×)`);
   } finally {

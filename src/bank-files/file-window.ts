@@ -69,8 +69,9 @@ export async function fileWindow(
     const file = await insertOutboundFile(trx, cipher, {
       rail: format.fileRail, name: built.name, fileIdModifier: built.fileIdModifier ?? '', text: built.text, totals: built.totals, paymentIds: ids, windowId: window.id,
     }, now);
+    // One array parameter, not one per payment: a window may hold 10,000.
     await trx.updateTable('bank_payments').set({ status: 'filed', file_id: file.id, effective_date: effectiveDate, settles_at: settlesAt })
-      .where('id', 'in', ids).execute();
+      .where(sql<boolean>`id = any(${ids}::text[])`).execute();
     return { fileId: file.id, name: built.name, entryCount: ids.length };
   });
 }

@@ -1,5 +1,5 @@
 import { sha256Hex, type DataCipher } from '../crypto';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../db';
 import type { Database } from '../db/schema';
 import { newId } from '../ids';
@@ -42,7 +42,7 @@ export async function insertOutboundFile(
     return existing;
   }
   const filed = file.paymentIds.length === 0 ? [] : await trx.selectFrom('bank_file_payments')
-    .select(['payment_id', 'file_id']).where('payment_id', 'in', file.paymentIds).execute();
+    .select(['payment_id', 'file_id']).where(sql<boolean>`payment_id = any(${file.paymentIds}::text[])`).execute();
   if (filed.length > 0) throw new PaymentAlreadyFiledError(`Payment ${filed[0].payment_id} is in file ${filed[0].file_id} already: it goes out once`);
   const id = newId('bankFile', now.getTime());
   await trx.insertInto('bank_files').values({
@@ -51,7 +51,7 @@ export async function insertOutboundFile(
     total_debit_minor: file.totals.totalDebitMinor, total_credit_minor: file.totals.totalCreditMinor,
     status: 'recorded', created_at: now, uploaded_at: null, window_id: file.windowId ?? null,
   }).execute();
-  await trx.insertInto('bank_file_payments').values(file.paymentIds.map((paymentId) => ({ file_id: id, payment_id: paymentId }))).execute();
+  await sql`insert into bank_file_payments (file_id, payment_id) select ${id}, unnest(${file.paymentIds}::text[])`.execute(trx);
   return { id, sha256 };
 }
 

@@ -78,3 +78,19 @@ test('an amount the library cannot write is refused with its entry named, before
 test('a record of the wrong length is refused when read', () => {
   expect(() => readAchFile(`${'1'.repeat(93)}\n`)).toThrow(/Record 1 is 93 characters long, not 94/);
 });
+
+test('a large group of entries of one kind is cut in batches of at most 250, numbered in order, each balanced', async () => {
+  const many: AchEntry[] = Array.from({ length: 600 }, (_, i) => ({
+    idNumber: `BIG${String(i).padStart(12, '0')}`, direction: 'credit', accountType: 'checking', routingNumber: ROUTINGS[i % ROUTINGS.length],
+    accountNumber: String(200000 + i), amountMinor: BigInt(100 + i), name: `Customer ${i}`, secCode: 'PPD', effectiveDate: '2026-11-30',
+  }));
+  const { text, totals } = await buildAchFile(originator, many, { createdAt, fileIdModifier: 'B' });
+  const file = readAchFile(text);
+  expect(file.batches.map((b) => b.entries.length)).toEqual([250, 250, 100]);
+  expect(file.batches.map((b) => Number(b.header.batchNumber))).toEqual([1, 2, 3]);
+  expect(file.batches.flatMap((b) => b.entries.map((e) => e.idNumber))).toEqual(many.map((e) => e.idNumber));
+  expect(totals).toEqual(totalsOf(many));
+  for (const b of file.batches) {
+    expect(BigInt(b.control.totalCredit)).toBe(b.entries.reduce((s, e) => s + BigInt(e.amount), 0n));
+  }
+});

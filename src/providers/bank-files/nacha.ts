@@ -126,14 +126,28 @@ export async function buildAchFile(
   return { text, totals };
 }
 
-/** Entries grouped by SEC code, effective date and description, in a stable order: one batch each. */
+/**
+ * At most this many entries in one batch: the library sums a batch's entries again at each entry
+ * it adds (quadratic in the batch's size), and NACHA allows any number of batches of the same kind.
+ */
+export const MAX_BATCH_ENTRIES = 250;
+
+/**
+ * Entries grouped by SEC code, effective date and description, in a stable order, each group cut in
+ * batches of at most MAX_BATCH_ENTRIES.
+ */
 function batchesOf(entries: AchEntry[]): AchEntry[][] {
   const groups = new Map<string, AchEntry[]>();
   for (const e of entries) {
     const key = `${e.secCode} ${e.effectiveDate} ${e.entryDescription ?? ''}`;
-    groups.set(key, [...(groups.get(key) ?? []), e]);
+    const group = groups.get(key);
+    if (group) group.push(e);
+    else groups.set(key, [e]);
   }
-  return [...groups.keys()].sort().map((key) => groups.get(key)!);
+  return [...groups.keys()].sort().flatMap((key) => {
+    const group = groups.get(key)!;
+    return Array.from({ length: Math.ceil(group.length / MAX_BATCH_ENTRIES) }, (_, i) => group.slice(i * MAX_BATCH_ENTRIES, (i + 1) * MAX_BATCH_ENTRIES));
+  });
 }
 
 export function totalsOf(entries: AchEntry[]): AchTotals {
