@@ -73,8 +73,11 @@ function ownWorker(name: string) {
   };
 }
 
+let developerId: string;
+
 beforeAll(async () => {
   const t = await createTenant();
+  developerId = t.developerId;
   live = apiClient(t.liveSecret);
   bank = new TestBank(stack().bankRoot!, TEST_ODFI, { takes: ['ach'] }).start();
   const created = await live.post('/v0/customers', individual({ address: US_ADDRESS, phone: undefined }));
@@ -320,4 +323,11 @@ test('the bank-file workflows\' histories replay against the current code', asyn
     replayed++;
   }
   expect(replayed).toBe(ids.length);
+});
+
+test('live payments reached the bank\'s files, never the simulator', async () => {
+  const count = async (table: 'rail_payments' | 'bank_payments') => Number((await testDb().selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('developer_id', '=', developerId).where('environment', '=', 'production').executeTakeFirstOrThrow()).n);
+  expect(await count('rail_payments')).toBe(0);
+  expect(await count('bank_payments')).toBeGreaterThan(0);
 });

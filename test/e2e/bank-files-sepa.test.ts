@@ -37,8 +37,11 @@ async function usdcToSepa(amount: string, externalAccountId: string, walletIndex
   return { ...created.body, payer: payer.address };
 }
 
+let developerId: string;
+
 beforeAll(async () => {
   const t = await createTenant();
+  developerId = t.developerId;
   live = apiClient(t.liveSecret);
   bank = new TestBank(stack().bankRoot!, TEST_ODFI, { sepaIban: TEST_SEPA_ACCOUNT.iban, takes: ['sepa'] }).start();
   const created = await live.post('/v0/customers', individual({ address: DE_ADDRESS, phone: undefined }));
@@ -107,3 +110,10 @@ test('a camt.054 credit naming a transfer\'s deposit reference funds it, and its
   const deposit = await testDb().selectFrom('rail_events').select(['outcome', 'transfer_id']).where('transfer_id', '=', created.body.id).executeTakeFirstOrThrow();
   expect(deposit.outcome).toBe('deposit_received');
 }, 120_000);
+
+test('live payments reached the bank\'s files, never the simulator', async () => {
+  const count = async (table: 'rail_payments' | 'bank_payments') => Number((await testDb().selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('developer_id', '=', developerId).where('environment', '=', 'production').executeTakeFirstOrThrow()).n);
+  expect(await count('rail_payments')).toBe(0);
+  expect(await count('bank_payments')).toBeGreaterThan(0);
+});
