@@ -63,6 +63,11 @@ export function createBankFileActivities(deps: BankFileActivityDeps) {
           continue;
         }
         const recorded = await recordInboundFile(deps.db, deps.cipher, { name, text, ...read });
+        for (const item of read.items) {
+          if (item.kind === 'file_rejection' && recorded.fresh) {
+            deps.log.error({ file: item.file, reasons: item.reasons }, 'the bank rejected a file: its payments wait for an operator (bank-files show, resend)');
+          }
+        }
         if (!recorded.handled) {
           for (const event of await railEventsOf(deps.db, name, read.items)) {
             await handleRailEvent(deps, event);

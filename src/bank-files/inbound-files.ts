@@ -24,13 +24,30 @@ export type InboundItem =
   /** A SEPA status report's rejection (pain.002 RJCT): before settlement the payment is rejected, after it returned. */
   | { kind: 'rejection'; id: string; endToEndId: string; code: string }
   | { kind: 'notification_of_change'; id: string; originalTrace: string; code: string; correctedData: string }
-  | { kind: 'credit'; id: string; rail: 'ach' | 'sepa'; currency: 'usd' | 'eur'; amountMinor: bigint; reference: string; senderName: string };
+  | { kind: 'credit'; id: string; rail: 'ach' | 'sepa'; currency: 'usd' | 'eur'; amountMinor: bigint; reference: string; senderName: string }
+  /** The bank refused a whole file of ours (its rejection notice): nothing in it was paid. */
+  | { kind: 'file_rejection'; id: string; file: string; reasons: string[] };
 
 /** Changes a notification may carry: C01 account number, C02 routing number, C03 both, C05 account type. */
 const APPLIED_CHANGES = new Set(['C01', 'C02', 'C03', 'C05']);
 
-/** The entries of a bank's file, whatever its format: XML is SEPA (pain.002 or camt.054), the rest NACHA. */
+/**
+ * The bank's notice that it refused a whole file (docs/BANK_FILES.md): `FILE REJECTED`, then
+ * `FILE: <our file's name>` and one `REASON: …` line per problem.
+ */
+export function readRejectionNotice(text: string): Extract<InboundItem, { kind: 'file_rejection' }> {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const file = lines.find((l) => l.startsWith('FILE: '))?.slice(6).trim();
+  if (lines[0] !== 'FILE REJECTED' || !file) throw new Error('Not a file rejection notice');
+  return { kind: 'file_rejection', id: file, file, reasons: lines.filter((l) => l.startsWith('REASON: ')).map((l) => l.slice(8)) };
+}
+
+/** The entries of a bank's file, whatever its format: a rejection notice, XML (SEPA: pain.002 or camt.054), or NACHA. */
 export function readInboundFile(text: string): { rail: 'ach' | 'sepa'; items: InboundItem[] } {
+  if (text.startsWith('FILE REJECTED')) {
+    const notice = readRejectionNotice(text);
+    return { rail: notice.file.endsWith('.xml') ? 'sepa' : 'ach', items: [notice] };
+  }
   if (!text.trimStart().startsWith('<')) return { rail: 'ach', items: readInboundAchFile(text) };
   if (text.includes('CstmrPmtStsRpt')) {
     return {
@@ -130,6 +147,7 @@ export async function recordInboundFile(
     for (const item of file.items) {
       if (item.kind === 'return' || item.kind === 'rejection') await markPaymentAnswered(trx, item, now);
       else if (item.kind === 'notification_of_change') await applyNotificationOfChange(trx, cipher, item, now);
+      else if (item.kind === 'file_rejection') await markFileRejected(trx, item, now);
     }
     return { id, fresh: true, handled: false };
   });
@@ -149,6 +167,20 @@ async function markPaymentAnswered(trx: Transaction<Database>, item: Extract<Inb
     : { status: 'returned', code: item.code, returned_at: now }).where('id', '=', payment.id).execute();
 }
 
+/**
+ * The bank refused a file of ours. Before its payments' settlement time, the file is `rejected`
+ * and its payments stay pending (never refiled on their own: a payment goes out in one file) until
+ * an operator resends it once the problem is solved. After it, the payments counted as paid: the
+ * refusal was of a copy sent again (a duplicate), and only the notice is kept.
+ */
+async function markFileRejected(trx: Transaction<Database>, item: Extract<InboundItem, { kind: 'file_rejection' }>, now: Date) {
+  const file = await trx.selectFrom('bank_files').select(['id']).where('direction', '=', 'outbound').where('name', '=', item.file).executeTakeFirst();
+  if (!file) return;
+  const unsettled = await trx.selectFrom('bank_payments').select('id').where('file_id', '=', file.id).where('settles_at', '>', now).limit(1).executeTakeFirst();
+  if (!unsettled) return;
+  await trx.updateTable('bank_files').set({ status: 'rejected', detail: `rejected by the bank: ${item.reasons.join('; ')}`.slice(0, 1000) }).where('id', '=', file.id).execute();
+}
+
 /** A file that is not one we can read: kept (`rejected`, with why) for an operator, and not read again. */
 export async function recordUnreadableInboundFile(db: Db, cipher: DataCipher, file: { name: string; text: string; reason: string }, now = new Date()) {
   await db.insertInto('bank_files').values({
@@ -165,6 +197,8 @@ export async function markInboundFileHandled(db: Db, fileId: string) {
 
 function summary(items: InboundItem[]): string {
   const count = (kind: InboundItem['kind']) => items.filter((i) => i.kind === kind).length;
+  const refused = items.flatMap((i) => (i.kind === 'file_rejection' ? [i.file] : []));
+  if (refused.length > 0) return `the bank rejected ${refused.join(', ')}`;
   return `${count('return')} returns, ${count('rejection')} rejections, ${count('notification_of_change')} notifications of change, ${count('credit')} credits`;
 }
 

@@ -299,6 +299,28 @@ test('the worker SIGKILLed while it applies the bank\'s files: each credit funds
   }
 }, 300_000);
 
+test('a file the bank refuses stays unpaid, its payments pending, until an operator resends it; then it is paid once', async () => {
+  bank.refuseNextFile('the ODFI could not process the file: resend after 15:00');
+  const created = await Promise.all(['71.00', '72.00'].map((a) => payout(a)));
+  await creditsFor(created.map((r) => r.body));
+  const ids = created.map((r) => r.body.id);
+  const file = await waitFor(async () => {
+    const row = await testDb().selectFrom('bank_payments as p').innerJoin('bank_files as f', 'f.id', 'p.file_id')
+      .select(['f.id', 'f.name', 'f.status', 'f.detail']).where('p.reference', '=', ids[0]).where('p.purpose', '=', 'payout').executeTakeFirst();
+    return row?.status === 'rejected' ? row : undefined;
+  }, { what: 'the file rejected by the bank', timeoutMs: 60_000 });
+  expect(file.detail).toContain('resend after 15:00');
+  // Past their settlement time, the payouts are still not paid.
+  await new Promise((r) => setTimeout(r, 5_000));
+  for (const id of ids) expect((await live.get(`/v0/transfers/${id}`)).body.state).toBe('payment_submitted');
+
+  expect(runCli(['bank-files', 'resend', file.id]).status).toBe(0);
+  for (const id of ids) await waitForTransferState(live, id, 'payment_processed', 60_000);
+  expect(bank.entries.filter((e) => e.file === file.name)).toHaveLength(2);
+  const filed = await testDb().selectFrom('bank_file_payments').select('file_id').where('file_id', '=', file.id).execute();
+  expect(filed).toHaveLength(2);
+}, 180_000);
+
 test('the bank-file workflows\' histories replay against the current code', async () => {
   const client = await temporalClient();
   const ids: string[] = [];

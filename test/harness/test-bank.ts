@@ -85,9 +85,17 @@ export class TestBank {
         this.takeSepa(name, text);
         continue;
       }
-      const problems = odfiProblems(text, this.seen);
+      const refusal = this.refusal;
+      this.refusal = undefined;
+      const problems = refusal ? [refusal] : odfiProblems(text, this.seen);
       if (problems.length > 0) {
         this.rejected.push({ file: name, problems });
+        // The bank's notice: the whole file refused, with why. The file leaves the inbox, so the
+        // same name may come again once the problem is solved.
+        this.put(`${name}.rejected`, ['FILE REJECTED', `FILE: ${name}`, ...problems.map((p) => `REASON: ${p}`), ''].join('\n'));
+        fs.mkdirSync(path.join(this.root, 'refused'), { recursive: true });
+        fs.renameSync(path.join(this.inbox, name), path.join(this.root, 'refused', `${name}.${Date.now()}`));
+        this.taken.delete(name);
         continue;
       }
       for (const batch of readAchFile(text).batches) {
@@ -116,6 +124,7 @@ export class TestBank {
       message = readPain001(text);
     } catch (err) {
       this.rejected.push({ file: name, problems: [(err as Error).message] });
+      this.put(`${name}.rejected`, ['FILE REJECTED', `FILE: ${name}`, `REASON: ${(err as Error).message}`, ''].join('\n'));
       return;
     }
     const taken = message.credits.map((c) => ({ ...c, file: name, messageId: message.messageId }));
@@ -151,6 +160,13 @@ export class TestBank {
       if (Date.now() > deadline) throw new Error(`the bank took no such SEPA credit within ${timeoutMs} ms (files rejected: ${JSON.stringify(this.rejected)})`);
       await new Promise((r) => setTimeout(r, 250));
     }
+  }
+
+  private refusal?: string;
+
+  /** The next ACH file the bank takes is refused whole, for `reason` (its own trouble, say), whatever its checks find. */
+  refuseNextFile(reason: string) {
+    this.refusal = reason;
   }
 
   private timer?: NodeJS.Timeout;

@@ -8,7 +8,7 @@ import fileControlFields from 'nach2/lib/file/control';
 import fileHeaderFields from 'nach2/lib/file/header';
 import { buildAchFile, readAchFile, type AchEntry } from '../../src/providers/bank-files/nacha';
 import { writeRecord } from '../../src/providers/bank-files/nacha-addenda';
-import { readInboundAchFile } from '../../src/bank-files/inbound-files';
+import { readInboundAchFile, readInboundFile } from '../../src/bank-files/inbound-files';
 import { TestBank } from '../harness/test-bank';
 import { odfiProblems } from '../harness/odfi-checks';
 
@@ -36,7 +36,7 @@ async function bankWithFile() {
   return { bank: new TestBank(root, odfi), text };
 }
 
-const outboxFiles = () => fs.readdirSync(path.join(root, 'outbox')).sort().map((n) => fs.readFileSync(path.join(root, 'outbox', n), 'utf8'));
+const outboxFiles = () => fs.readdirSync(path.join(root, 'outbox')).filter((n) => !n.endsWith('.rejected')).sort().map((n) => fs.readFileSync(path.join(root, 'outbox', n), 'utf8'));
 
 test('the record writer gives back, byte for byte, every record the NACHA library wrote', async () => {
   const { text } = await bankWithFile();
@@ -65,6 +65,11 @@ test('the bank takes the file and answers magic amounts by itself: .14 returned 
   fs.copyFileSync(path.join(root, 'inbox', 'ACH-20261127-A.ach'), path.join(root, 'inbox', 'ACH-20261127-B.ach'));
   expect(bank.takeInbox()).toEqual([]);
   expect(bank.rejected[0].problems[0]).toMatch(/duplicate file/);
+  // …and says so in its outbox: a notice the platform reads.
+  const notice = fs.readFileSync(path.join(root, 'outbox', 'ACH-20261127-B.ach.rejected'), 'utf8');
+  expect(readInboundFile(notice)).toEqual({
+    rail: 'ach', items: [{ kind: 'file_rejection', id: 'ACH-20261127-B.ach', file: 'ACH-20261127-B.ach', reasons: [expect.stringMatching(/^duplicate file/)] }],
+  });
 });
 
 test('returns on demand and credits for the platform read back with their codes, traces, references and senders', async () => {
