@@ -97,3 +97,36 @@ test('stablecoin contracts of remote chains are named per chain and currency, wi
     expect(() => loadConfig({ EVM_TOKEN_ADDRESSES: bad })).toThrow(new RegExp(`EVM_TOKEN_ADDRESSES: '${bad.replace(/[.]/g, '\\.')}' is not chain\\.currency=0xaddress`));
   }
 });
+
+describe('the bank-file rails (RAIL_PROVIDERS)', () => {
+  const sftp = { BANK_SFTP_HOST: 'sftp.bank.example', BANK_SFTP_USER: 'platform', BANK_SFTP_PRIVATE_KEY_FILE: '/keys/bank', BANK_SFTP_HOST_KEY: 'ssh-ed25519 AAAA' };
+  const ach = { ACH_ODFI_ROUTING: '091000019', ACH_ODFI_NAME: 'ODFI', ACH_COMPANY_ID: '1234567890', ACH_COMPANY_NAME: 'PLATFORM', ACH_COLLECTION_ACCOUNT: '9000012345' };
+  const message = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+      return '';
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+
+  test('each rail names the settings it needs, and only those', () => {
+    const achOnly = message({ RAIL_PROVIDERS: 'ach=bank_files' });
+    for (const key of [...Object.keys(sftp), ...Object.keys(ach)]) expect(achOnly).toContain(`${key}: is required`);
+    expect(achOnly).not.toContain('SEPA_DEBTOR_IBAN');
+    const sepa = message({ RAIL_PROVIDERS: 'sepa=bank_files', ...sftp });
+    expect(sepa).toContain('SEPA_DEBTOR_IBAN: is required');
+    expect(sepa).not.toContain('ACH_ODFI_ROUTING');
+    const c = loadConfig({ RAIL_PROVIDERS: 'ach=bank_files, ach_same_day=bank_files', ...sftp, ...ach });
+    expect(c.RAIL_PROVIDERS).toEqual({ ach: 'bank_files', ach_same_day: 'bank_files' });
+    expect(c.ACH_SAME_DAY_WINDOWS).toEqual(['15 10 * * 1-5', '30 14 * * 1-5', '30 16 * * 1-5']);
+  });
+
+  test('a rail without a file interface, a bad value, or sandbox files beside live ones are refused by name', () => {
+    expect(message({ RAIL_PROVIDERS: 'wire=bank_files' })).toContain("RAIL_PROVIDERS: 'wire=bank_files' is not rail=bank_files");
+    expect(message({ RAIL_PROVIDERS: 'ach=bank_files', ...sftp, ...ach, ACH_ODFI_ROUTING: '12345' })).toContain('ACH_ODFI_ROUTING: must be 9 digits');
+    expect(message({ ACH_STANDARD_WINDOWS: '0 17 * *' })).toContain('ACH_STANDARD_WINDOWS:');
+    expect(message({ RAIL_PROVIDERS: 'ach=bank_files', ...sftp, ...ach, SANDBOX_BANK_FILES: 'on' }))
+      .toContain('SANDBOX_BANK_FILES: cannot be on while RAIL_PROVIDERS sends live payments to the bank');
+  });
+});
