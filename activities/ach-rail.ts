@@ -29,6 +29,17 @@ export function createAchRailActivities(deps: { db: Db; rail: RailAdapter }) {
       return payments.every((p) => p.status === 'settled');
     },
 
+    /**
+     * Whether the micro-deposits have settled, or one of them never will: the receiving bank rejected
+     * or returned it (R03, no such account), with its code.
+     */
+    async microDepositsOutcome(input: { paymentIds: string[] }): Promise<{ settled: boolean; failedCode?: string }> {
+      const payments = await Promise.all(input.paymentIds.map((id) => deps.rail.getPayment(id)));
+      const failed = payments.find((p) => p.status === 'rejected' || p.status === 'returned');
+      if (failed) return { settled: false, failedCode: failed.code ?? 'R03' };
+      return { settled: payments.every((p) => p.status === 'settled') };
+    },
+
     /** After a successful verification the two credits come back in one debit. */
     async recoverMicroDeposits(input: { externalAccountId: string; amountMinor: number }) {
       const payment = await deps.rail.submitPayment({

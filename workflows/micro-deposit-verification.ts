@@ -1,5 +1,5 @@
 import {
-  condition, proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes,
+  condition, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { AchRailActivities } from '../activities/ach-rail';
 import type { ExternalAccountActivities } from '../activities/external-accounts-database';
@@ -78,6 +78,25 @@ class MicroDepositRun {
  * one debit. Every payment carries a key derived from the account and the step, so a worker crash
  * at any point neither sends a third deposit nor loses an attempt (attempts live in history).
  */
+/** Waits until both micro-deposits settled; the receiving bank's code if one was rejected or returned. */
+async function untilMicroDepositsSettle(paymentIds: string[]): Promise<string | undefined> {
+  for (;;) {
+    const outcome = await rail.microDepositsOutcome({ paymentIds });
+    if (outcome.failedCode) return outcome.failedCode;
+    if (outcome.settled) return undefined;
+    await sleep('1 second');
+  }
+}
+
+async function failVerification(input: MicroDepositInput, state: VerificationState, reason: string): Promise<VerificationState> {
+  state.phase = 'verification_failed';
+  state.failureReason = reason;
+  await recordVerificationOutcome({ externalAccountId: input.externalAccountId, outcome: 'verification_failed', reason });
+  upsertSearchAttributes([{ key: ExternalAccountStatusAttr, value: 'verification_failed' }]);
+  setCurrentDetails(`Verification failed: ${reason}`);
+  return state;
+}
+
 export async function microDepositVerificationWorkflow(input: MicroDepositInput): Promise<VerificationState> {
   const run = new MicroDepositRun(input);
   const { state, amounts } = run;
@@ -92,7 +111,14 @@ export async function microDepositVerificationWorkflow(input: MicroDepositInput)
     setCurrentDetails('Waiting for the micro-deposits to settle');
     const settlesAt = Math.max(...payments.map((p) => p.settlesAt));
     await sleep(Math.max(0, settlesAt - Date.now()));
-    while (!(await rail.paymentsSettled({ paymentIds: payments.map((p) => p.paymentId) }))) await sleep('1 second');
+    const paymentIds = payments.map((p) => p.paymentId);
+    if (patched('micro-deposit-returns')) {
+      // A micro-deposit the receiving bank sends back (no such account) fails the verification.
+      const failedCode = await untilMicroDepositsSettle(paymentIds);
+      if (failedCode) return failVerification(input, state, `micro_deposit_returned_${failedCode}`);
+    } else {
+      while (!(await rail.paymentsSettled({ paymentIds }))) await sleep('1 second');
+    }
   }
 
   state.phase = 'awaiting_amounts';

@@ -74,6 +74,8 @@ function ownWorker(name: string) {
 }
 
 let developerId: string;
+/** Workflows of this file beside the bank-file ones, for the replay test. */
+const otherWorkflows: string[] = [];
 
 beforeAll(async () => {
   const t = await createTenant();
@@ -86,6 +88,7 @@ beforeAll(async () => {
   expect(runCli(['kyc', 'decide', created.body.id, '--decision', 'approve', '--operator', 'bank-files-test']).status).toBe(0);
   customer = await waitForKycStatus(live, created.body.id, 'approved');
   account = await liveUsAccount(customer.id, ACCOUNT_NUMBER);
+  otherWorkflows.push(`external-account-verification:${account.id}`);
 }, 120_000);
 
 afterAll(async () => {
@@ -321,6 +324,22 @@ test('a file the bank refuses stays unpaid, its payments pending, until an opera
   expect(filed).toHaveLength(2);
 }, 180_000);
 
+test('a micro-deposit the receiving bank returns (R03, no such account) fails the verification at once', async () => {
+  const number = '40009999999';
+  const created = await live.post('/v0/external-accounts', {
+    customer_id: customer.id, type: 'us_bank_account', account_name: 'Nobody', routing_number: '021000021', account_number: number,
+  });
+  expect(created.status).toBe(201);
+  const entry = await bank.waitForEntry((e) => e.account === number && e.description === 'ACCTVERIFY' && creditOf(e));
+  bank.writeReturns([{ entry, code: 'R03' }]);
+  const failed = await waitFor(async () => {
+    const a = (await live.get(`/v0/external-accounts/${created.body.id}`)).body;
+    return a.status === 'verification_failed' ? a : undefined;
+  }, { what: 'the verification failed', timeoutMs: 60_000 });
+  expect(failed.failure_reason).toBe('micro_deposit_returned_R03');
+  otherWorkflows.push(`external-account-verification:${created.body.id}`);
+}, 120_000);
+
 test('the bank-file workflows\' histories replay against the current code', async () => {
   const client = await temporalClient();
   const ids: string[] = [];
@@ -335,6 +354,8 @@ test('the bank-file workflows\' histories replay against the current code', asyn
   expect(ids.filter((i) => i.startsWith('achFileWindowWorkflow')).length).toBeGreaterThanOrEqual(2);
   expect(ids.some((i) => i.startsWith('readBankOutboxWorkflow'))).toBe(true);
   expect(ids.some((i) => i.startsWith('bankFileUploadWorkflow'))).toBe(true);
+  // The live micro-deposit verifications: one verified through files, one failed by a returned micro-deposit.
+  ids.push(...otherWorkflows.map((id) => `microDepositVerificationWorkflow:${id}`));
   const histories = await Promise.all(ids.map(async (id) => {
     const workflowId = id.slice(id.indexOf(':') + 1);
     return { workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() };

@@ -109,7 +109,8 @@ export class TestBank {
       }
     }
     this.entries.push(...fresh);
-    const cents = (e: TakenEntry) => e.amountMinor % 100n;
+    // Magic amounts are for payouts and refunds; micro-deposits' random cents would hit them by chance.
+    const cents = (e: TakenEntry) => (e.description === 'ACCTVERIFY' ? -1n : e.amountMinor % 100n);
     const returns = fresh.filter((e) => cents(e) === BANK_MAGIC_CENTS.returnR01);
     if (returns.length > 0) this.writeReturns(returns.map((entry) => ({ entry, code: 'R01' })));
     const changes = fresh.filter((e) => cents(e) === BANK_MAGIC_CENTS.notificationC01);
