@@ -53,8 +53,9 @@ export async function fileWindow(
     // One window of a format at a time picks payments and the file's sequence.
     await sql`select pg_advisory_xact_lock(hashtext(${`bank-files:${format.fileRail}`}))`.execute(trx);
     const queued = await queuedPayments(trx, settings.environment, format.rails);
-    const fileable = queued.filter((p) => format.fileable(p));
-    const unfileable = queued.filter((p) => !fileable.includes(p));
+    const fileable: QueuedPayment[] = [];
+    const unfileable: QueuedPayment[] = [];
+    for (const p of queued) (format.fileable(p) ? fileable : unfileable).push(p);
     if (unfileable.length > 0) {
       await trx.updateTable('bank_payments').set({ status: 'rejected', code: UNFILEABLE_CODE }).where('id', 'in', unfileable.map((p) => p.id)).execute();
     }

@@ -8,6 +8,7 @@ import fileHeaderFields from 'nach2/lib/file/header';
 import { buildAchFile, readAchFile, type AchRecord } from '../../src/providers/bank-files/nacha';
 import { NOC_ADDENDA_FIELDS, RETURN_ADDENDA_FIELDS, writeRecord } from '../../src/providers/bank-files/nacha-addenda';
 import { readPain001, type ReadCredit } from '../../src/providers/bank-files/sepa-messages';
+import { waitFor } from './index';
 import { odfiProblems } from './odfi-checks';
 import { camt054, pain002Rejections } from './test-bank-sepa';
 
@@ -152,15 +153,18 @@ export class TestBank {
   }
 
   /** Waits until the bank has taken a SEPA credit transfer `match` accepts. */
-  async waitForSepaCredit(match: (c: TakenSepaCredit) => boolean, timeoutMs = 30_000): Promise<TakenSepaCredit> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+  waitForSepaCredit(match: (c: TakenSepaCredit) => boolean, timeoutMs = 30_000): Promise<TakenSepaCredit> {
+    return this.waitToTake(() => this.sepaCredits.find(match), 'the bank to take such a SEPA credit', timeoutMs);
+  }
+
+  /** Takes the inbox until `found` finds something; on timeout, says which files the bank refused. */
+  private waitToTake<T>(found: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
+    return waitFor(async () => {
       this.takeInbox();
-      const found = this.sepaCredits.find(match);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`the bank took no such SEPA credit within ${timeoutMs} ms (files rejected: ${JSON.stringify(this.rejected)})`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+      const value = found();
+      if (value === undefined) throw new Error(`files refused: ${JSON.stringify(this.rejected)}`);
+      return value;
+    }, { what, timeoutMs, intervalMs: 250 });
   }
 
   private refusal?: string;
@@ -183,15 +187,8 @@ export class TestBank {
   }
 
   /** Waits until the bank has taken an entry `match` accepts. */
-  async waitForEntry(match: (e: TakenEntry) => boolean, timeoutMs = 30_000): Promise<TakenEntry> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      this.takeInbox();
-      const found = this.entries.find(match);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`the bank took no such entry within ${timeoutMs} ms (files rejected: ${JSON.stringify(this.rejected)})`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+  waitForEntry(match: (e: TakenEntry) => boolean, timeoutMs = 30_000): Promise<TakenEntry> {
+    return this.waitToTake(() => this.entries.find(match), 'the bank to take such an entry', timeoutMs);
   }
 
   /** A return file: each entry sent back with its R-code. */

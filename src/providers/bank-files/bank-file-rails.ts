@@ -30,23 +30,21 @@ export class BankFileRails implements RailAdapter {
               ${r.reference ?? null}, 'queued', ${now})
       on conflict (idempotency_key) do nothing
       returning *`.execute(this.db);
-    const row = inserted.rows[0] ?? await this.db.selectFrom('bank_payments').selectAll().where('idempotency_key', '=', r.idempotencyKey).executeTakeFirstOrThrow();
-    return this.toPayment(row, await this.fileUploaded(row.file_id));
+    const row = inserted.rows[0] ? { ...inserted.rows[0], file_status: null } : await this.withFileStatus().where('p.idempotency_key', '=', r.idempotencyKey).executeTakeFirstOrThrow();
+    return this.toPayment(row);
   }
 
   async getPayment(id: string): Promise<RailPayment> {
-    const row = await this.db.selectFrom('bank_payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    return this.toPayment(row, await this.fileUploaded(row.file_id));
+    return this.toPayment(await this.withFileStatus().where('p.id', '=', id).executeTakeFirstOrThrow());
+  }
+
+  /** A payment with its file's status, in one query. */
+  private withFileStatus() {
+    return this.db.selectFrom('bank_payments as p').leftJoin('bank_files as f', 'f.id', 'p.file_id').selectAll('p').select('f.status as file_status');
   }
 
   parseWebhook(): never {
     throw new RailWebhookRejected('The bank-file rail has no webhook: the bank answers through its outbox', 'signature');
-  }
-
-  private async fileUploaded(fileId: string | null): Promise<boolean> {
-    if (!fileId) return false;
-    const file = await this.db.selectFrom('bank_files').select('status').where('id', '=', fileId).executeTakeFirstOrThrow();
-    return file.status === 'uploaded' || file.status === 'processed';
   }
 
   /**
@@ -54,8 +52,9 @@ export class BankFileRails implements RailAdapter {
    * bank's outbox said. While queued, `settlesAt` is the rail's next settlement on the real clock (or
    * a recheck soon, when the settlement is given in seconds), so a workflow sleeps until then.
    */
-  private toPayment(row: Selectable<BankPaymentsTable>, uploaded: boolean): RailPayment {
+  private toPayment(row: Selectable<BankPaymentsTable> & { file_status: string | null }): RailPayment {
     const now = Date.now();
+    const uploaded = row.file_status === 'uploaded';
     const base = { id: row.id, amountMinor: BigInt(row.amount_minor), direction: row.direction, code: row.code ?? undefined };
     if (row.status === 'rejected' || row.status === 'returned') {
       return { ...base, status: row.status, settlesAt: row.settles_at ?? new Date(now) };
