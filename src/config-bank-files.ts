@@ -75,6 +75,11 @@ export const bankFileEnv = {
   BANK_FILE_WINDOW_TIMEZONE: z.string().default('America/New_York'),
   /** Every window instead runs this often (seconds): tests and demonstrations. */
   BANK_FILE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+  /**
+   * The longest wait between two tries of a failing upload (1 s at first, doubling). The
+   * stuck-activity alarm rises after 8 tries: about 2 minutes at the default.
+   */
+  BANK_UPLOAD_RETRY_MAX_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
   /** How often the bank's outbox is read. */
   BANK_OUTBOX_POLL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /**

@@ -1,12 +1,14 @@
 import { sql } from 'kysely';
-import { formatAmount, parseAmount } from '../../src/domain/money';
+import { parseAmount } from '../../src/domain/money';
 import { Worker } from '@temporalio/worker';
-import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, workflowBundle, type ApiClient } from '../harness';
+import { apiClient, createTenant, runCli, stack, temporalClient, testDb, waitFor, workflowBundle, type ApiClient } from '../harness';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startProcess, stopProcess, TEST_ODFI, waitForPoller } from '../harness/stack';
 import { CORRECTED_ACCOUNT, TestBank, type TakenEntry } from '../harness/test-bank';
 import { expectLedgerBalanced, waitForTransferState } from '../harness/transfers';
+import { liveApprovedCustomer, liveVerifiedUsAccount } from '../harness/live-ach';
+import { StuckActivityAttr } from '../../src/temporal/search-attributes';
 
 // The live ACH rails through the bank's files (docs/BANK_FILES.md), end to end: HTTP → API →
 // PostgreSQL → Temporal (the window and outbox schedules) → NACHA files over a real SFTP server →
@@ -18,29 +20,15 @@ let bank: TestBank;
 let customer: { id: string };
 let account: { id: string };
 const ACCOUNT_NUMBER = '40001234567';
-const US_ADDRESS = { line1: '1 Market St', city: 'San Francisco', state: 'CA', postal_code: '94105', country: 'US' };
 
-const usd = (minor: bigint) => formatAmount(minor, 2);
 const creditOf = (e: TakenEntry) => ['22', '32'].includes(e.transactionCode);
 
 /** A live US account, verified with the micro-deposits the bank took from our file; its recovery debit filed too. */
 async function liveUsAccount(customerId: string, accountNumber: string) {
-  const created = await live.post('/v0/external-accounts', {
-    customer_id: customerId, type: 'us_bank_account', account_name: 'Jane Doe', routing_number: '021000021', account_number: accountNumber,
-  });
-  expect(created.status).toBe(201);
-  const mine = (e: TakenEntry) => e.account === accountNumber && e.description === 'ACCTVERIFY';
-  await bank.waitForEntry((e) => mine(e) && creditOf(e) && bank.entries.filter((x) => mine(x) && creditOf(x)).length === 2);
-  const amounts = bank.entries.filter((e) => mine(e) && creditOf(e)).map((e) => usd(e.amountMinor));
-  const verified = await waitFor(async () => {
-    const res = await live.post(`/v0/external-accounts/${created.body.id}/verify`, { amounts });
-    return res.status === 200 ? res.body : undefined;
-  }, { what: 'the live micro-deposits settled and answered', timeoutMs: 60_000 });
-  expect(verified.status).toBe('verified');
+  const verified = await liveVerifiedUsAccount(live, bank, customerId, accountNumber);
   // The two credits come back in one debit, in a later file.
-  const recovery = await bank.waitForEntry((e) => mine(e) && !creditOf(e));
-  expect(recovery.amountMinor).toBe(bank.entries.filter((e) => mine(e) && creditOf(e)).reduce((s, e) => s + e.amountMinor, 0n));
-  return created.body;
+  expect((await verified.recoveryDebit()).amountMinor).toBe(verified.microDepositsMinor);
+  return verified.account;
 }
 
 const payout = (amount: string, externalAccountId = account.id) => live.post('/v0/transfers', {
@@ -82,11 +70,7 @@ beforeAll(async () => {
   developerId = t.developerId;
   live = apiClient(t.liveSecret);
   bank = new TestBank(stack().bankRoot!, TEST_ODFI, { takes: ['ach'] }).start();
-  const created = await live.post('/v0/customers', individual({ address: US_ADDRESS, phone: undefined }));
-  await live.post(`/v0/customers/${created.body.id}/kyc`, documents());
-  await waitForKycStatus(live, created.body.id, 'manual_review');
-  expect(runCli(['kyc', 'decide', created.body.id, '--decision', 'approve', '--operator', 'bank-files-test']).status).toBe(0);
-  customer = await waitForKycStatus(live, created.body.id, 'approved');
+  customer = await liveApprovedCustomer(live, 'bank-files-test');
   account = await liveUsAccount(customer.id, ACCOUNT_NUMBER);
   otherWorkflows.push(`external-account-verification:${account.id}`);
 }, 120_000);
@@ -194,7 +178,7 @@ test('an incoming credit that names no transfer is held for operators; one for a
   expect(unmatched.outcome).toBe('unmatched');
 }, 120_000);
 
-test('the bank\'s server refusing uploads during a window, and the worker SIGKILLed between recording the file and uploading it: the same file goes out once, when the server is back', async () => {
+test('the bank\'s server refusing uploads during a window raises the stuck-activity alarm; the worker SIGKILLed between recording the file and uploading it: the same file goes out once, when the server is back', async () => {
   const client = await temporalClient();
   const schedule = client.schedule.getHandle('bank-files:ach_standard');
   await schedule.pause('bank-files-ach test: a window of its own worker');
@@ -220,12 +204,21 @@ test('the bank\'s server refusing uploads during a window, and the worker SIGKIL
     // The bank's inbox cannot be written: every upload fails, and is tried again.
     fs.renameSync(inbox, `${inbox}.away`);
     fs.writeFileSync(inbox, '');
-    const handle = await client.workflow.start('achFileWindowWorkflow', { taskQueue, workflowId: `ach-window-crash-${Date.now()}`, args: [{ window: 'ach_standard' }] });
-    const failing = await waitFor(async () => {
-      const pending = (await handle.describe()).raw.pendingActivities?.find((a) => a.activityType?.name === 'uploadBankFile');
-      return pending && (pending.attempt ?? 0) >= 3 ? pending : undefined;
-    }, { what: 'the upload failing and retried', timeoutMs: 30_000 });
-    expect(failing.lastFailure?.message).toBeTruthy();
+    // Retries a second apart (BANK_UPLOAD_RETRY_MAX_SECONDS=1): the alarm rises after 8 tries.
+    const handle = await client.workflow.start('achFileWindowWorkflow', {
+      taskQueue, workflowId: `ach-window-crash-${Date.now()}`, args: [{ window: 'ach_standard', uploadRetryMaxSeconds: 1 }],
+    });
+    await waitFor(async () => (await handle.describe()).typedSearchAttributes.get(StuckActivityAttr) === 'uploadBankFile',
+      { what: 'the stuck-activity alarm on the upload', timeoutMs: 60_000, intervalMs: 500 });
+    // Past the alarm the upload goes on failing, and being tried again.
+    const failing = await waitFor(async () => (await handle.describe()).raw.pendingActivities?.find((a) => a.activityType?.name === 'uploadBankFile' && a.lastFailure?.message),
+      { what: 'the upload still failing past its alarm', timeoutMs: 30_000, intervalMs: 500 });
+    expect(failing.lastFailure!.message).toBeTruthy();
+    const listed = await waitFor(async () => {
+      const out = runCli(['workflows', 'stuck']);
+      return out.stdout.includes(handle.workflowId) ? out.stdout : undefined;
+    }, { what: 'the window listed by `workflows stuck`', timeoutMs: 30_000, intervalMs: 1_000 });
+    expect(listed).toMatch(new RegExp(`${handle.workflowId}  achFileWindowWorkflow  started \\S+  retrying: uploadBankFile`));
     const recorded = await testDb().selectFrom('bank_files').select(['id', 'name', 'status']).where('window_id', '=', handle.workflowId).executeTakeFirstOrThrow();
     expect(recorded.status).toBe('recorded');
 
@@ -233,6 +226,7 @@ test('the bank\'s server refusing uploads during a window, and the worker SIGKIL
     restoreInbox();
     worker.restart();
     expect(await handle.result()).toEqual({ file: recorded.name, payments: 3 });
+    expect((await handle.describe()).typedSearchAttributes.get(StuckActivityAttr)).toBeUndefined();
 
     await bank.waitForEntry((e) => e.idNumber === queued[0].entry_ref);
     const taken = bank.entries.filter((e) => queued.some((q) => q.entry_ref === e.idNumber));

@@ -34,6 +34,8 @@ export async function startStack(opts: {
   temporalAddress?: string;
   /** A bank on a real SFTP server, carrying the live ACH rails through files (test/harness/test-bank.ts). */
   bank?: boolean;
+  /** Settings of the bank's files other than the tests' (windows, settlement). */
+  bankEnv?: Record<string, string>;
 }) {
   fs.mkdirSync(opts.logDir, { recursive: true });
   const temporalEnv = opts.temporalAddress ? undefined : await startTestTemporalServer(await freePort());
@@ -99,7 +101,7 @@ export async function startStack(opts: {
     // Only the stack's own API and worker carry the bank's files: a test's own processes (their own
     // task queues) would otherwise take the bank-file schedules to their queue. A test that wants
     // them adds `bankEnv`.
-    const bankEnv = bank ? bankFileEnv(bank) : {};
+    const bankEnv = bank ? { ...bankFileEnv(bank), ...opts.bankEnv } : {};
     const worker = startProcess('worker', path.join(root, 'workers/main.ts'), { ...env, ...bankEnv }, opts.logDir);
     const api = startProcess('api', path.join(root, 'src/main/api.ts'), { ...env, ...bankEnv, PORT: String(apiPort) }, opts.logDir);
     started.push(() => Promise.all([api, worker].map(stopProcess)).then(() => undefined));
@@ -289,10 +291,17 @@ export function freePort(): Promise<number> {
 
 /** A developer on the enterprise plan with limits out of the way, and its sandbox secret key. */
 export async function createUnlimitedKey(databaseUrl: string): Promise<string> {
+  return (await createUnlimitedKeys(databaseUrl, ['sandbox']))[0]!;
+}
+
+/** One developer without rate limits, with a secret key per environment asked for. */
+export async function createUnlimitedKeys(databaseUrl: string, environments: ('sandbox' | 'production')[]): Promise<string[]> {
   const db = createDb(databaseUrl, 1);
   try {
     const dev = await createDeveloper(db, { name: 'bench', rateLimitPerSecond: 1_000_000, dailyQuota: 1_000_000_000 });
-    return (await createApiKey(db, { developerId: dev.id, environment: 'sandbox', kind: 'secret', plan: 'enterprise' })).key;
+    const keys: string[] = [];
+    for (const environment of environments) keys.push((await createApiKey(db, { developerId: dev.id, environment, kind: 'secret', plan: 'enterprise' })).key);
+    return keys;
   } finally {
     await db.destroy();
   }

@@ -1,4 +1,4 @@
-import { buildAchFile, readAchFile, totalsOf, type AchEntry, type AchOriginator } from '../../src/providers/bank-files/nacha';
+import { buildAchFile, MAX_BATCH_ENTRIES, readAchFile, totalsOf, type AchEntry, type AchOriginator } from '../../src/providers/bank-files/nacha';
 
 // NACHA files: written by the library, read back by its own record tables, totals exact in bigint.
 
@@ -34,9 +34,9 @@ test('200 entries make one balanced file: 94-character records in blocks of ten,
 
   const file = readAchFile(text);
   expect(file.header).toMatchObject({ immediateDestination: '091000019', fileCreationDate: '261127', fileCreationTime: '1405', fileIdModifier: 'A' });
-  // One batch per SEC code and settlement date.
-  expect(file.batches.map((b) => [b.header.batchNumber, b.header.standardEntryClassCode, b.header.effectiveEntryDate])).toEqual([
-    ['0000001', 'CCD', '261130'], ['0000002', 'PPD', '261130'], ['0000003', 'PPD', '261201'],
+  // Batches by SEC code and settlement date (50 CCD, 50 PPD on the 30th; 100 PPD on the 1st, cut in two).
+  expect(file.batches.map((b) => [b.header.batchNumber, b.header.standardEntryClassCode, b.header.effectiveEntryDate, b.entries.length])).toEqual([
+    ['0000001', 'CCD', '261130', 50], ['0000002', 'PPD', '261130', 50], ['0000003', 'PPD', '261201', 50], ['0000004', 'PPD', '261201', 50],
   ]);
   const read = file.batches.flatMap((b) => b.entries);
   expect(read).toHaveLength(200);
@@ -60,7 +60,7 @@ test('200 entries make one balanced file: 94-character records in blocks of ten,
       .toEqual([t.entryCount, t.totalDebitMinor, t.totalCreditMinor, t.entryHash]);
   }
   expect(totals).toEqual(totalsOf(list));
-  expect([BigInt(file.control.totalDebit), BigInt(file.control.totalCredit), Number(file.control.batchCount)]).toEqual([totals.totalDebitMinor, totals.totalCreditMinor, 3]);
+  expect([BigInt(file.control.totalDebit), BigInt(file.control.totalCredit), Number(file.control.batchCount)]).toEqual([totals.totalDebitMinor, totals.totalCreditMinor, 4]);
 });
 
 test('the same payments and time give the same bytes (a repeated upload sends the same file)', async () => {
@@ -79,14 +79,14 @@ test('a record of the wrong length is refused when read', () => {
   expect(() => readAchFile(`${'1'.repeat(93)}\n`)).toThrow(/Record 1 is 93 characters long, not 94/);
 });
 
-test('a large group of entries of one kind is cut in batches of at most 250, numbered in order, each balanced', async () => {
-  const many: AchEntry[] = Array.from({ length: 600 }, (_, i) => ({
+test('a large group of entries of one kind is cut in batches of at most MAX_BATCH_ENTRIES, numbered in order, each balanced', async () => {
+  const many: AchEntry[] = Array.from({ length: 2 * MAX_BATCH_ENTRIES + 20 }, (_, i) => ({
     idNumber: `BIG${String(i).padStart(12, '0')}`, direction: 'credit', accountType: 'checking', routingNumber: ROUTINGS[i % ROUTINGS.length],
     accountNumber: String(200000 + i), amountMinor: BigInt(100 + i), name: `Customer ${i}`, secCode: 'PPD', effectiveDate: '2026-11-30',
   }));
   const { text, totals } = await buildAchFile(originator, many, { createdAt, fileIdModifier: 'B' });
   const file = readAchFile(text);
-  expect(file.batches.map((b) => b.entries.length)).toEqual([250, 250, 100]);
+  expect(file.batches.map((b) => b.entries.length)).toEqual([MAX_BATCH_ENTRIES, MAX_BATCH_ENTRIES, 20]);
   expect(file.batches.map((b) => Number(b.header.batchNumber))).toEqual([1, 2, 3]);
   expect(file.batches.flatMap((b) => b.entries.map((e) => e.idNumber))).toEqual(many.map((e) => e.idNumber));
   expect(totals).toEqual(totalsOf(many));

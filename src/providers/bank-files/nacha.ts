@@ -130,7 +130,7 @@ export async function buildAchFile(
  * At most this many entries in one batch: the library sums a batch's entries again at each entry
  * it adds (quadratic in the batch's size), and NACHA allows any number of batches of the same kind.
  */
-export const MAX_BATCH_ENTRIES = 250;
+export const MAX_BATCH_ENTRIES = 50;
 
 /**
  * Entries grouped by SEC code, effective date and description, in a stable order, each group cut in
