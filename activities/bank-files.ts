@@ -5,7 +5,7 @@ import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
 import type { Logger } from '../src/logger';
 import { fileAchWindow, type AchWindow, type AchWindowSettings } from '../src/bank-files/ach-window';
-import { markInboundFileHandled, railEventsOf, readInboundFile, recordInboundFile, recordUnreadableInboundFile } from '../src/bank-files/inbound-files';
+import { handleInboundEvents, markInboundFileHandled, railEventsOf, readInboundFile, recordInboundFile, recordUnreadableInboundFile } from '../src/bank-files/inbound-files';
 import { fileSepaWindow, type SepaWindowSettings } from '../src/bank-files/sepa-window';
 import { uploadRecordedFile } from '../src/bank-files/outbound-files';
 import { SftpChannel } from '../src/providers/bank-files/sftp-channel';
@@ -69,12 +69,12 @@ export function createBankFileActivities(deps: BankFileActivityDeps) {
           }
         }
         if (!recorded.handled) {
-          for (const event of await railEventsOf(deps.db, name, read.items)) {
+          await handleInboundEvents(await railEventsOf(deps.db, name, read.items), async (event) => {
             await handleRailEvent(deps, event);
             events++;
             // A worker that dies mid-file is noticed in seconds; the next attempt handles the rest.
             Context.current().heartbeat();
-          }
+          });
           await markInboundFileHandled(deps.db, recorded.id);
         }
         files.push(name);

@@ -117,6 +117,12 @@ async function phase(db: Db, api: ApiClient, body: unknown, deposit?: (created: 
   const latencies = done.map((r) => r.processed_at.getTime() - r.created_at.getTime()).sort((a, b) => a - b);
   const first = Math.min(...done.map((r) => r.created_at.getTime()));
   const last = Math.max(...done.map((r) => r.processed_at.getTime()));
+  // Where the time goes: median time from creation to each named event.
+  const steps = (await sql<{ type: string; p50: number }>`
+    select e.type, percentile_cont(0.5) within group (order by extract(epoch from e.created_at - t.created_at) * 1000) as p50
+    from transfers t join events e on e.object_id = t.id and e.type like 'transfer.%' and e.type <> 'transfer.updated'
+    where t.id = any(${ids}) group by e.type order by p50`.execute(db)).rows;
+  console.log(`${bank ? 'bank files' : 'sandbox simulator'}, median ms from creation: ${steps.map((x) => `${x.type.replace('transfer.', '')} ${Math.round(x.p50)}`).join(', ')}`);
   const cpu = Object.keys(CPU_KINDS).reduce((total, k) => total + (used[k] ?? 0), 0);
   return { perSecond: done.length / ((last - first) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuMs: (cpu * 1000) / done.length, processed: done.length };
 }

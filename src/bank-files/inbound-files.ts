@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import pLimit from 'p-limit';
 import { sha256Hex, type DataCipher } from '../crypto';
 import type { Db } from '../db';
 import type { Database } from '../db/schema';
@@ -119,6 +120,29 @@ export async function railEventsOf(db: Db, fileName: string, items: InboundItem[
     }
   }
   return events;
+}
+
+/** How many payments' events of one file are handled at a time. */
+export const INBOUND_EVENT_CONCURRENCY = 8;
+
+/**
+ * A file's events, handled several payments at a time (a file of credits is a deposit per
+ * transfer, each a round trip to its workflow); the events of one payment (a credit's deposit
+ * reference, a return's payment) one after another, in the file's order. Ends when every one has
+ * ended; the first failure is then thrown (each event is handled once, so a retry does the rest).
+ */
+export async function handleInboundEvents(events: RailEvent[], handle: (event: RailEvent) => Promise<unknown>, concurrency = INBOUND_EVENT_CONCURRENCY) {
+  const byPayment = new Map<string, RailEvent[]>();
+  for (const event of events) {
+    const key = event.type === 'payment.received' ? `reference:${event.reference}` : `payment:${event.providerPaymentId}`;
+    byPayment.set(key, [...(byPayment.get(key) ?? []), event]);
+  }
+  const limit = pLimit(concurrency);
+  const outcomes = await Promise.allSettled([...byPayment.values()].map((ofOnePayment) => limit(async () => {
+    for (const event of ofOnePayment) await handle(event);
+  })));
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**
