@@ -19,7 +19,7 @@ export interface BankFileActivityDeps {
   config: Config;
   /** Where the rail events of the bank's files go (the transfer workflows). */
   temporal: Client;
-  channel: Pick<SftpChannel, 'upload' | 'listOutbox' | 'download'>;
+  channel: Pick<SftpChannel, 'upload' | 'readOutbox'>;
   ach: AchWindowSettings;
   sepa: SepaWindowSettings;
 }
@@ -41,47 +41,55 @@ export function createBankFileActivities(deps: BankFileActivityDeps) {
       return uploadRecordedFile(deps.db, deps.cipher, deps.channel, input.fileId);
     },
 
-    /** Every file in the bank's outbox not handled yet: recorded with its effects, then its events handled. */
+    /** Every file in the bank's outbox not handled yet, over one connection: recorded with its effects, then its events handled. */
     async readBankOutbox(): Promise<{ files: string[]; events: number }> {
-      const listed = await deps.channel.listOutbox();
-      const names = listed.map((f) => f.name);
-      const done = names.length === 0 ? [] : await deps.db.selectFrom('bank_files').select('name')
-        .where('direction', '=', 'inbound').where('name', 'in', names).where('status', 'in', ['processed', 'rejected']).execute();
-      const doneNames = new Set(done.map((d) => d.name));
       const files: string[] = [];
       let events = 0;
-      for (const name of names.filter((n) => !doneNames.has(n))) {
+      await deps.channel.readOutbox(async (listed) => {
+        const names = listed.map((f) => f.name);
+        const done = names.length === 0 ? [] : await deps.db.selectFrom('bank_files').select('name')
+          .where('direction', '=', 'inbound').where('name', 'in', names).where('status', 'in', ['processed', 'rejected']).execute();
+        const doneNames = new Set(done.map((d) => d.name));
+        return names.filter((n) => !doneNames.has(n));
+      }, async (name, bytes) => {
         Context.current().heartbeat();
-        const text = (await deps.channel.download(name)).toString('utf8');
-        let read;
-        try {
-          read = readInboundFile(text);
-        } catch (err) {
-          // Not a file we can read: kept for an operator, and not read again.
-          await recordUnreadableInboundFile(deps.db, deps.cipher, { name, text, reason: (err as Error).message });
-          deps.log.error({ file: name, reason: (err as Error).message }, 'bank file not understood; kept for an operator');
-          continue;
-        }
-        const recorded = await recordInboundFile(deps.db, deps.cipher, { name, text, ...read });
-        for (const item of read.items) {
-          if (item.kind === 'file_rejection' && recorded.fresh) {
-            deps.log.error({ file: item.file, reasons: item.reasons }, 'the bank rejected a file: its payments wait for an operator (bank-files show, resend)');
-          }
-        }
-        if (!recorded.handled) {
-          await handleInboundEvents(await railEventsOf(deps.db, name, read.items), async (event) => {
-            await handleRailEvent(deps, event);
-            events++;
-            // A worker that dies mid-file is noticed in seconds; the next attempt handles the rest.
-            Context.current().heartbeat();
-          });
-          await markInboundFileHandled(deps.db, recorded.id);
-        }
+        const handled = await applyInboundFile(deps, name, bytes.toString('utf8'));
+        if (handled === undefined) return;
+        events += handled;
         files.push(name);
-      }
+      });
       return { files, events };
     },
   };
+}
+
+/** One file of the bank's: recorded with its effects, then its events handled; how many, or undefined for a file we cannot read. */
+async function applyInboundFile(deps: BankFileActivityDeps, name: string, text: string): Promise<number | undefined> {
+  let read;
+  try {
+    read = readInboundFile(text);
+  } catch (err) {
+    // Not a file we can read: kept for an operator, and not read again.
+    await recordUnreadableInboundFile(deps.db, deps.cipher, { name, text, reason: (err as Error).message });
+    deps.log.error({ file: name, reason: (err as Error).message }, 'bank file not understood; kept for an operator');
+    return undefined;
+  }
+  const recorded = await recordInboundFile(deps.db, deps.cipher, { name, text, ...read });
+  for (const item of read.items) {
+    if (item.kind === 'file_rejection' && recorded.fresh) {
+      deps.log.error({ file: item.file, reasons: item.reasons }, 'the bank rejected a file: its payments wait for an operator (bank-files show, resend)');
+    }
+  }
+  if (recorded.handled) return 0;
+  let events = 0;
+  await handleInboundEvents(await railEventsOf(deps.db, name, read.items), async (event) => {
+    await handleRailEvent(deps, event);
+    events++;
+    // A worker that dies mid-file is noticed in seconds; the next attempt handles the rest.
+    Context.current().heartbeat();
+  });
+  await markInboundFileHandled(deps.db, recorded.id);
+  return events;
 }
 
 export type BankFileActivities = ReturnType<typeof createBankFileActivities>;

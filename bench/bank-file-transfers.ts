@@ -2,7 +2,7 @@
 // bank's files (live keys: deposits arrive in the bank's credit files, payouts leave in the window's
 // NACHA file over SFTP, settled by the test bank) against the same transfers on the sandbox's ACH
 // simulator, on one stack in the same run (issue 48). Each round runs BENCH_TRANSFERS transfers
-// (default 400, BENCH_CONCURRENCY clients creating them) on the sandbox, then as many through files;
+// (default 1000, BENCH_CONCURRENCY clients creating them) on the sandbox, then as many through files;
 // the run prints each round's transfers/s (first created → last processed), created→processed
 // latency and CPU per transfer, and the median of the rounds' ratios. The files' clocks are the test
 // stack's (windows every 2 s, the outbox read every second, entries settled 4 s after their window;
@@ -21,7 +21,7 @@ import { approvedCustomer, verifiedUsAccount } from '../test/harness/transfers';
 import { cpuSeconds, cpuSnapshot } from './cpu';
 import { median, percentile } from './stats';
 
-const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 400);
+const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 1000);
 const CLIENTS = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** How often the test bank sends the credits that arrived meanwhile, in one file. */
@@ -29,7 +29,7 @@ const CREDIT_FILE_EVERY_MS = 1_000;
 const CPU_KINDS = { API: /src\/main\/api\.ts/, worker: /workers\/main\.ts/, 'Temporal dev server': /temporal server start-dev/, PostgreSQL: /^postgres/ };
 const bankEnv = Object.fromEntries((process.env.BENCH_BANK_ENV ?? '').split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string]));
 
-interface PhaseResult { perSecond: number; p50: number; p99: number; cpuMs: number; processed: number }
+interface PhaseResult { perSecond: number; p50: number; p99: number; cpuMs: number; processed: number; createdPerSecond: number }
 
 async function main() {
   const stack = await startStack({
@@ -90,6 +90,7 @@ async function phase(db: Db, api: ApiClient, body: unknown, deposit?: (created: 
   })() : undefined;
   const cpuBefore = cpuSnapshot();
   let toCreate = TRANSFERS;
+  const creationStart = performance.now();
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
     while (toCreate-- > 0) {
       const created = await api.post('/v0/transfers', body);
@@ -101,6 +102,7 @@ async function phase(db: Db, api: ApiClient, body: unknown, deposit?: (created: 
     }
   }));
   creating = false;
+  const createdPerSecond = ids.length / ((performance.now() - creationStart) / 1000);
   await creditFiles;
   if (bank) await sendCredits();
   const deadline = Date.now() + 600_000;
@@ -122,19 +124,25 @@ async function phase(db: Db, api: ApiClient, body: unknown, deposit?: (created: 
     select e.type, percentile_cont(0.5) within group (order by extract(epoch from e.created_at - t.created_at) * 1000) as p50
     from transfers t join events e on e.object_id = t.id and e.type like 'transfer.%' and e.type <> 'transfer.updated'
     where t.id = any(${ids}) group by e.type order by p50`.execute(db)).rows;
-  console.log(`${bank ? 'bank files' : 'sandbox simulator'}, median ms from creation: ${steps.map((x) => `${x.type.replace('transfer.', '')} ${Math.round(x.p50)}`).join(', ')}`);
+  // The deposits' rail events: when the outbox read found each credit, and when its transfer took it.
+  const intake = (await sql<{ received: number; handled: number }>`
+    select percentile_cont(0.5) within group (order by extract(epoch from r.received_at - t.created_at) * 1000) as received,
+      percentile_cont(0.5) within group (order by extract(epoch from r.handled_at - t.created_at) * 1000) as handled
+    from transfers t join rail_events r on r.transfer_id = t.id where t.id = any(${ids})`.execute(db)).rows[0];
+  console.log(`${bank ? 'bank files' : 'sandbox simulator'}, median ms from creation: ${steps.map((x) => `${x.type.replace('transfer.', '')} ${Math.round(x.p50)}`).join(', ')}`
+    + (intake?.received ? `; deposit read ${Math.round(intake.received)}, handled ${Math.round(intake.handled)}` : ''));
   const cpu = Object.keys(CPU_KINDS).reduce((total, k) => total + (used[k] ?? 0), 0);
-  return { perSecond: done.length / ((last - first) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuMs: (cpu * 1000) / done.length, processed: done.length };
+  return { perSecond: done.length / ((last - first) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuMs: (cpu * 1000) / done.length, processed: done.length, createdPerSecond };
 }
 
 function report(rounds: { simulator: PhaseResult; files: PhaseResult }[]) {
   console.log(`\n${new Date().toISOString().slice(0, 10)} — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}; `
     + `${TRANSFERS} ACH→ACH transfers per phase, ${CLIENTS} clients`);
-  console.log(`\n| round | rail | processed | transfers/s | created→processed p50 ms | p99 ms | CPU ms per transfer (${Object.keys(CPU_KINDS).join(', ')}) |`);
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(`\n| round | rail | processed | created/s (POST and deposit) | transfers/s | created→processed p50 ms | p99 ms | CPU ms per transfer (${Object.keys(CPU_KINDS).join(', ')}) |`);
+  console.log('|---|---|---|---|---|---|---|---|');
   rounds.forEach((r, i) => {
     for (const [rail, p] of [['sandbox simulator', r.simulator], ['bank files', r.files]] as const) {
-      console.log(`| ${i + 1} | ${rail} | ${p.processed} | ${p.perSecond.toFixed(1)} | ${p.p50} | ${p.p99} | ${p.cpuMs.toFixed(1)} |`);
+      console.log(`| ${i + 1} | ${rail} | ${p.processed} | ${p.createdPerSecond.toFixed(1)} | ${p.perSecond.toFixed(1)} | ${p.p50} | ${p.p99} | ${p.cpuMs.toFixed(1)} |`);
     }
   });
   const rate = median(rounds.map((r) => r.files.perSecond / r.simulator.perSecond));

@@ -33,13 +33,21 @@ test('an upload lands whole in the inbox; repeated after a crash it changes noth
   expect(fs.readFileSync(path.join(bank.root, 'inbox', 'ACH_20261127_A.txt')).equals(file)).toBe(true);
 });
 
-test("the bank's outbox is listed oldest name first, without its partial uploads, and read whole", async () => {
+test("the bank's outbox is listed oldest name first, without its partial uploads; the files picked are read whole", async () => {
   const channel = new SftpChannel(settings);
   fs.writeFileSync(path.join(bank.root, 'outbox', 'RETURNS_20261127_2.txt'), 'second');
   fs.writeFileSync(path.join(bank.root, 'outbox', 'RETURNS_20261127_1.txt'), 'first');
   fs.writeFileSync(path.join(bank.root, 'outbox', 'RETURNS_20261127_3.txt.part'), 'half');
-  expect(await channel.listOutbox()).toEqual([{ name: 'RETURNS_20261127_1.txt', size: 5 }, { name: 'RETURNS_20261127_2.txt', size: 6 }]);
-  expect((await channel.download('RETURNS_20261127_2.txt')).toString()).toBe('second');
+  let listed: unknown;
+  const read: [string, string][] = [];
+  await channel.readOutbox(async (files) => {
+    listed = files;
+    return ['RETURNS_20261127_2.txt'];
+  }, async (name, bytes) => {
+    read.push([name, bytes.toString()]);
+  });
+  expect(listed).toEqual([{ name: 'RETURNS_20261127_1.txt', size: 5 }, { name: 'RETURNS_20261127_2.txt', size: 6 }]);
+  expect(read).toEqual([['RETURNS_20261127_2.txt', 'second']]);
 });
 
 test('a server presenting another host key is refused before anything is sent', async () => {

@@ -39,7 +39,8 @@ function hostKeyBlob(line: string): Buffer {
  * The file exchange over SFTP. Uploads are idempotent by name: the bytes go to `name.part` and are
  * renamed into place (the bank never reads half a file); an upload repeated after a crash finds the
  * file in place with the same bytes and does nothing, and a different file under a name already
- * used is refused. Each call opens and closes its own connection: windows are minutes apart.
+ * used is refused. Each call opens and closes its own connection: windows and outbox reads are
+ * seconds to minutes apart.
  */
 export class SftpChannel {
   private readonly pinnedHostKey: Buffer;
@@ -82,16 +83,18 @@ export class SftpChannel {
     });
   }
 
-  /** The bank's files waiting in the outbox, oldest name first (partial uploads of the bank's left out). */
-  listOutbox(): Promise<BankFileListing[]> {
-    return this.session(async (client) => (await client.list(this.settings.outbox))
-      .filter((f) => f.type === '-' && !f.name.endsWith('.part'))
-      .map((f) => ({ name: f.name, size: f.size }))
-      .sort((a, b) => a.name.localeCompare(b.name)));
-  }
-
-  /** One file of the outbox, whole. */
-  download(name: string): Promise<Buffer> {
-    return this.session(async (client) => (await client.get(`${this.settings.outbox}/${name}`)) as Buffer);
+  /**
+   * Reads the bank's outbox over one connection: of the files waiting there (oldest name first, the
+   * bank's partial uploads left out), `select` picks those to read, and `read` gets each whole, one
+   * after another.
+   */
+  readOutbox(select: (listed: BankFileListing[]) => Promise<string[]>, read: (name: string, bytes: Buffer) => Promise<void>): Promise<void> {
+    return this.session(async (client) => {
+      const listed = (await client.list(this.settings.outbox))
+        .filter((f) => f.type === '-' && !f.name.endsWith('.part'))
+        .map((f) => ({ name: f.name, size: f.size }))
+        .sort((a, b) => a.name.localeCompare(b.name));
+      for (const name of await select(listed)) await read(name, (await client.get(`${this.settings.outbox}/${name}`)) as Buffer);
+    });
   }
 }
