@@ -5,6 +5,7 @@ import { getAddress, isAddress, type Hex } from 'viem';
 import { z } from 'zod';
 import { EVM_CHAINS, isEvmChain, RAILS, type EvmChain } from './domain/rails';
 import { bankFileEnv, bankFilesEnabled, missingBankFileSettings } from './config-bank-files';
+import { solanaEnv } from './config-solana';
 
 /**
  * All configuration comes from environment variables, validated once at start.
@@ -263,6 +264,7 @@ const envSchema = z.object({
   WORKFLOW_ANSWER_TIMEOUT_SECONDS: z.coerce.number().positive().max(300).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ...bankFileEnv,
+  ...solanaEnv,
 }).superRefine((c, ctx) => {
   if (bankFilesEnabled(c)) {
     for (const key of missingBankFileSettings(c)) {
@@ -275,11 +277,12 @@ const envSchema = z.object({
   }
   // Anyone can derive the keys of anvil's mnemonic: on a chain other than a local node it would hand
   // the treasury to the first taker.
-  const remote = Object.entries(c.EVM_RPC_URLS).filter(([, url]) => !isLoopbackUrl(url)).map(([chain]) => chain);
+  const remote = [...Object.entries(c.EVM_RPC_URLS), ...(c.SOLANA_RPC_URL ? [['solana', c.SOLANA_RPC_URL]] : [])]
+    .filter(([, url]) => !isLoopbackUrl(url!)).map(([chain]) => chain);
   if (remote.length > 0 && c.CHAIN_TREASURY_MNEMONIC === ANVIL_TEST_MNEMONIC) {
     ctx.addIssue({
       code: 'custom', path: ['CHAIN_TREASURY_MNEMONIC'],
-      message: `must be the platform's own seed: EVM_RPC_URLS points ${remote.join(', ')} at a node that is not local, and anvil's public test mnemonic would give its treasury away`,
+      message: `must be the platform's own seed: EVM_RPC_URLS or SOLANA_RPC_URL points ${remote.join(', ')} at a node that is not local, and anvil's public test mnemonic would give its treasury away`,
     });
   }
 });

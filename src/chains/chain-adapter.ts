@@ -111,10 +111,10 @@ export interface ChainAdapter {
   /** A position to look for deposits from (block number), taken when the transfer is created. */
   currentPosition(): Promise<string>;
   /**
-   * Whether `currency`'s token contract refuses transfers to `address` (a stablecoin's blocklist),
-   * asked before a payout is sent; false when the token keeps no such list.
+   * Why a payout of `currency` to `address` cannot be made (a stablecoin's blocklist, a frozen token
+   * account, an address that is no wallet), asked before a payout is sent; undefined when it can.
    */
-  receiverBlocked(currency: string, address: string): Promise<boolean>;
+  receiverRefusal(currency: string, address: string): Promise<string | undefined>;
   /**
    * Token transfers of `currency` to any of `addresses` from `fromPosition` on, counting only those
    * with enough confirmations; a look reads a bounded range (RPC providers cap log queries).

@@ -4,6 +4,10 @@ import { CHAIN_RAILS, isEvmChain, isSimulatedChain, type ChainRail } from '../do
 import { ChainUnavailableError, type ChainAdapter, type SandboxChainFunding } from './chain-adapter';
 import { ChainKeys, EvmChainAdapter, sandboxTokenAddress } from './evm';
 import { SimulatedChainAdapter } from './simulated';
+import { SolanaChainAdapter } from './solana/adapter';
+import { SolanaKeys } from './solana/keys';
+import { address } from '@solana/kit';
+import { SOLANA_MAINNET_MINTS } from '../config-solana';
 
 export { ChainUnavailableError };
 
@@ -13,10 +17,12 @@ type SandboxableChainAdapters = Record<ChainRail, ChainAdapter & SandboxChainFun
 
 /**
  * Every chain the platform moves money on: EVM chains over their JSON-RPC address (EVM_RPC_URLS:
- * local anvil nodes in the sandbox stack, real nodes in production), the others simulated.
+ * local anvil nodes in the sandbox stack, real nodes in production), solana over SOLANA_RPC_URL (the
+ * sandbox's LiteSVM node locally), stellar and tron simulated.
  */
 export function createChainAdapters(
-  config: Pick<Config, 'EVM_RPC_URLS' | 'EVM_TOKEN_ADDRESSES' | 'CHAIN_TREASURY_MNEMONIC' | 'EVM_CONFIRMATIONS' | 'EVM_DEPOSIT_FINALITY' | 'EVM_LOG_BLOCK_RANGE'>,
+  config: Pick<Config, 'EVM_RPC_URLS' | 'EVM_TOKEN_ADDRESSES' | 'CHAIN_TREASURY_MNEMONIC' | 'EVM_CONFIRMATIONS' | 'EVM_DEPOSIT_FINALITY' | 'EVM_LOG_BLOCK_RANGE'
+  > & Partial<Pick<Config, 'SOLANA_RPC_URL' | 'SOLANA_TOKEN_MINTS' | 'SOLANA_DEPOSIT_COMMITMENT'>>,
   db: Db,
 ): SandboxableChainAdapters {
   const keys = new ChainKeys(config.CHAIN_TREASURY_MNEMONIC);
@@ -40,6 +46,8 @@ export function createChainAdapters(
           db, keys, confirmations: config.EVM_CONFIRMATIONS, depositFinality, logBlockRange: config.EVM_LOG_BLOCK_RANGE, tokenAddress,
         })
         : unavailableChain(chain);
+    } else if (chain === 'solana') {
+      adapters.solana = solanaAdapter(config, db);
     } else if (isSimulatedChain(chain)) {
       adapters[chain] = new SimulatedChainAdapter(chain, db, config.CHAIN_TREASURY_MNEMONIC);
     }
@@ -47,14 +55,31 @@ export function createChainAdapters(
   return adapters;
 }
 
+/**
+ * Solana over SOLANA_RPC_URL: on a local node (the sandbox's) its own stablecoin mints and deposits
+ * counted once confirmed; elsewhere the configured mints, or mainnet's, and deposits once finalized.
+ */
+function solanaAdapter(config: Partial<Pick<Config, 'SOLANA_RPC_URL' | 'SOLANA_TOKEN_MINTS' | 'SOLANA_DEPOSIT_COMMITMENT'>> & Pick<Config, 'CHAIN_TREASURY_MNEMONIC'>, db: Db) {
+  const url = config.SOLANA_RPC_URL;
+  if (!url) return unavailableChain('solana', 'SOLANA_RPC_URL');
+  const local = isLoopbackUrl(url);
+  const keys = new SolanaKeys(config.CHAIN_TREASURY_MNEMONIC);
+  const mint = (currency: string) => {
+    const found = config.SOLANA_TOKEN_MINTS?.[currency] ?? (local ? keys.sandboxMint(currency)?.address : SOLANA_MAINNET_MINTS[currency]);
+    if (!found) throw new ChainUnavailableError(`No ${currency} mint is configured for solana (SOLANA_TOKEN_MINTS)`);
+    return address(found);
+  };
+  return new SolanaChainAdapter(url, { db, keys, mint, commitment: config.SOLANA_DEPOSIT_COMMITMENT ?? (local ? 'confirmed' : 'finalized') });
+}
+
 /** A chain without an RPC address: every call fails with an error the API turns into a 503. */
-function unavailableChain(chain: ChainRail): ChainAdapter & SandboxChainFunding {
+function unavailableChain(chain: ChainRail, setting = 'EVM_RPC_URLS'): ChainAdapter & SandboxChainFunding {
   const fail = async (): Promise<never> => {
-    throw new ChainUnavailableError(`No RPC address is configured for ${chain} (EVM_RPC_URLS)`);
+    throw new ChainUnavailableError(`No RPC address is configured for ${chain} (${setting})`);
   };
   return {
-    chain, nativeAsset: 'eth', sweepsDeposits: true, walletsPayGas: true, sendFromWallet: fail, prepareWalletTransaction: fail, isTokenContract: () => false, depositAddress: () => { throw new ChainUnavailableError(`No RPC address is configured for ${chain}`); },
-    checkCurrency: fail, currentPosition: fail, receiverBlocked: fail, findTransfersTo: fail, estimatePayoutFee: fail, sendPayout: fail, payoutStatus: fail, sweepDeposit: fail, sandboxDeposit: fail,
+    chain, nativeAsset: chain === 'solana' ? 'sol' : 'eth', sweepsDeposits: true, walletsPayGas: true, sendFromWallet: fail, prepareWalletTransaction: fail, isTokenContract: () => false, depositAddress: () => { throw new ChainUnavailableError(`No RPC address is configured for ${chain} (${setting})`); },
+    checkCurrency: fail, currentPosition: fail, receiverRefusal: fail, findTransfersTo: fail, estimatePayoutFee: fail, sendPayout: fail, payoutStatus: fail, sweepDeposit: fail, sandboxDeposit: fail,
     balancesOf: fail, readTokenTransfers: fail, transferDepth: fail,
   };
 }

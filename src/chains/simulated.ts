@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { base58 } from '@scure/base';
 import { sql } from 'kysely';
 import type { Db } from '../db';
 import type { SimulatedChain } from '../domain/rails';
@@ -10,12 +9,12 @@ import {
 } from './chain-adapter';
 import { recordMinedTransaction } from '../payments/store';
 
-const NATIVE: Record<SimulatedChain, string> = { solana: 'sol', stellar: 'xlm', tron: 'trx' };
-/** Network fee per token transfer, in the native asset's smallest unit (lamports, stroops, sun). */
-const FEES: Record<SimulatedChain, bigint> = { solana: 5_000n, stellar: 100n, tron: 1_000_000n };
+const NATIVE: Record<SimulatedChain, string> = { stellar: 'xlm', tron: 'trx' };
+/** Network fee per token transfer, in the native asset's smallest unit (stroops, sun). */
+const FEES: Record<SimulatedChain, bigint> = { stellar: 100n, tron: 1_000_000n };
 
 /**
- * A sandbox simulator of solana, stellar or tron behind the chain interface: transactions live in
+ * A sandbox simulator of stellar or tron behind the chain interface: transactions live in
  * PostgreSQL (simulated_chain_transactions) and are final at once (these chains finalise in seconds).
  * Addresses are well-formed for the chain; a payout is recorded once per idempotency key.
  */
@@ -45,9 +44,9 @@ export class SimulatedChainAdapter implements ChainAdapter, SandboxChainFunding 
     // The simulator carries every currency its chain lists.
   }
 
-  async receiverBlocked(): Promise<boolean> {
+  async receiverRefusal(): Promise<string | undefined> {
     // The simulated ledgers keep no blocklist.
-    return false;
+    return undefined;
   }
 
   async currentPosition(): Promise<string> {
@@ -106,8 +105,8 @@ export class SimulatedChainAdapter implements ChainAdapter, SandboxChainFunding 
   }
 
   private async record(q: { currency: string; from: string; to: string; amountMinor: bigint; idempotencyKey: string | null }) {
-    // Solana names a transaction by its base58 signature; stellar and tron by a hex hash.
-    const hash = this.chain === 'solana' ? base58.encode(randomBytes(64)) : randomBytes(32).toString('hex');
+    // Stellar and tron name a transaction by a hex hash.
+    const hash = randomBytes(32).toString('hex');
     await sql`insert into simulated_chain_transactions (hash, chain, currency, from_address, to_address, amount_minor, idempotency_key, created_at)
               values (${hash}, ${this.chain}, ${q.currency}, ${q.from}, ${q.to}, ${q.amountMinor.toString()}, ${q.idempotencyKey}, ${new Date()})
               on conflict (idempotency_key) do nothing`.execute(this.db);

@@ -3,7 +3,7 @@ import { readOrCreateKeyFile } from '../crypto';
 import type { ClusterOptions } from './options';
 
 /** What the API and worker processes are given: as docker-compose.yml's x-app-env gives them. */
-export function platformEnv(opts: ClusterOptions, parts: { temporalAddress: string; evmRpcUrls: string; publicBaseUrl: string }): NodeJS.ProcessEnv {
+export function platformEnv(opts: ClusterOptions, parts: { temporalAddress: string; evmRpcUrls: string; solanaRpcUrl: string; publicBaseUrl: string }): NodeJS.ProcessEnv {
   const key = (name: string) => process.env[name] || readOrCreateKeyFile(path.join(opts.dir, 'keys', name.toLowerCase())).toString('base64');
   return {
     ...process.env,
@@ -14,6 +14,7 @@ export function platformEnv(opts: ClusterOptions, parts: { temporalAddress: stri
     WALLET_KEK: key('WALLET_KEK'),
     PUBLIC_BASE_URL: parts.publicBaseUrl,
     EVM_RPC_URLS: parts.evmRpcUrls,
+    SOLANA_RPC_URL: parts.solanaRpcUrl,
     DATA_DIR: opts.dir,
   };
 }

@@ -126,7 +126,7 @@ export function burnAddressError(chain: CryptoChain, address: string): string | 
 }
 
 /** Writes a public key as the chain writes addresses: 32 bytes on solana and stellar, 20 on tron. */
-export function encodeChainAddress(chain: SimulatedChain, key: Uint8Array): string {
+export function encodeChainAddress(chain: SimulatedChain | 'solana', key: Uint8Array): string {
   switch (chain) {
     case 'solana':
       return base58.encode(key.subarray(0, 32));

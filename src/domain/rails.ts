@@ -10,8 +10,9 @@ import { SEPA_COUNTRIES } from './regions';
 export const FIAT_RAILS = ['ach', 'ach_push', 'ach_same_day', 'wire', 'swift', 'sepa', 'faster_payments', 'pix', 'spei'] as const;
 // `fpnet`: the platform's own chain (spec 2.4, docs/TRANSFERS.md): EVM, one-second blocks, its native asset fpn and USDC.
 export const EVM_CHAINS = ['ethereum', 'polygon', 'arbitrum', 'optimism', 'base', 'fpnet'] as const;
-export const SIMULATED_CHAINS = ['solana', 'stellar', 'tron'] as const;
-export const CHAIN_RAILS = [...EVM_CHAINS, ...SIMULATED_CHAINS] as const;
+// Solana runs on a real cluster over JSON-RPC (the sandbox's LiteSVM node locally); stellar and tron on the sandbox's simulator.
+export const SIMULATED_CHAINS = ['stellar', 'tron'] as const;
+export const CHAIN_RAILS = [...EVM_CHAINS, 'solana', ...SIMULATED_CHAINS] as const;
 export const PAYMENT_RAILS = [...FIAT_RAILS, ...CHAIN_RAILS] as const;
 /** The chains whose addresses an external account may hold: every chain rail, and bitcoin (addresses only; no rail moves it). */
 export const CRYPTO_CHAINS = [...CHAIN_RAILS, 'bitcoin'] as const;

@@ -9,6 +9,7 @@ import { createDataCipher } from '../crypto';
 import { createDb, migrateToLatest } from '../db';
 import { startEmbeddedPostgres } from '../embedded/pglite';
 import { startAnvilNodes } from '../embedded/anvil';
+import { startSolanaNode } from '../embedded/solana';
 import { startTemporalDevServer } from '../embedded/temporal-dev-server';
 import { lockDataDir } from '../embedded/service-process';
 import { createLogger } from '../logger';
@@ -60,6 +61,12 @@ runMain('platform', async () => {
       const anvil = await startAnvilNodes({ basePort: config.ANVIL_BASE_PORT, mnemonic: config.CHAIN_TREASURY_MNEMONIC, stateDir: path.join(config.dataDir, 'chains') });
       stops.push(['anvil nodes', anvil.stop]);
       config.EVM_RPC_URLS = anvil.urls;
+    }
+    if (!config.SOLANA_RPC_URL) {
+      log.info('starting the sandbox Solana node (LiteSVM)');
+      const solana = await startSolanaNode({ port: config.SOLANA_NODE_PORT, mnemonic: config.CHAIN_TREASURY_MNEMONIC, stateDir: path.join(config.dataDir, 'chains'), slotMs: config.SOLANA_SLOT_MS });
+      stops.push(['Solana node', solana.stop]);
+      config.SOLANA_RPC_URL = solana.url;
     }
 
     // PGlite's one session is shared by every connection: named statements would collide there.

@@ -80,15 +80,14 @@ type ReviewFacts = Awaited<ReturnType<typeof reviewFacts>>;
 
 /**
  * The payee checks before a payout (docs/TRANSFERS.md): the destination account deleted since the
- * transfer was created, a destination address the token contract blocks, or — in the sandbox,
+ * transfer was created, a destination address the chain would refuse or lose the tokens at, or — in the sandbox,
  * amounts ending in .12 — the receiving bank reporting the account closed.
  */
 async function payeeRefusal(deps: ReviewDeps, t: TransferRow, account: PayeeAccount | undefined): Promise<PayeeRefusal | undefined> {
   if (account?.status === 'deleted') return { reason: `the destination account ${account.id} was deleted after the transfer was created` };
-  if (t.destination_to_address && isChainRail(t.destination_rail)
-    && await deps.chains[t.destination_rail].receiverBlocked(t.destination_currency, t.destination_to_address)) {
-    return { reason: `the ${t.destination_currency} contract on ${t.destination_rail} blocks the destination address ${t.destination_to_address}` };
-  }
+  const refusal = t.destination_to_address && isChainRail(t.destination_rail)
+    ? await deps.chains[t.destination_rail].receiverRefusal(t.destination_currency, t.destination_to_address) : undefined;
+  if (refusal) return { reason: refusal };
   if (t.environment === 'sandbox' && isMagicCents(BigInt(t.amount_minor), ASSET_SCALE[t.source_currency], 12n)
     && !isChainRail(t.destination_rail) && !t.destination_account_id) {
     const profile = RAILS[t.destination_rail as PaymentRail] as FiatRailProfile;

@@ -8,6 +8,7 @@ import { findCustodyCustomer } from '../customers/customer';
 import type { Database, WalletRow } from '../db/schema';
 import { findTenantRow, type Tenant } from '../db/tenant-scope';
 import { encodeChainAddress } from '../domain/bank-validation';
+import { walletSolanaAddress } from '../chains/solana/keys';
 import { recordEvent } from '../domain/events';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { CHAIN_RAILS, RAILS, isEvmChain, isSimulatedChain, type ChainRail } from '../domain/rails';
@@ -38,7 +39,7 @@ export const WalletSchema = z.object({
   label: z.string().nullable(),
   chains: z.array(z.string()),
   addresses: z.record(z.string(), z.string()).describe('The wallet\'s address on each of its chains (one address on every EVM chain)'),
-  simulated_chains: z.array(z.string()).describe('Its chains served by the sandbox simulator (solana, stellar, tron) until they get real nodes'),
+  simulated_chains: z.array(z.string()).describe('Its chains served by the sandbox simulator (stellar, tron): no node for them runs here'),
   status: z.enum(['active', 'key_generation', 'failed']).describe('`key_generation` (MPC wallets: until the customer\'s signer and the platform hold their shares), `active`, or `failed` (a key generation that expired or failed)'),
   mpc_config: z.object({ threshold: z.number().int(), total_shares: z.number().int(), key_type: z.literal('ecdsa') }).nullable(),
   created_at: z.iso.datetime(),
@@ -83,9 +84,13 @@ function checkChains(chains: string[]): ChainRail[] {
   });
 }
 
-/** The wallet's address on a chain: the key's EVM address, or (simulated chains) an address derived from the key. */
+/**
+ * The wallet's address on a chain: the key's EVM address; on solana the address of an ed25519 key
+ * derived from it; on the simulated chains an address derived from the key.
+ */
 function addressOn(chain: ChainRail, privateKey: `0x${string}`): string {
   if (isEvmChain(chain)) return privateKeyToAddress(privateKey);
+  if (chain === 'solana') return walletSolanaAddress(Buffer.from(privateKey.slice(2), 'hex'));
   if (isSimulatedChain(chain)) return encodeChainAddress(chain, createHash('sha256').update(`${chain}:`).update(Buffer.from(privateKey.slice(2), 'hex')).digest());
   throw new Error(`no address scheme for ${chain}`);
 }

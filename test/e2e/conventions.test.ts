@@ -20,11 +20,11 @@ describe('health and documents', () => {
     expect(await ready.json()).toEqual({
       status: {
         database: 'ok', temporal: 'ok', sanctions: 'ok',
-        // What live keys may use: the ACH and SEPA rails on the test bank's files and the EVM chains of
-        // the test stack; no other fiat rail, no simulated chain.
+        // What live keys may use: the ACH and SEPA rails on the test bank's files, the EVM chains and
+        // solana on the test stack's nodes; no other fiat rail, no simulated chain.
         live: {
-          real: { rails: ['ach', 'ach_push', 'ach_same_day', 'sepa', 'ethereum', 'polygon', 'arbitrum', 'optimism', 'base', 'fpnet'], rates: expect.any(String), identity: null },
-          unavailable: expect.objectContaining({ rails: ['wire', 'swift', 'faster_payments', 'pix', 'spei', 'solana', 'stellar', 'tron'] }),
+          real: { rails: ['ach', 'ach_push', 'ach_same_day', 'sepa', 'ethereum', 'polygon', 'arbitrum', 'optimism', 'base', 'fpnet', 'solana'], rates: expect.any(String), identity: null },
+          unavailable: expect.objectContaining({ rails: ['wire', 'swift', 'faster_payments', 'pix', 'spei', 'stellar', 'tron'] }),
         },
       },
     });

@@ -14,6 +14,7 @@ import { createApiKey, createDeveloper } from '../../src/admin/accounts';
 import { createDb } from '../../src/db';
 import { writeReferenceManifest } from '../../bench/reference-lists';
 import { startAnvilNodes } from '../../src/embedded/anvil';
+import { startSolanaNode } from '../../src/embedded/solana';
 import { EVM_CHAINS } from '../../src/domain/rails';
 import { buildWorkflowBundle } from '../../workers/workflow-bundle';
 import { startSftpServer, type SftpServer } from './sftp-server';
@@ -53,6 +54,9 @@ export async function startStack(opts: {
     // so that confirmations accrue in a quarter of the time `npm start`'s one-second blocks take.
     const anvil = await startAnvilNodes({ basePort: await freePortRange(EVM_CHAINS.length), mnemonic: TEST_MNEMONIC, blockTimeSeconds: 0.25 });
     started.push(() => anvil.stop());
+    // The sandbox's Solana node (LiteSVM), its slots at Solana's 0.4 s.
+    const solana = await startSolanaNode({ port: await freePort(), mnemonic: TEST_MNEMONIC });
+    started.push(() => solana.stop());
 
     await adminQuery(`drop database if exists ${dbName} with (force)`);
     await adminQuery(`create database ${dbName}`);
@@ -91,6 +95,7 @@ export async function startStack(opts: {
       // The reference lists of the repository (the snapshot's and the fixtures'), read in place.
       SANCTIONS_DATA_DIR: writeReferenceManifest(path.join(opts.logDir, 'sanctions')),
       EVM_RPC_URLS: anvil.env,
+      SOLANA_RPC_URL: solana.url,
       CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC,
       // The live rate sheet prices the gas of ethereum's and fpnet's kind, not polygon's (test/e2e/live-fails-closed.test.ts).
       // …and euros, for live payouts over SEPA (test/e2e/bank-files-sepa.test.ts).

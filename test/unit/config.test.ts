@@ -78,7 +78,7 @@ test('the chain seed is checked, and anvil\'s public one is refused for chains t
   expect(loadConfig({}).CHAIN_TREASURY_MNEMONIC).toBe(anvilMnemonic);
   expect(loadConfig({ EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545,base=http://localhost:8549' }).CHAIN_TREASURY_MNEMONIC).toBe(anvilMnemonic);
   expect(() => loadConfig({ EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545,base=https://base.example.com' }))
-    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be the platform's own seed: EVM_RPC_URLS points base at a node that is not local/);
+    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be the platform's own seed: EVM_RPC_URLS or SOLANA_RPC_URL points base at a node that is not local/);
   // One word changed: the checksum no longer holds.
   expect(() => loadConfig({ CHAIN_TREASURY_MNEMONIC: 'test test test test test test test test test test test test' }))
     .toThrow(/CHAIN_TREASURY_MNEMONIC: must be a BIP-39 mnemonic \(English words separated by single spaces, valid checksum\)/);
@@ -129,4 +129,14 @@ describe('the bank-file rails (RAIL_PROVIDERS)', () => {
     expect(message({ RAIL_PROVIDERS: 'ach=bank_files', ...sftp, ...ach, SANDBOX_BANK_FILES: 'on' }))
       .toContain('SANDBOX_BANK_FILES: cannot be on while RAIL_PROVIDERS sends live payments to the bank');
   });
+});
+
+test('solana: its RPC address, the mints off mainnet, and the public seed refused for a cluster that is not local', () => {
+  expect(loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' }).SOLANA_RPC_URL).toBe('http://127.0.0.1:8899');
+  expect(() => loadConfig({ SOLANA_RPC_URL: 'https://api.mainnet-beta.solana.com' }))
+    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be the platform's own seed: EVM_RPC_URLS or SOLANA_RPC_URL points solana at a node that is not local/);
+  expect(loadConfig({ SOLANA_TOKEN_MINTS: 'usdc=4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' }).SOLANA_TOKEN_MINTS)
+    .toEqual({ usdc: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' });
+  expect(() => loadConfig({ SOLANA_TOKEN_MINTS: 'dai=4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' })).toThrow(/SOLANA_TOKEN_MINTS: 'dai=.*' is not currency=<base58 mint> for usdc\/usdt/);
+  expect(() => loadConfig({ SOLANA_DEPOSIT_COMMITMENT: 'processed' })).toThrow(/SOLANA_DEPOSIT_COMMITMENT/);
 });

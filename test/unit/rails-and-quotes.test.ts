@@ -73,13 +73,17 @@ test('every transfer posting set balances per currency, FX included', () => {
 describe('live fails closed (src/providers/availability.ts)', () => {
   const noBank = { RAIL_PROVIDERS: {}, SANDBOX_BANK_FILES: 'off' } as const;
   const availability = providerAvailability({ EVM_RPC_URLS: { base: 'https://base.example/rpc' }, LIVE_FX_RATES: {}, ...noBank });
-  test('the sandbox has every rail; live only the EVM chains with an RPC address', () => {
+  test('the sandbox has every rail; live only the chains with an RPC address', () => {
     for (const rail of Object.keys(RAILS) as (keyof typeof RAILS)[]) expect(availability.railUnavailable('sandbox', rail)).toBeUndefined();
     expect(availability.railUnavailable('production', 'base')).toBeUndefined();
     expect(availability.railUnavailable('production', 'ethereum')).toMatch(/no RPC address/);
     expect(availability.railUnavailable('production', 'ach')).toMatch(/no live provider/);
-    expect(availability.railUnavailable('production', 'solana')).toMatch(/simulator only/);
+    expect(availability.railUnavailable('production', 'solana')).toMatch(/no RPC address configured \(SOLANA_RPC_URL\)/);
+    expect(availability.railUnavailable('production', 'stellar')).toMatch(/simulator only/);
     expect(availability.live.real.rails).toEqual(['base']);
+    const withSolana = providerAvailability({ EVM_RPC_URLS: {}, SOLANA_RPC_URL: 'https://solana.example/rpc', LIVE_FX_RATES: {}, ...noBank });
+    expect(withSolana.railUnavailable('production', 'solana')).toBeUndefined();
+    expect(withSolana.live.real.rails).toEqual(['solana']);
     expect(availability.marketRates('production')).toBe(false);
     expect(availability.marketRates('sandbox')).toBe(true);
     expect(providerAvailability({ EVM_RPC_URLS: {}, LIVE_FX_RATES: { eur: '1.1' }, ...noBank }).marketRates('production')).toBe(true);

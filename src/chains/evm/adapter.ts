@@ -73,11 +73,12 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
     await this.node.token(currency);
   }
 
-  async receiverBlocked(currency: string, address: string): Promise<boolean> {
+  async receiverRefusal(currency: string, address: string): Promise<string | undefined> {
     const token = await this.node.token(currency);
     // The project's stablecoins keep `blocked`; a token without it (the call reverts) blocks nobody we can know of.
-    return this.node.client.readContract({ address: token, abi: STABLECOIN_ABI, functionName: 'blocked', args: [getAddress(address)] })
-      .then((blocked) => blocked === true, () => false);
+    const blocked = await this.node.client.readContract({ address: token, abi: STABLECOIN_ABI, functionName: 'blocked', args: [getAddress(address)] })
+      .then((b) => b === true, () => false);
+    return blocked ? `the ${currency} contract on ${this.chain} blocks the destination address ${address}` : undefined;
   }
 
   depositAddress(index: number): string {

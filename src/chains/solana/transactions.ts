@@ -1,0 +1,47 @@
+import {
+  appendTransactionMessageInstructions, createTransactionMessage, getBase64EncodedWireTransaction, getSignatureFromTransaction, pipe,
+  setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners,
+  type Address, type Instruction, type KeyPairSigner,
+} from '@solana/kit';
+import {
+  getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstructionAsync, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS,
+} from '@solana-program/token';
+import type { SolanaNode } from './node';
+
+/** A transaction signed and ready to send: its wire bytes (base64) and its signature (its id on the chain). */
+export interface SignedSolanaTransaction {
+  wire: string;
+  signature: string;
+}
+
+/**
+ * A token transfer between two owners' associated token accounts, its fee paid by `feePayer`:
+ * the receiver's account is created first when it does not exist (its rent paid by the fee payer),
+ * and with `closeSourceTo` the emptied source account is closed, its rent going there (a sweep).
+ */
+export async function signTokenTransfer(node: SolanaNode, q: {
+  feePayer: KeyPairSigner; authority: KeyPairSigner; mint: Address; decimals: number; to: Address; amountMinor: bigint; closeSourceTo?: Address;
+}): Promise<SignedSolanaTransaction> {
+  const [source, destination] = await Promise.all([node.associatedTokenAccount(q.authority.address, q.mint), node.associatedTokenAccount(q.to, q.mint)]);
+  const instructions: Instruction[] = [
+    await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: q.feePayer, owner: q.to, mint: q.mint }),
+    getTransferCheckedInstruction({ source, mint: q.mint, destination, authority: q.authority, amount: q.amountMinor, decimals: q.decimals }),
+  ];
+  if (q.closeSourceTo) instructions.push(getCloseAccountInstruction({ account: source, destination: q.closeSourceTo, owner: q.authority }));
+  return signInstructions(node, q.feePayer, instructions);
+}
+
+/** Instructions in one transaction on the newest blockhash, signed by every signer they name. */
+export async function signInstructions(node: SolanaNode, feePayer: KeyPairSigner, instructions: Instruction[]): Promise<SignedSolanaTransaction> {
+  const { value: lifetime } = await node.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(feePayer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+  const tx = await signTransactionMessageWithSigners(message);
+  return { wire: getBase64EncodedWireTransaction(tx), signature: getSignatureFromTransaction(tx) };
+}
+
+export { TOKEN_PROGRAM_ADDRESS };
