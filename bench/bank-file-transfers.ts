@@ -19,8 +19,9 @@ import { STACK_ENV } from '../test/harness/stack-file';
 import { createUnlimitedKeys, startStack, TEST_ODFI } from '../test/harness/stack';
 import { TestBank } from '../test/harness/test-bank';
 import { approvedCustomer, verifiedUsAccount } from '../test/harness/transfers';
-import { cpuSeconds, cpuSnapshot } from './cpu';
-import { median, percentile } from './stats';
+import { cpuSnapshot } from './cpu';
+import { processedPhase, type ProcessedPhase } from './processed-phase';
+import { median } from './stats';
 
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 1000);
 const CLIENTS = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -33,7 +34,7 @@ const bankEnv = {
   ...Object.fromEntries((process.env.BENCH_BANK_ENV ?? '').split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string])),
 };
 
-interface PhaseResult { perSecond: number; p50: number; p99: number; cpuMs: number; processed: number; createdPerSecond: number }
+interface PhaseResult extends ProcessedPhase { createdPerSecond: number }
 
 async function main() {
   const stack = await startStack({
@@ -109,20 +110,7 @@ async function phase(db: Db, api: ApiClient, body: unknown, deposit?: (created: 
   const createdPerSecond = ids.length / ((performance.now() - creationStart) / 1000);
   await creditFiles;
   if (bank) await sendCredits();
-  const deadline = Date.now() + 600_000;
-  for (;;) {
-    const { n } = (await sql<{ n: string }>`select count(*)::text as n from transfers where id = any(${ids}) and state = 'payment_processed'`.execute(db)).rows[0]!;
-    if (Number(n) === ids.length) break;
-    if (Date.now() > deadline) throw new Error(`${n} of ${ids.length} transfers processed after 10 minutes`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const used = cpuSeconds(cpuBefore, cpuSnapshot(), CPU_KINDS);
-  const done = (await sql<{ created_at: Date; processed_at: Date }>`
-    select t.created_at, e.created_at as processed_at from transfers t
-    join events e on e.object_id = t.id and e.type = 'transfer.payment_processed' where t.id = any(${ids})`.execute(db)).rows;
-  const latencies = done.map((r) => r.processed_at.getTime() - r.created_at.getTime()).sort((a, b) => a - b);
-  const first = Math.min(...done.map((r) => r.created_at.getTime()));
-  const last = Math.max(...done.map((r) => r.processed_at.getTime()));
+  const measured = await processedPhase(db, ids, cpuBefore, CPU_KINDS);
   // Where the time goes: median time from creation to each named event.
   const steps = (await sql<{ type: string; p50: number }>`
     select e.type, percentile_cont(0.5) within group (order by extract(epoch from e.created_at - t.created_at) * 1000) as p50
@@ -135,8 +123,7 @@ async function phase(db: Db, api: ApiClient, body: unknown, deposit?: (created: 
     from transfers t join rail_events r on r.transfer_id = t.id where t.id = any(${ids})`.execute(db)).rows[0];
   console.log(`${bank ? 'bank files' : 'sandbox simulator'}, median ms from creation: ${steps.map((x) => `${x.type.replace('transfer.', '')} ${Math.round(x.p50)}`).join(', ')}`
     + (intake?.received ? `; deposit read ${Math.round(intake.received)}, handled ${Math.round(intake.handled)}` : ''));
-  const cpu = Object.keys(CPU_KINDS).reduce((total, k) => total + (used[k] ?? 0), 0);
-  return { perSecond: done.length / ((last - first) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuMs: (cpu * 1000) / done.length, processed: done.length, createdPerSecond };
+  return { ...measured, createdPerSecond };
 }
 
 function report(rounds: { simulator: PhaseResult; files: PhaseResult }[]) {

@@ -6,6 +6,7 @@ import { polygon } from 'viem/chains';
 import { apiClient, createTenant, individual, runCli, stack, testDb, waitFor, type Tenant } from '../harness';
 import { approvedCustomer, chainKeys, chainUrl, expectLedgerBalanced, tokenBalance } from '../harness/transfers';
 import { sandboxTokenAddress } from '../../src/chains/evm';
+import { walletSolanaAddress } from '../../src/chains/solana/keys';
 import { localKeyVault } from '../../src/keys/key-vault';
 import { expectNowhereInClear, stackKeyVault } from '../harness/secrets';
 
@@ -19,12 +20,18 @@ beforeAll(async () => {
 const balanceOf = (balances: any[], chain: string, currency: string) => balances.find((b) => b.chain === chain && b.currency === currency);
 
 describe('custodial wallets', () => {
+  // solana runs on its node; tron is a simulated chain, and the wallet says so.
+  test('a wallet on a simulated chain lists it in simulated_chains', async () => {
+    const w = (await t.api.post('/v0/wallets', { customer_id: customerId, type: 'custodial', chains: ['solana', 'tron'] })).body;
+    expect([w.chains, w.simulated_chains]).toEqual([['solana', 'tron'], ['tron']]);
+  });
+
   test('created with one address on every EVM chain; the key is sealed at rest; listed, read, and announced', async () => {
     const res = await t.api.post('/v0/wallets', { customer_id: customerId, type: 'custodial', label: 'Treasury', chains: ['base', 'Polygon', 'solana'] });
     expect(res.status).toBe(201);
     const w = res.body;
     expect(w).toMatchObject({
-      object: 'wallet', customer_id: customerId, type: 'custodial', label: 'Treasury', chains: ['base', 'polygon', 'solana'], simulated_chains: ['solana'], status: 'active',
+      object: 'wallet', customer_id: customerId, type: 'custodial', label: 'Treasury', chains: ['base', 'polygon', 'solana'], simulated_chains: [], status: 'active',
     });
     expect(w.id).toMatch(/^wal_/);
     expect(w.addresses.base).toMatch(/^0x[0-9a-fA-F]{40}$/);
@@ -37,6 +44,7 @@ describe('custodial wallets', () => {
     expect(row.kek_id).toBe(vault.currentKekId);
     const key = await vault.open(row.key_sealed!, { purpose: 'wallet-key', wallet_id: w.id });
     expect(privateKeyToAddress(`0x${key.toString('hex')}`)).toBe(w.addresses.base);
+    expect(walletSolanaAddress(key)).toBe(w.addresses.solana);
     await expect(vault.open(row.key_sealed!, { purpose: 'wallet-key', wallet_id: 'wal_other' })).rejects.toThrow();
     // Nowhere in the clear: not in any table, not in the logs.
     await expectNowhereInClear(key.toString('hex'));

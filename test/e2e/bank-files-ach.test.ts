@@ -313,6 +313,8 @@ test('a file the bank refuses stays unpaid, its payments pending, until an opera
 
   expect(runCli(['bank-files', 'resend', file.id]).status).toBe(0);
   for (const id of ids) await waitForTransferState(live, id, 'payment_processed', 60_000);
+  // Settled by their time, which had passed: the bank's next look at its inbox may come a moment later.
+  await bank.waitForEntry((e) => e.file === file.name);
   expect(bank.entries.filter((e) => e.file === file.name)).toHaveLength(2);
   const filed = await testDb().selectFrom('bank_file_payments').select('file_id').where('file_id', '=', file.id).execute();
   expect(filed).toHaveLength(2);

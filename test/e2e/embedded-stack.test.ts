@@ -93,7 +93,7 @@ function alive(pid: number): boolean {
   });
 }
 
-/** The pids of the Temporal dev server and the anvil nodes, from the pid files npm start keeps. */
+/** The pids of the Temporal dev server, the anvil nodes and the Solana node, from the pid files npm start keeps. */
 function serverPids(): number[] {
   const files = [path.join(dataDir, 'temporal.pid'),
     ...(fs.existsSync(path.join(dataDir, 'chains')) ? fs.readdirSync(path.join(dataDir, 'chains')).filter((f) => f.endsWith('.pid')).map((f) => path.join(dataDir, 'chains', f)) : [])];
@@ -117,11 +117,11 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   const first = npmStart('first');
   await untilRunning(first);
   const servers = serverPids();
-  expect(servers).toHaveLength(1 + EVM_CHAINS.length); // the Temporal dev server and one anvil node per EVM chain
+  expect(servers).toHaveLength(1 + EVM_CHAINS.length + 1); // the Temporal dev server, one anvil node per EVM chain, the Solana node
   expect(servers.every(alive)).toBe(true);
   for (const pid of servers) {
     const commandLine = spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).stdout;
-    expect(commandLine).toMatch(/temporal|anvil/);
+    expect(commandLine).toMatch(/temporal|anvil|solana-node/);
     expect(commandLine).not.toContain(treasuryMnemonic.split(' ').slice(0, 3).join(' '));
   }
 
@@ -195,7 +195,7 @@ test('the servers a killed start left behind are ended by the next start, which 
   expect(created.status).toBe(201);
   expect((await api.post(`/v0/customers/${created.body.id}/kyc`, documents())).status).toBe(202);
   const leftBehind = serverPids();
-  expect(leftBehind).toHaveLength(1 + EVM_CHAINS.length);
+  expect(leftBehind).toHaveLength(1 + EVM_CHAINS.length + 1);
   signalGroup(killed.child, 'SIGKILL');
   await killed.exit;
   // Outside the killed process group, the servers are still running.

@@ -6,6 +6,10 @@ import { encodeChainAddress } from '../../src/domain/bank-validation';
 import { sandboxTokenAddress } from '../../src/chains/evm';
 import { createChainAdapters } from '../../src/chains';
 import { findDeposit } from '../../src/chains/chain-adapter';
+import { generateKeyPairSigner } from '@solana/kit';
+import { SolanaKeys } from '../../src/chains/solana/keys';
+import { SolanaNode } from '../../src/chains/solana/node';
+import { parseAmount } from '../../src/domain/money';
 import { apiClient, createTenant, stack, temporalClient, testDb, waitFor, type ApiClient, type Tenant } from '../harness';
 import { signSandboxWebhook } from '../../src/providers/rails';
 import { freePort, startProcess, stopProcess, TEST_MNEMONIC, waitForPoller, waitUntilReady } from '../harness/stack';
@@ -149,7 +153,7 @@ test('swift_charges decides who pays the SWIFT fees: in the receipt, in the payo
   })).body.receipt).not.toHaveProperty('swift_fee');
 }, 120_000);
 
-test('simulated chains: USDC from solana to a stellar address, USDT out on tron', async () => {
+test('USDC from solana (its node) to a stellar address, USDT out on tron (the simulated chains)', async () => {
   const customer = await approvedCustomer(t.api, 'DE');
   const solanaWallet = encodeChainAddress('solana', randomBytes(32));
   const stellarAddress = encodeChainAddress('stellar', randomBytes(32));
@@ -415,6 +419,24 @@ describe('a worker killed right after a payout or a return went out, or down whe
     });
     expect(logs).toHaveLength(1);
     expect(logs[0].transactionHash).toBe(done.receipt.destination_tx_hash);
+  }, 120_000);
+
+  test('Solana payout: the stored transaction is re-sent, never a second one; the transfer finishes', async () => {
+    const receiver = (await generateKeyPairSigner()).address;
+    const node = new SolanaNode(stack().processEnv.SOLANA_RPC_URL!, 'confirmed');
+    const mint = new SolanaKeys(TEST_MNEMONIC).sandboxMint('usdc')!.address;
+    const tr = (await crashApi.post('/v0/transfers', {
+      amount: '41.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
+      destination: { payment_rail: 'solana', currency: 'usdc', to_address: receiver },
+    })).body;
+    await sandboxDeposit(crashApi, tr.id);
+    await killRightAfter(async () => Boolean((await testDb().selectFrom('payments').select('tx_hash').where('transfer_id', '=', tr.id).where('kind', '=', 'payout').executeTakeFirst())?.tx_hash));
+    const done = await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
+    // One transfer of the final amount: a second signature would have paid it twice.
+    const account = await node.tokenAccount(await node.associatedTokenAccount(receiver, mint));
+    expect(account !== null && account !== 'invalid' && account.amount).toBe(parseAmount(done.receipt.final_amount, 6));
+    const payout = await testDb().selectFrom('payments').select(['tx_hash', 'replaced_tx_hashes']).where('transfer_id', '=', tr.id).where('kind', '=', 'payout').executeTakeFirstOrThrow();
+    expect(payout.tx_hash).toBe(done.receipt.destination_tx_hash);
   }, 120_000);
 
   test('fiat payout: exactly one payment on the rail after the restart', async () => {
