@@ -15,8 +15,6 @@ import { getMintDecoder, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-
 
 /** Slots after which a transaction counts as finalized (a cluster's 32 rooted slots). */
 const FINALIZED_DEPTH = 32;
-/** A blockhash is usable for this many blocks after its own (Solana's 150). */
-const BLOCKHASH_VALIDITY = 150n;
 /** Slots of history kept and served (about an hour at 0.4 s). */
 const HISTORY_SLOTS = 9_000;
 const ALREADY_PROCESSED = 6;
@@ -44,8 +42,15 @@ export class SolanaSandboxNode {
   private readonly bySignature = new Map<string, LandedTransaction>();
   private readonly blocks = new Map<bigint, LandedTransaction[]>();
   private readonly decimals = new Map<string, number>();
+  /** Transactions naming an address that are taken and then lost, as a leader that never includes them, by address (sandbox_dropTransactionsTo). */
+  private readonly toDrop = new Map<string, number>();
+  /** Signatures dropped: sent again, they are dropped again (their blockhash is on no block this node builds on). */
+  private readonly dropped = new Set<string>();
+  private readonly blockhashValidity: bigint;
 
-  constructor(private readonly opts: { slotMs: number; stateFile?: string }) {
+  /** `blockhashValiditySlots`: how many blocks a blockhash stays usable (Solana's 150). */
+  constructor(private readonly opts: { slotMs: number; stateFile?: string; blockhashValiditySlots?: number }) {
+    this.blockhashValidity = BigInt(opts.blockhashValiditySlots ?? 150);
     const saved = opts.stateFile && fs.existsSync(opts.stateFile) ? opts.stateFile : undefined;
     // A fresh node's faucet holds a billion SOL for airdrops (the treasury's fees, wallets' gas money).
     this.svm = (saved ? LiteSVM.loadFromFile(saved) : new LiteSVM().withLamports(10n ** 18n)).withBlockhashCheck(false);
@@ -64,7 +69,7 @@ export class SolanaSandboxNode {
     this.svm.warpToSlot(this.slot);
     this.svm.expireBlockhash();
     this.blockhashes.set(this.svm.latestBlockhash(), this.height());
-    for (const [hash, at] of this.blockhashes) if (at + BLOCKHASH_VALIDITY < this.height()) this.blockhashes.delete(hash);
+    for (const [hash, at] of this.blockhashes) if (at + this.blockhashValidity < this.height()) this.blockhashes.delete(hash);
     const oldest = this.slot - BigInt(HISTORY_SLOTS);
     for (const [slot, txs] of this.blocks) {
       if (slot >= oldest) break;
@@ -89,7 +94,7 @@ export class SolanaSandboxNode {
       case 'getSlot': return this.slotAt((params[0] as { commitment?: string } | undefined)?.commitment);
       case 'getBlockHeight': return this.height();
       case 'getLatestBlockhash':
-        return { context, value: { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: this.height() + BLOCKHASH_VALIDITY } };
+        return { context, value: { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: this.height() + this.blockhashValidity } };
       case 'isBlockhashValid': return { context, value: this.blockhashes.has(String(params[0])) };
       case 'getMinimumBalanceForRentExemption': return this.svm.minimumBalanceForRentExemption(BigInt(params[0] as number));
       case 'getBalance': return { context, value: this.svm.getBalance(address(String(params[0]))) ?? 0n };
@@ -104,6 +109,8 @@ export class SolanaSandboxNode {
       case 'getBlocks': return this.blockSlots(BigInt(params[0] as number), params[1] === undefined || typeof params[1] === 'object' ? undefined : BigInt(params[1] as number));
       case 'getBlock': return this.block(BigInt(params[0] as number));
       case 'getTransaction': return this.transaction(String(params[0]));
+      // The sandbox's own: the next `n` transactions naming an address are answered with their signature and never land, however often sent.
+      case 'sandbox_dropTransactionsTo': this.toDrop.set(String(params[0]), Number(params[1] ?? 1)); return null;
       default: throw new RpcError(-32601, `Method not found: ${method} (the sandbox node serves the methods docs/CHAINS.md lists)`);
     }
   }
@@ -166,6 +173,12 @@ export class SolanaSandboxNode {
     const signature = getSignatureFromTransaction(tx);
     if (this.bySignature.has(signature)) throw preflightFailure('This transaction has already been processed', 'AlreadyProcessed');
     if (!this.blockhashes.has(lifetime)) throw preflightFailure('Blockhash not found', 'BlockhashNotFound');
+    const dropFor = keys.find((k) => (this.toDrop.get(k) ?? 0) > 0);
+    if (dropFor) {
+      this.toDrop.set(dropFor, this.toDrop.get(dropFor)! - 1);
+      this.dropped.add(signature);
+    }
+    if (this.dropped.has(signature)) return signature;
     const pre = this.tokenBalances(keys);
     const result = this.svm.sendTransaction(tx);
     if (isFailed(result)) {

@@ -21,9 +21,11 @@ const TREASURY_SOL = 100_000n * 1_000_000_000n;
  * USDC and USDT mints and the treasury's float and SOL. With a state directory the chain survives
  * restarts.
  */
-export async function startSolanaNode(opts: { port: number; mnemonic: string; stateDir?: string; slotMs?: number }) {
+export async function startSolanaNode(opts: { port: number; mnemonic: string; stateDir?: string; slotMs?: number; blockhashValiditySlots?: number }) {
   let pidFile: string | undefined;
-  const env: NodeJS.ProcessEnv = { ...process.env, SOLANA_NODE_PORT: String(opts.port), SOLANA_SLOT_MS: String(opts.slotMs ?? 400) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env, SOLANA_NODE_PORT: String(opts.port), SOLANA_SLOT_MS: String(opts.slotMs ?? 400), SOLANA_BLOCKHASH_VALIDITY_SLOTS: String(opts.blockhashValiditySlots ?? 150),
+  };
   if (opts.stateDir) {
     fs.mkdirSync(opts.stateDir, { recursive: true });
     env.SOLANA_NODE_STATE = path.join(opts.stateDir, 'solana.bin');

@@ -141,3 +141,26 @@ test('a custodial wallet on solana: funded, its balance and history read from th
     { what: 'the transfer\'s leg in the wallet\'s history', timeoutMs: 30_000 });
   expect(leg).toMatchObject({ amount: '12.000000', tx_hash: done.receipt.source_tx_hash, transfer_id: res.body.id });
 }, 150_000);
+
+test('a payout the cluster takes and then drops is signed again once its blockhash has expired: the receiver is paid once', async () => {
+  const us = await approvedCustomer(t.api, 'US');
+  const receiver = (await generateKeyPairSigner()).address;
+  // The node answers the first payout to this receiver with its signature, and never includes it (as a leader may).
+  const rpc = await fetch(stack().processEnv.SOLANA_RPC_URL!, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sandbox_dropTransactionsTo', params: [receiver, 1] }),
+  });
+  expect((await rpc.json()).error).toBeUndefined();
+  const tr = (await t.api.post('/v0/transfers', {
+    amount: '14.00', on_behalf_of: us.id, source: { payment_rail: 'ach', currency: 'usd' },
+    destination: { payment_rail: 'solana', currency: 'usdc', to_address: receiver },
+  })).body;
+  await sandboxDeposit(t.api, tr.id);
+  // The stack's node keeps a blockhash usable for 25 slots (10 s): then the payout is signed anew.
+  const done = await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
+  const payout = await testDb().selectFrom('payments').select(['tx_hash', 'replaced_tx_hashes']).where('transfer_id', '=', tr.id).where('kind', '=', 'payout').executeTakeFirstOrThrow();
+  const dropped = payout.replaced_tx_hashes as string[];
+  expect(dropped).toHaveLength(1);
+  expect(payout.tx_hash).toBe(done.receipt.destination_tx_hash);
+  expect(await node.signatureStatus(dropped[0]!)).toBeNull();
+  expect(await usdcOf(receiver)).toBe(parseAmount(done.receipt.final_amount, 6));
+}, 120_000);

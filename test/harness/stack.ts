@@ -54,8 +54,9 @@ export async function startStack(opts: {
     // so that confirmations accrue in a quarter of the time `npm start`'s one-second blocks take.
     const anvil = await startAnvilNodes({ basePort: await freePortRange(EVM_CHAINS.length), mnemonic: TEST_MNEMONIC, blockTimeSeconds: 0.25 });
     started.push(() => anvil.stop());
-    // The sandbox's Solana node (LiteSVM), its slots at Solana's 0.4 s.
-    const solana = await startSolanaNode({ port: await freePort(), mnemonic: TEST_MNEMONIC });
+    // The sandbox's Solana node (LiteSVM), its slots at Solana's 0.4 s; a blockhash usable for 25
+    // slots (10 s, not Solana's 60), so that a dropped transaction's replacement is seen in a test.
+    const solana = await startSolanaNode({ port: await freePort(), mnemonic: TEST_MNEMONIC, blockhashValiditySlots: 25 });
     started.push(() => solana.stop());
 
     await adminQuery(`drop database if exists ${dbName} with (force)`);

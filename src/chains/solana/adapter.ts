@@ -10,7 +10,7 @@ import {
 import { walletSolanaSeed, type SolanaKeys } from './keys';
 import { SolanaNode, type TokenMovement } from './node';
 import { SolanaPaymentSends, sweepOnce, walletSendOnce } from './sends';
-import { signInstructions, signTokenTransfer } from './transactions';
+import { resignWithFreshBlockhash, signInstructions, signTokenTransfer } from './transactions';
 
 /** The signature fee, per signature (lamports): Solana's base fee. */
 const SIGNATURE_FEE = 5_000n;
@@ -33,7 +33,8 @@ export class SolanaChainAdapter implements ChainAdapter, SandboxChainFunding {
 
   constructor(url: string, private readonly deps: { db: Db; keys: SolanaKeys; commitment: 'confirmed' | 'finalized'; mint: (currency: string) => Address }) {
     this.node = new SolanaNode(url, deps.commitment);
-    this.sends = new SolanaPaymentSends(this.node, deps.db);
+    // A payout's only signer is the treasury (fee payer and the tokens' authority).
+    this.sends = new SolanaPaymentSends(this.node, deps.db, async (stored) => resignWithFreshBlockhash(this.node, stored, [await deps.keys.treasury.signer()]));
   }
 
   /** The chain's currencies whose mints are set up here, by mint address. */
@@ -156,7 +157,7 @@ export class SolanaChainAdapter implements ChainAdapter, SandboxChainFunding {
   }
 
   payoutStatus(idempotencyKey: string): Promise<PayoutStatus> {
-    return this.sends.status(idempotencyKey, () => Promise.reject(new Error('an expired payout is signed again by sendPayout')), (s) => this.feeOf(s));
+    return this.sends.status(idempotencyKey, (s) => this.feeOf(s));
   }
 
   /** What a transaction cost the treasury: its fee, and the rent of any token account it created. */

@@ -28,26 +28,29 @@ export async function landedOf(node: SolanaNode, signatures: string[]): Promise<
  * signed anew (`resign`), stored by `store`, and sent. Returns the signature now out.
  */
 export async function keepSending(
-  node: SolanaNode, stored: string, resign: () => Promise<SignedSolanaTransaction>, store: (next: SignedSolanaTransaction) => Promise<SignedSolanaTransaction>,
+  node: SolanaNode, stored: string, resign: (stored: string) => Promise<SignedSolanaTransaction>, store: (next: SignedSolanaTransaction) => Promise<SignedSolanaTransaction>,
 ): Promise<string> {
   if (await node.canStillLand(stored)) {
     await node.broadcast(stored);
-    return '';
+    return signatureOf(stored);
   }
-  const next = await store(await resign());
+  const next = await store(await resign(stored));
   await node.broadcast(next.wire);
   return next.signature;
 }
 
-/** Payouts and wallet sends, stored on their payment (`payments.signed_transaction`). */
+/**
+ * Payouts, stored on their payment (`payments.signed_transaction`). `resign` signs a stored
+ * transaction's instructions again on a fresh blockhash.
+ */
 export class SolanaPaymentSends {
-  constructor(private readonly node: SolanaNode, private readonly db: Db) {}
+  constructor(private readonly node: SolanaNode, private readonly db: Db, private readonly resign: (stored: string) => Promise<SignedSolanaTransaction>) {}
 
   /** Signs (once), stores and sends; a repeat re-sends the stored transaction. */
   async send(key: string, sign: () => Promise<SignedSolanaTransaction>): Promise<{ txHash: string }> {
     const row = await signedTransactionOf(this.db, key);
     if (row.signed_transaction) {
-      if (!(await landedOf(this.node, this.signaturesOf(row)))) await this.keepSending(key, row.signed_transaction, sign);
+      if (!(await landedOf(this.node, this.signaturesOf(row)))) await this.keepSending(key, row.signed_transaction);
       return { txHash: (await signedTransactionOf(this.db, key)).tx_hash! };
     }
     const signed = await sign();
@@ -62,15 +65,12 @@ export class SolanaPaymentSends {
   }
 
   /** Pending until the transaction is deep enough; then confirmed (with its fee) or failed. */
-  async status(key: string, sign: () => Promise<SignedSolanaTransaction>, feeOf: (signature: string) => Promise<bigint>): Promise<PayoutStatus> {
+  async status(key: string, feeOf: (signature: string) => Promise<bigint>): Promise<PayoutStatus> {
     const row = await signedTransactionOf(this.db, key);
     if (!row.signed_transaction || !row.tx_hash) throw new Error(`payment ${key} was never signed`);
     const signatures = this.signaturesOf(row);
     const landed = await landedOf(this.node, signatures);
-    if (!landed) {
-      await this.keepSending(key, row.signed_transaction, sign);
-      return { status: 'pending', txHash: (await signedTransactionOf(this.db, key)).tx_hash! };
-    }
+    if (!landed) return { status: 'pending', txHash: await this.keepSending(key, row.signed_transaction) };
     if (landed.signature !== row.tx_hash) await recordMinedTransaction(this.db, key, landed.signature, signatures.filter((s) => s !== landed.signature));
     if (!landed.counted) return { status: 'pending', txHash: landed.signature };
     if (landed.err) return { status: 'failed', txHash: landed.signature, reason: `the transaction failed on chain: ${JSON.stringify(landed.err)}` };
@@ -81,8 +81,8 @@ export class SolanaPaymentSends {
     return [row.tx_hash!, ...((row.replaced_tx_hashes as string[] | null) ?? [])];
   }
 
-  private keepSending(key: string, stored: string, sign: () => Promise<SignedSolanaTransaction>) {
-    return keepSending(this.node, stored, sign, (next) => this.db.transaction().execute(async (trx) => {
+  private keepSending(key: string, stored: string) {
+    return keepSending(this.node, stored, this.resign, (next) => this.db.transaction().execute(async (trx) => {
       const row = await signedTransactionOf(trx, key, { forUpdate: true });
       if (row.signed_transaction !== stored) return { wire: row.signed_transaction!, signature: row.tx_hash! }; // replaced meanwhile
       await storeSignedTransaction(trx, key, next.wire, next.signature, this.signaturesOf(row));
@@ -102,7 +102,7 @@ export async function sweepOnce(
   if (row.sweep_signed_transaction) {
     const landed = await landedOf(node, [row.sweep_tx_hash!]);
     if (!landed) {
-      await keepSending(node, row.sweep_signed_transaction, sign, (next) => db.transaction().execute(async (trx) => {
+      await keepSending(node, row.sweep_signed_transaction, () => sign(), (next) => db.transaction().execute(async (trx) => {
         const locked = await sweepByKey(trx, q.sweepKey, { forUpdate: true });
         if (locked.sweep_signed_transaction !== row.sweep_signed_transaction) return { wire: locked.sweep_signed_transaction!, signature: locked.sweep_tx_hash! };
         await storeSweepTransaction(trx, q.sweepKey, 'sweep', next.wire, next.signature);
@@ -142,8 +142,7 @@ export async function walletSendOnce(
   const stored = await storedWalletTransaction(db, q.key);
   if (stored) {
     if (await landedOf(node, [signatureOf(stored)])) return { txHash: signatureOf(stored) };
-    const out = await keepSending(node, stored, sign, (next) => store(next, stored));
-    return { txHash: out || signatureOf(stored) };
+    return { txHash: await keepSending(node, stored, () => sign(), (next) => store(next, stored)) };
   }
   const kept = await store(await sign(), null);
   await node.broadcast(kept.wire);

@@ -1,10 +1,11 @@
 import {
-  appendTransactionMessageInstructions, createTransactionMessage, getBase64EncodedWireTransaction, getSignatureFromTransaction, pipe,
+  addSignersToTransactionMessage, appendTransactionMessageInstructions, createTransactionMessage, decompileTransactionMessage, getBase64Encoder,
+  getBase64EncodedWireTransaction, getCompiledTransactionMessageDecoder, getSignatureFromTransaction, getTransactionDecoder, pipe,
   setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners,
   type Address, type Instruction, type KeyPairSigner,
 } from '@solana/kit';
 import {
-  getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstructionAsync, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS,
+  getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstructionAsync, getTransferCheckedInstruction,
 } from '@solana-program/token';
 import type { SolanaNode } from './node';
 
@@ -44,4 +45,14 @@ export async function signInstructions(node: SolanaNode, feePayer: KeyPairSigner
   return { wire: getBase64EncodedWireTransaction(tx), signature: getSignatureFromTransaction(tx) };
 }
 
-export { TOKEN_PROGRAM_ADDRESS };
+/**
+ * The same instructions as a stored transaction, on the newest blockhash, signed again by `signers`
+ * (every key it needs): what replaces a transaction whose blockhash expired before it landed.
+ */
+export async function resignWithFreshBlockhash(node: SolanaNode, wire: string, signers: KeyPairSigner[]): Promise<SignedSolanaTransaction> {
+  const stored = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+  const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(stored.messageBytes));
+  const { value: lifetime } = await node.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+  const tx = await signTransactionMessageWithSigners(addSignersToTransactionMessage(signers, setTransactionMessageLifetimeUsingBlockhash(lifetime, message)));
+  return { wire: getBase64EncodedWireTransaction(tx), signature: getSignatureFromTransaction(tx) };
+}
