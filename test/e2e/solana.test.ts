@@ -4,7 +4,8 @@ import { SolanaKeys } from '../../src/chains/solana/keys';
 import { SolanaNode } from '../../src/chains/solana/node';
 import { signInstructions, signTokenTransfer } from '../../src/chains/solana/transactions';
 import { parseAmount } from '../../src/domain/money';
-import { createTenant, stack, testDb, waitFor, type Tenant } from '../harness';
+import { Worker } from '@temporalio/worker';
+import { createTenant, stack, temporalClient, testDb, waitFor, workflowBundle, type Tenant } from '../harness';
 import { TEST_MNEMONIC } from '../harness/stack';
 import { approvedCustomer, expectLedgerBalanced, sandboxDeposit, verifiedUsAccount, waitForTransferState } from '../harness/transfers';
 
@@ -16,6 +17,8 @@ let t: Tenant;
 let node: SolanaNode;
 const keys = new SolanaKeys(TEST_MNEMONIC);
 const usdcMint = keys.sandboxMint('usdc')!.address;
+/** The transfers of this file, whose histories the last test replays. */
+const transferIds: string[] = [];
 
 beforeAll(async () => {
   t = await createTenant();
@@ -52,6 +55,7 @@ test('USDC sent by the customer to a transfer\'s deposit address on solana is fo
   // The customer's wallet sends it as wallets do: to the owner's associated token account, creating it.
   const sent = await signTokenTransfer(node, { feePayer: wallet, authority: wallet, mint: usdcMint, decimals: 6, to: address(instructions.to_address), amountMinor: 25_000_000n });
   await node.broadcast(sent.wire);
+  transferIds.push(created.body.id);
   const done = await waitForTransferState(t.api, created.body.id, 'payment_processed', 60_000);
   expect(done.receipt.source_tx_hash).toBe(sent.signature);
   // Swept: the deposit's token account emptied into the treasury and closed (its rent back to the treasury).
@@ -131,6 +135,7 @@ test('a custodial wallet on solana: funded, its balance and history read from th
     destination: { payment_rail: 'solana', currency: 'usdc', to_address: receiver.address },
   });
   expect(res.status).toBe(201);
+  transferIds.push(res.body.id);
   const done = await waitForTransferState(t.api, res.body.id, 'payment_processed', 90_000);
   expect(await usdcOf(w.addresses.solana)).toBe(18_000_000n);
   expect(await usdcOf(receiver.address)).toBe(parseAmount(done.receipt.final_amount, 6));
@@ -154,6 +159,7 @@ test('a payout the cluster takes and then drops is signed again once its blockha
     amount: '14.00', on_behalf_of: us.id, source: { payment_rail: 'ach', currency: 'usd' },
     destination: { payment_rail: 'solana', currency: 'usdc', to_address: receiver },
   })).body;
+  transferIds.push(tr.id);
   await sandboxDeposit(t.api, tr.id);
   // The stack's node keeps a blockhash usable for 25 slots (10 s): then the payout is signed anew.
   const done = await waitForTransferState(t.api, tr.id, 'payment_processed', 90_000);
@@ -164,3 +170,19 @@ test('a payout the cluster takes and then drops is signed again once its blockha
   expect(await node.signatureStatus(dropped[0]!)).toBeNull();
   expect(await usdcOf(receiver)).toBe(parseAmount(done.receipt.final_amount, 6));
 }, 120_000);
+
+test('the histories of these transfers and of solana\'s wallet watcher replay against the current code', async () => {
+  const client = await temporalClient();
+  // The watcher has ended periods of its own (WALLET_WATCH_PERIOD_MS is 5 s in tests) since the wallet's deposit.
+  await waitFor(async () => (await client.workflow.getHandle('wallet-watcher:solana').fetchHistory()).events!.filter((e) => e.activityTaskCompletedEventAttributes).length >= 1,
+    { timeoutMs: 30_000, what: 'a watch period of solana\'s watcher to end' });
+  const ids = ['wallet-watcher:solana', ...transferIds.map((id) => `transfer:${id}`)];
+  expect(ids.length).toBeGreaterThanOrEqual(4);
+  const histories = await Promise.all(ids.map(async (workflowId) => ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories(workflowBundle(), histories)) {
+    expect(result.error).toBeUndefined();
+    replayed++;
+  }
+  expect(replayed).toBe(ids.length);
+}, 90_000);
