@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RAILS } from './domain/rails';
 
 /**
- * Configuration of Solana (docs/WALLETS.md, docs/CONFIGURATION.md): the cluster's JSON-RPC address,
+ * Configuration of Solana (docs/TRANSFERS.md, docs/CONFIGURATION.md): the cluster's JSON-RPC address,
  * the stablecoins' mints, and how deep a deposit must be.
  */
 

@@ -6,7 +6,7 @@ import {
 } from '@solana/kit';
 import { getMintDecoder, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 
-// The sandbox's Solana node (docs/CHAINS.md): Solana's runtime and its programs (System, SPL Token,
+// The sandbox's Solana node (docs/TRANSFERS.md): Solana's runtime and its programs (System, SPL Token,
 // Associated Token Account) in LiteSVM, behind the JSON-RPC methods the Solana adapter calls, with a
 // slot every `slotMs`. Transactions run when they arrive (a failing one is refused, as a node's
 // preflight refuses it); a transaction is `confirmed` one slot later and `finalized` FINALIZED_DEPTH
@@ -47,6 +47,8 @@ export class SolanaSandboxNode {
   /** Signatures dropped: sent again, they are dropped again (their blockhash is on no block this node builds on). */
   private readonly dropped = new Set<string>();
   private readonly blockhashValidity: bigint;
+  /** A transaction has landed since the state was last saved. */
+  private changed = false;
 
   /** `blockhashValiditySlots`: how many blocks a blockhash stays usable (Solana's 150). */
   constructor(private readonly opts: { slotMs: number; stateFile?: string; blockhashValiditySlots?: number }) {
@@ -55,7 +57,15 @@ export class SolanaSandboxNode {
     // A fresh node's faucet holds a billion SOL for airdrops (the treasury's fees, wallets' gas money).
     this.svm = (saved ? LiteSVM.loadFromFile(saved) : new LiteSVM().withLamports(10n ** 18n)).withBlockhashCheck(false);
     this.slot = this.svm.getClock().slot;
-    this.genesisSlot = saved ? BigInt(JSON.parse(fs.readFileSync(`${saved}.json`, 'utf8')).genesisSlot) : this.slot;
+    this.genesisSlot = this.slot;
+    if (saved) {
+      // The slots go on from where the clock would be had the node run meanwhile: never back, so no
+      // watcher's slot cursor is ever ahead of the transactions to come.
+      const meta = JSON.parse(fs.readFileSync(`${saved}.json`, 'utf8')) as { genesisSlot: string; slot?: string; savedAt?: number };
+      this.genesisSlot = BigInt(meta.genesisSlot);
+      const since = meta.slot === undefined ? this.slot : BigInt(meta.slot) + BigInt(Math.floor((Date.now() - (meta.savedAt ?? Date.now())) / opts.slotMs));
+      if (since > this.slot) this.svm.warpToSlot((this.slot = since));
+    }
     this.blockhashes.set(this.svm.latestBlockhash(), this.height());
   }
 
@@ -78,11 +88,13 @@ export class SolanaSandboxNode {
     }
   }
 
-  save() {
-    if (!this.opts.stateFile) return;
+  /** Writes the state when a transaction changed it since the last save (`force`: at a stop, whatever changed). */
+  save(force = false) {
+    if (!this.opts.stateFile || (!this.changed && !force)) return;
     this.svm.saveToFile(`${this.opts.stateFile}.tmp`);
     fs.renameSync(`${this.opts.stateFile}.tmp`, this.opts.stateFile);
-    fs.writeFileSync(`${this.opts.stateFile}.json`, JSON.stringify({ genesisSlot: String(this.genesisSlot) }));
+    fs.writeFileSync(`${this.opts.stateFile}.json`, JSON.stringify({ genesisSlot: String(this.genesisSlot), slot: String(this.slot), savedAt: Date.now() }));
+    this.changed = false;
   }
 
   /** One JSON-RPC call. */
@@ -111,7 +123,7 @@ export class SolanaSandboxNode {
       case 'getTransaction': return this.transaction(String(params[0]));
       // The sandbox's own: the next `n` transactions naming an address are answered with their signature and never land, however often sent.
       case 'sandbox_dropTransactionsTo': this.toDrop.set(String(params[0]), Number(params[1] ?? 1)); return null;
-      default: throw new RpcError(-32601, `Method not found: ${method} (the sandbox node serves the methods docs/CHAINS.md lists)`);
+      default: throw new RpcError(-32601, `Method not found: ${method} (the sandbox node serves the methods docs/TRANSFERS.md lists)`);
     }
   }
 
@@ -191,6 +203,7 @@ export class SolanaSandboxNode {
       preTokenBalances: pre, postTokenBalances: this.tokenBalances(keys),
     };
     this.bySignature.set(signature, landed);
+    this.changed = true;
     this.blocks.set(this.slot, [...(this.blocks.get(this.slot) ?? []), landed]);
     return signature;
   }
@@ -198,6 +211,7 @@ export class SolanaSandboxNode {
   private airdrop(to: string, amount: bigint): string {
     const result = this.svm.airdrop(address(to), lamports(amount));
     if (!result || isFailed(result)) throw new RpcError(-32603, `airdrop failed: ${result ? String(result.err()) : 'no result'}`);
+    this.changed = true;
     return getBase58Decoder().decode(result.signature());
   }
 
@@ -264,7 +278,7 @@ export class SolanaSandboxNode {
       close: () => new Promise<void>((done) => {
         clearInterval(slots);
         if (saves) clearInterval(saves);
-        this.save();
+        this.save(true);
         server.close(() => done());
       }),
     })));

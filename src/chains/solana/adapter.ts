@@ -143,14 +143,16 @@ export class SolanaChainAdapter implements ChainAdapter, SandboxChainFunding {
   }
 
   async sendPayout(r: PayoutRequest): Promise<{ txHash: string }> {
-    await this.checkReceiver(r.currency, r.to);
-    return this.sends.send(r.idempotencyKey, async () => signTokenTransfer(this.node, {
-      feePayer: await this.deps.keys.treasury.signer(), authority: await this.deps.keys.treasury.signer(),
-      mint: this.deps.mint(r.currency), decimals: ASSET_SCALE[r.currency]!, to: address(r.to), amountMinor: r.amountMinor,
-    }));
+    return this.sends.send(r.idempotencyKey, async () => {
+      await this.checkReceiver(r.currency, r.to);
+      return signTokenTransfer(this.node, {
+        feePayer: await this.deps.keys.treasury.signer(), authority: await this.deps.keys.treasury.signer(),
+        mint: this.deps.mint(r.currency), decimals: ASSET_SCALE[r.currency]!, to: address(r.to), amountMinor: r.amountMinor,
+      });
+    });
   }
 
-  /** Checked again before anything is signed: the review's answer may be minutes old. */
+  /** Checked again right before the first signature (the review's answer may be minutes old); never for a transaction already out. */
   private async checkReceiver(currency: string, to: string) {
     const refusal = await this.receiverRefusal(currency, to);
     if (refusal) throw new PayoutRejectedError(refusal);
@@ -171,8 +173,8 @@ export class SolanaChainAdapter implements ChainAdapter, SandboxChainFunding {
   }
 
   async sendFromWallet(r: WalletSendRequest): Promise<{ txHash: string }> {
-    await this.checkReceiver(r.currency, r.to);
     return walletSendOnce(this.node, this.deps.db, { key: r.idempotencyKey, walletId: r.walletId, transferId: r.transferId }, async () => {
+      await this.checkReceiver(r.currency, r.to);
       const mint = this.deps.mint(r.currency);
       const held = await this.node.tokenAccount(await this.node.associatedTokenAccount(address(r.from), mint));
       if (!held || held === 'invalid' || held.amount < r.amountMinor) throw new PayoutRejectedError(`the wallet holds less than ${r.amountMinor} of ${r.currency} on solana`);

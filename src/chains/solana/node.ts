@@ -14,7 +14,7 @@ export interface TokenMovement {
 
 /**
  * A Solana cluster over JSON-RPC, through @solana/kit: the sandbox's LiteSVM node locally, any RPC
- * provider in production. Only the methods docs/CHAINS.md lists are called.
+ * provider in production. Only the methods docs/TRANSFERS.md lists are called.
  */
 export class SolanaNode {
   readonly rpc: ReturnType<typeof createSolanaRpc>;

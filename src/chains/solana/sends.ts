@@ -12,8 +12,19 @@ import type { SignedSolanaTransaction } from './transactions';
 
 type Landed = { signature: string; err: unknown; counted: boolean };
 
+/** Where one payment's signed transaction is kept: its table's row, read, and replaced under a lock. */
+interface TransactionSlot {
+  /** The transaction stored, with its signature first and then those of the transactions it replaced. */
+  read(): Promise<{ wire: string; signatures: string[] } | undefined>;
+  /**
+   * In one database transaction: stores `next` in place of `replacing` (null: nothing stored yet),
+   * unless another attempt stored other bytes meanwhile; answers what the slot holds then.
+   */
+  replace(next: SignedSolanaTransaction, replacing: string | null): Promise<SignedSolanaTransaction>;
+}
+
 /** Which of `signatures` the cluster took, if any, and whether it is deep enough to count. */
-export async function landedOf(node: SolanaNode, signatures: string[]): Promise<Landed | undefined> {
+async function landedOf(node: SolanaNode, signatures: string[]): Promise<Landed | undefined> {
   for (const signature of signatures) {
     const status = await node.signatureStatus(signature);
     if (!status) continue;
@@ -24,74 +35,109 @@ export async function landedOf(node: SolanaNode, signatures: string[]): Promise<
 }
 
 /**
- * A transaction the cluster has not taken: sent again while its blockhash is valid; once it expired,
- * signed anew (`resign`), stored by `store`, and sent. Returns the signature now out.
+ * The slot's transaction on its way: signed (`sign`) and stored before it is first sent; sent again
+ * while the cluster has not taken it and its blockhash is valid; once that expired, signed anew
+ * (`resign`, from the stored bytes), stored and sent. Answers the signature now out, the
+ * transaction the cluster took, if it took one, and the signatures stored before this call.
  */
-export async function keepSending(
-  node: SolanaNode, stored: string, resign: (stored: string) => Promise<SignedSolanaTransaction>, store: (next: SignedSolanaTransaction) => Promise<SignedSolanaTransaction>,
-): Promise<string> {
-  if (await node.canStillLand(stored)) {
-    await node.broadcast(stored);
-    return signatureOf(stored);
+async function sendOnce(
+  node: SolanaNode, slot: TransactionSlot, sign: () => Promise<SignedSolanaTransaction>, resign: (stored: string) => Promise<SignedSolanaTransaction>,
+): Promise<{ signature: string; landed?: Landed; storedSignatures?: string[] }> {
+  const stored = await slot.read();
+  if (!stored) {
+    const kept = await slot.replace(await sign(), null);
+    await node.broadcast(kept.wire);
+    return { signature: kept.signature };
   }
-  const next = await store(await resign(stored));
+  const landed = await landedOf(node, stored.signatures);
+  if (landed) return { signature: landed.signature, landed, storedSignatures: stored.signatures };
+  if (await node.canStillLand(stored.wire)) {
+    await node.broadcast(stored.wire);
+    return { signature: stored.signatures[0]! };
+  }
+  const next = await slot.replace(await resign(stored.wire), stored.wire);
   await node.broadcast(next.wire);
-  return next.signature;
+  return { signature: next.signature };
+}
+
+/** A payout's transaction, on its payment (`payments.signed_transaction`; the replaced ones in `replaced_tx_hashes`). */
+function paymentSlot(db: Db, key: string): TransactionSlot {
+  const signaturesOf = (row: { tx_hash: string | null; replaced_tx_hashes: unknown }) => [row.tx_hash!, ...((row.replaced_tx_hashes as string[] | null) ?? [])];
+  return {
+    read: async () => {
+      const row = await signedTransactionOf(db, key);
+      return row.signed_transaction ? { wire: row.signed_transaction, signatures: signaturesOf(row) } : undefined;
+    },
+    replace: (next, replacing) => db.transaction().execute(async (trx) => {
+      const row = await signedTransactionOf(trx, key, { forUpdate: true });
+      if (row.signed_transaction !== replacing) return { wire: row.signed_transaction!, signature: row.tx_hash! };
+      await storeSignedTransaction(trx, key, next.wire, next.signature, replacing === null ? undefined : signaturesOf(row));
+      return next;
+    }),
+  };
+}
+
+/** A sweep's transaction (`chain_sweeps`). */
+function sweepSlot(db: Db, sweepKey: string): TransactionSlot {
+  return {
+    read: async () => {
+      const row = await sweepByKey(db, sweepKey);
+      return row.sweep_signed_transaction ? { wire: row.sweep_signed_transaction, signatures: [row.sweep_tx_hash!] } : undefined;
+    },
+    replace: (next, replacing) => db.transaction().execute(async (trx) => {
+      const row = await sweepByKey(trx, sweepKey, { forUpdate: true });
+      if (row.sweep_signed_transaction !== replacing) return { wire: row.sweep_signed_transaction!, signature: row.sweep_tx_hash! };
+      await storeSweepTransaction(trx, sweepKey, 'sweep', next.wire, next.signature);
+      return next;
+    }),
+  };
+}
+
+/** A transaction a wallet's own key signed (`wallet_signed_transactions`). */
+function walletSlot(db: Db, q: { key: string; walletId: string; transferId: string | null }): TransactionSlot {
+  return {
+    read: async () => {
+      const wire = await storedWalletTransaction(db, q.key);
+      return wire ? { wire, signatures: [signatureOf(wire)] } : undefined;
+    },
+    replace: (next, replacing) => db.transaction().execute(async (trx) => {
+      const stored = await claimWalletTransaction(trx, q.key, { walletId: q.walletId, transferId: q.transferId, chain: 'solana' });
+      if (stored !== replacing) return { wire: stored!, signature: signatureOf(stored!) };
+      await storeWalletTransaction(trx, q.key, next.wire, next.signature);
+      return next;
+    }),
+  };
 }
 
 /**
- * Payouts, stored on their payment (`payments.signed_transaction`). `resign` signs a stored
- * transaction's instructions again on a fresh blockhash.
+ * Payouts, stored on their payment. `resign` signs a stored transaction's instructions again on a
+ * fresh blockhash.
  */
 export class SolanaPaymentSends {
   constructor(private readonly node: SolanaNode, private readonly db: Db, private readonly resign: (stored: string) => Promise<SignedSolanaTransaction>) {}
 
   /** Signs (once), stores and sends; a repeat re-sends the stored transaction. */
   async send(key: string, sign: () => Promise<SignedSolanaTransaction>): Promise<{ txHash: string }> {
-    const row = await signedTransactionOf(this.db, key);
-    if (row.signed_transaction) {
-      if (!(await landedOf(this.node, this.signaturesOf(row)))) await this.keepSending(key, row.signed_transaction);
-      return { txHash: (await signedTransactionOf(this.db, key)).tx_hash! };
-    }
-    const signed = await sign();
-    const kept = await this.db.transaction().execute(async (trx) => {
-      const locked = await signedTransactionOf(trx, key, { forUpdate: true });
-      if (locked.signed_transaction) return { wire: locked.signed_transaction, signature: locked.tx_hash! };
-      await storeSignedTransaction(trx, key, signed.wire, signed.signature);
-      return signed;
-    });
-    await this.node.broadcast(kept.wire);
-    return { txHash: kept.signature };
+    return { txHash: (await sendOnce(this.node, paymentSlot(this.db, key), sign, this.resign)).signature };
   }
 
   /** Pending until the transaction is deep enough; then confirmed (with its fee) or failed. */
   async status(key: string, feeOf: (signature: string) => Promise<bigint>): Promise<PayoutStatus> {
-    const row = await signedTransactionOf(this.db, key);
-    if (!row.signed_transaction || !row.tx_hash) throw new Error(`payment ${key} was never signed`);
-    const signatures = this.signaturesOf(row);
-    const landed = await landedOf(this.node, signatures);
-    if (!landed) return { status: 'pending', txHash: await this.keepSending(key, row.signed_transaction) };
-    if (landed.signature !== row.tx_hash) await recordMinedTransaction(this.db, key, landed.signature, signatures.filter((s) => s !== landed.signature));
+    const { signature, landed, storedSignatures = [] } = await sendOnce(
+      this.node, paymentSlot(this.db, key), () => Promise.reject(new Error(`payment ${key} was never signed`)), this.resign,
+    );
+    if (!landed) return { status: 'pending', txHash: signature };
+    // An earlier transaction won: the payment names the one the cluster took.
+    if (landed.signature !== storedSignatures[0]) {
+      await recordMinedTransaction(this.db, key, landed.signature, storedSignatures.filter((s) => s !== landed.signature));
+    }
     if (!landed.counted) return { status: 'pending', txHash: landed.signature };
     if (landed.err) return { status: 'failed', txHash: landed.signature, reason: `the transaction failed on chain: ${JSON.stringify(landed.err)}` };
     return { status: 'confirmed', txHash: landed.signature, networkFee: (await feeOf(landed.signature)).toString(), nativeAsset: 'sol' };
   }
-
-  private signaturesOf(row: { tx_hash: string | null; replaced_tx_hashes: unknown }): string[] {
-    return [row.tx_hash!, ...((row.replaced_tx_hashes as string[] | null) ?? [])];
-  }
-
-  private keepSending(key: string, stored: string) {
-    return keepSending(this.node, stored, this.resign, (next) => this.db.transaction().execute(async (trx) => {
-      const row = await signedTransactionOf(trx, key, { forUpdate: true });
-      if (row.signed_transaction !== stored) return { wire: row.signed_transaction!, signature: row.tx_hash! }; // replaced meanwhile
-      await storeSignedTransaction(trx, key, next.wire, next.signature, this.signaturesOf(row));
-      return next;
-    }));
-  }
 }
 
-/** Sweeps of deposit addresses into the treasury, stored in `chain_sweeps`. */
+/** A sweep of a deposit address into the treasury, one step per call: pending until its transaction counts. */
 export async function sweepOnce(
   node: SolanaNode, db: Db, q: { sweepKey: string; transferId: string; currency: string; from: string; amountMinor: bigint }, sign: () => Promise<SignedSolanaTransaction>,
 ): Promise<SweepStatus> {
@@ -99,52 +145,16 @@ export async function sweepOnce(
     sweep_key: q.sweepKey, transfer_id: q.transferId, chain: 'solana', currency: q.currency, from_address: q.from, amount_minor: q.amountMinor.toString(),
   });
   if (row.status === 'swept') return { status: 'swept', txHash: row.sweep_tx_hash };
-  if (row.sweep_signed_transaction) {
-    const landed = await landedOf(node, [row.sweep_tx_hash!]);
-    if (!landed) {
-      await keepSending(node, row.sweep_signed_transaction, () => sign(), (next) => db.transaction().execute(async (trx) => {
-        const locked = await sweepByKey(trx, q.sweepKey, { forUpdate: true });
-        if (locked.sweep_signed_transaction !== row.sweep_signed_transaction) return { wire: locked.sweep_signed_transaction!, signature: locked.sweep_tx_hash! };
-        await storeSweepTransaction(trx, q.sweepKey, 'sweep', next.wire, next.signature);
-        return next;
-      }));
-      return { status: 'pending' };
-    }
-    if (!landed.counted) return { status: 'pending' };
-    if (landed.err) throw new Error(`the sweep ${q.sweepKey} (${landed.signature}) failed on chain: ${JSON.stringify(landed.err)}`);
-    await markSwept(db, q.sweepKey);
-    return { status: 'swept', txHash: landed.signature };
-  }
-  const signed = await sign();
-  const kept = await db.transaction().execute(async (trx) => {
-    const locked = await sweepByKey(trx, q.sweepKey, { forUpdate: true });
-    if (locked.sweep_signed_transaction) return { wire: locked.sweep_signed_transaction, signature: locked.sweep_tx_hash! };
-    await storeSweepTransaction(trx, q.sweepKey, 'sweep', signed.wire, signed.signature);
-    return signed;
-  });
-  await node.broadcast(kept.wire);
-  return { status: 'pending' };
+  const { landed } = await sendOnce(node, sweepSlot(db, q.sweepKey), sign, () => sign());
+  if (!landed?.counted) return { status: 'pending' };
+  if (landed.err) throw new Error(`the sweep ${q.sweepKey} (${landed.signature}) failed on chain: ${JSON.stringify(landed.err)}`);
+  await markSwept(db, q.sweepKey);
+  return { status: 'swept', txHash: landed.signature };
 }
 
-/**
- * A token transfer signed by a wallet's own key (`wallet_signed_transactions`): signed once, stored,
- * sent; a repeat sends the stored bytes, or signs anew once they can no longer land.
- */
+/** A token transfer signed by a wallet's own key: signed once, stored, sent; signed anew only once it can no longer land. */
 export async function walletSendOnce(
   node: SolanaNode, db: Db, q: { key: string; walletId: string; transferId: string | null }, sign: () => Promise<SignedSolanaTransaction>,
 ): Promise<{ txHash: string }> {
-  const store = (next: SignedSolanaTransaction, replacing: string | null) => db.transaction().execute(async (trx) => {
-    const stored = await claimWalletTransaction(trx, q.key, { walletId: q.walletId, transferId: q.transferId, chain: 'solana' });
-    if (stored !== replacing) return { wire: stored!, signature: signatureOf(stored!) }; // signed meanwhile by another attempt
-    await storeWalletTransaction(trx, q.key, next.wire, next.signature);
-    return next;
-  });
-  const stored = await storedWalletTransaction(db, q.key);
-  if (stored) {
-    if (await landedOf(node, [signatureOf(stored)])) return { txHash: signatureOf(stored) };
-    return { txHash: await keepSending(node, stored, () => sign(), (next) => store(next, stored)) };
-  }
-  const kept = await store(await sign(), null);
-  await node.broadcast(kept.wire);
-  return { txHash: kept.signature };
+  return { txHash: (await sendOnce(node, walletSlot(db, q), sign, () => sign())).signature };
 }
