@@ -4,6 +4,7 @@ import type { Config } from '../src/config';
 import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
 import type { Logger } from '../src/logger';
+import type { MoneyProviders } from '../src/providers';
 import { fileAchWindow, type AchWindow, type AchWindowSettings } from '../src/bank-files/ach-window';
 import { handleInboundEvents, markInboundFileHandled, railEventsOf, readInboundFile, recordInboundFile, recordUnreadableInboundFile } from '../src/bank-files/inbound-files';
 import { fileSepaWindow, type SepaWindowSettings } from '../src/bank-files/sepa-window';
@@ -12,12 +13,12 @@ import { SftpChannel } from '../src/providers/bank-files/sftp-channel';
 import { achOriginator, bankFileEnvironment, bankFileRails, sepaDebtor, sftpSettings } from '../src/providers/bank-files/settings';
 import { handleRailEvent } from '../src/transfers/rail-events';
 
-export interface BankFileActivityDeps {
+export interface BankFileActivityDeps extends Pick<MoneyProviders, 'chains' | 'rates' | 'availability'> {
   db: Db;
   cipher: DataCipher;
   log: Logger;
   config: Config;
-  /** Where the rail events of the bank's files go (the transfer workflows). */
+  /** Where the rail events of the bank's files go (the transfer workflows; a virtual account's deposit creates its transfer). */
   temporal: Client;
   channel: Pick<SftpChannel, 'upload' | 'readOutbox'>;
   ach: AchWindowSettings;
@@ -83,7 +84,7 @@ async function applyInboundFile(deps: BankFileActivityDeps, name: string, text: 
   if (recorded.handled) return 0;
   let events = 0;
   await handleInboundEvents(await railEventsOf(deps.db, name, read.items), async (event) => {
-    await handleRailEvent(deps, event);
+    await handleRailEvent(deps, event, deps.ach.environment);
     events++;
     // A worker that dies mid-file is noticed in seconds; the next attempt handles the rest.
     Context.current().heartbeat();
@@ -96,12 +97,12 @@ export type BankFileActivities = ReturnType<typeof createBankFileActivities>;
 
 /** What the bank-file activities need, when a rail runs on the bank's files; undefined otherwise. */
 export function bankFileActivityDeps(
-  config: Config, shared: { db: Db; cipher: DataCipher; temporal: Client; log: Logger },
+  config: Config, shared: { db: Db; cipher: DataCipher; temporal: Client; log: Logger } & Pick<MoneyProviders, 'chains' | 'rates' | 'availability'>,
 ): BankFileActivityDeps | undefined {
   const environment = bankFileEnvironment(config);
   if (!environment) return undefined;
   return {
-    ...shared,
+    db: shared.db, cipher: shared.cipher, temporal: shared.temporal, log: shared.log, chains: shared.chains, rates: shared.rates, availability: shared.availability,
     config,
     channel: new SftpChannel(sftpSettings(config)),
     ach: { originator: achOriginator(config), environment, rails: bankFileRails(config, environment), settlementSeconds: config.BANK_FILE_SETTLEMENT_SECONDS },

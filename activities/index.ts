@@ -37,6 +37,8 @@ export interface ActivityDeps {
   webhookDelivery: DeliveryOptions & { pollMs: number };
   /** The bank's file interface, when a rail runs on it (docs/BANK_FILES.md). */
   bankFiles?: BankFileActivityDeps;
+  /** What turns standing routes' deposits into transfers (src/payment-routes/carry-deposits.ts); without it the watchers only record them. */
+  routeTransfers?: Parameters<typeof createWalletWatchActivities>[0]['routes'];
 }
 
 /** All activities, grouped by the outside system they touch. */
@@ -57,7 +59,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createChainActivities({ db: deps.db, chains: deps.providers.chains, keys: deps.providers.keys, pollMs: deps.chainPollMs, strayDepositWatchMs: deps.strayDepositWatchMs }),
     ...createStrayDepositActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
     ...createMpcActivities({ db: deps.db, keys: deps.providers.keys, chains: deps.providers.chains }),
-    ...createWalletWatchActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs }),
+    ...createWalletWatchActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs, routes: deps.routeTransfers }),
     ...createWebhookActivities({ db: deps.db, cipher: deps.cipher, delivery: deps.webhookDelivery }),
     ...(deps.bankFiles ? createBankFileActivities(deps.bankFiles) : {}),
     ...createTransferReviewActivities({

@@ -5,7 +5,7 @@ import type { ChainRail } from '../src/domain/rails';
 import { followWalletTransfers } from '../src/wallets/watcher';
 
 /** The wallet watchers' activity (src/wallets/watcher.ts), on the chain-watch task queue: it holds its slot while it waits. */
-export function createWalletWatchActivities(deps: { db: Db; chains: ChainAdapters; pollMs: number }) {
+export function createWalletWatchActivities(deps: { db: Db; chains: ChainAdapters; pollMs: number; routes?: Parameters<typeof followWalletTransfers>[0]['routes'] }) {
   return {
     /** Looks at the chain every poll interval for `maxWaitMs`, heartbeating; answers what it recorded and settled. */
     async watchWalletTransfers(input: { chain: string; maxWaitMs: number }): Promise<{ recorded: number; settled: number }> {

@@ -4,7 +4,8 @@
 // - GET /v0/wallets/{id}/balances (read from the chain) and GET /v0/wallets/{id}/transactions (a page
 //   of 100 of 1,000), as ratios to GET /v0/wallets/{id} (one row read) measured in the same run;
 // - the watcher reading the same blocks (60 token transfers, 30 of them to wallets) with 10 and with
-//   10,000 wallets on the chain: its CPU time and PostgreSQL's, and 10,000 as a ratio to 10.
+//   10,000 wallets on the chain: its CPU time and PostgreSQL's, and 10,000 as a ratio to 10. On
+//   bitcoin the look includes the output index reading those blocks.
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -14,19 +15,30 @@ import { createChainAdapters } from '../src/chains';
 import { loadConfig } from '../src/config';
 import { createDb, type Db } from '../src/db';
 import { newId } from '../src/ids';
-import { followWalletTransfers, walletAddressKey } from '../src/wallets/watcher';
+import { followWalletTransfers } from '../src/wallets/watcher';
+import { walletAddressKey } from '../src/wallets/address-key';
 import { encodeChainAddress } from '../src/domain/bank-validation';
 import { documents } from '../test/harness/documents';
 import { createUnlimitedKey, startStack } from '../test/harness/stack';
+import { outsideAddress } from '../test/harness/bitcoin';
+import { BitcoinRpc } from '../src/chains/bitcoin/rpc';
 import { cpuSnapshot } from './cpu';
 import { percentile } from './stats';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const WATCH_RUNS = 7;
-/** The chain whose watcher is measured (BENCH_CHAIN: an EVM chain, or solana). */
-const CHAIN = (process.env.BENCH_CHAIN ?? 'arbitrum') as 'arbitrum' | 'solana';
+/** The chain whose watcher is measured (BENCH_CHAIN: an EVM chain, solana or bitcoin). */
+const CHAIN = (process.env.BENCH_CHAIN ?? 'arbitrum') as 'arbitrum' | 'solana' | 'bitcoin';
+const CURRENCY = CHAIN === 'bitcoin' ? 'btc' : 'usdc';
+/** What the watcher matches the chain's transfers against (BENCH_WATCH): wallets (10 and 10,000), or liquidation addresses (10 and 1,000). */
+const WATCHED = (process.env.BENCH_WATCH ?? 'wallets') as 'wallets' | 'routes';
+const SIZES = WATCHED === 'routes' ? [10, 1_000] : [10, 10_000];
 /** A fresh address on the chain, nobody's. */
-const randomAddress = () => (CHAIN === 'solana' ? encodeChainAddress('solana', randomBytes(32)) : getAddress(`0x${randomBytes(20).toString('hex')}`));
+const randomAddress = () => {
+  if (CHAIN === 'solana') return encodeChainAddress('solana', randomBytes(32));
+  if (CHAIN === 'bitcoin') return outsideAddress();
+  return getAddress(`0x${randomBytes(20).toString('hex')}`);
+};
 
 async function main() {
   const stack = await startStack({ name: 'benchwal', logDir: path.join(__dirname, '../test-logs/bench-wallets'), extraEnv: { LOG_LEVEL: 'warn' } });
@@ -73,11 +85,11 @@ async function main() {
       console.log(`| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${(r.p50 / rows[0]!.p50).toFixed(2)} | ${(r.p99 / rows[0]!.p99).toFixed(2)} | ${r.non2xx} |`);
     }
     console.log(`\nWatcher on ${CHAIN}: one look over the same ${watch.blocks} blocks (60 token transfers, 30 to wallets), median of ${WATCH_RUNS}`);
-    console.log('\n| wallets on the chain | watcher CPU ms | PostgreSQL CPU ms | wall ms | transactions recorded |');
+    console.log(`\n| ${WATCHED === 'routes' ? 'liquidation addresses' : 'wallets'} on the chain | watcher CPU ms | PostgreSQL CPU ms | wall ms | transactions recorded |`);
     console.log('|---|---|---|---|---|');
     for (const w of watch.results) console.log(`| ${w.wallets.toLocaleString('en')} | ${w.cpuMs} | ${w.pgMs} | ${w.wallMs} | ${w.recorded} |`);
     const [small, large] = watch.results;
-    console.log(`\n10,000 / 10: watcher CPU ${(large!.cpuMs / small!.cpuMs).toFixed(2)} ×, PostgreSQL CPU ${(large!.pgMs / Math.max(1, small!.pgMs)).toFixed(2)} ×, wall ${(large!.wallMs / small!.wallMs).toFixed(2)} ×`);
+    console.log(`\n${SIZES[1]!.toLocaleString('en')} / 10: watcher CPU ${(large!.cpuMs / small!.cpuMs).toFixed(2)} ×, PostgreSQL CPU ${(large!.pgMs / Math.max(1, small!.pgMs)).toFixed(2)} ×, wall ${(large!.wallMs / small!.wallMs).toFixed(2)} ×`);
   } finally {
     await db.destroy();
     await stack.stop();
@@ -104,10 +116,25 @@ async function insertHistory(db: Db, wallet: { id: string; addresses: Record<str
  * sign) and the traffic, then one look of the watcher over the same blocks, with 10 and 10,000 wallets.
  */
 async function measureWatcher(db: Db, env: Record<string, string>, customerId: string) {
-  const config = loadConfig(env);
+  // Each bitcoin look reads the node afresh (a process may otherwise answer a look of the last 250 ms again).
+  const config = loadConfig({ ...env, BITCOIN_INDEX_REUSE_MS: '0' });
   const chains = createChainAdapters(config, db);
   const owner = await db.selectFrom('customers').select(['developer_id', 'environment']).where('id', '=', customerId).executeTakeFirstOrThrow();
+  const addRoutes = async (n: number) => {
+    const rows = Array.from({ length: n }, () => {
+      const address = randomAddress();
+      const now = new Date();
+      return {
+        id: newId('liquidationAddress', now.getTime()), ...owner, customer_id: customerId, kind: 'liquidation_address' as const, status: 'active' as const,
+        source_rail: CHAIN, source_currency: CURRENCY, address: walletAddressKey(CHAIN, address), display_address: address, deposit_index: null, deposit_reference: null,
+        destination: JSON.stringify({ payment_rail: CHAIN, currency: CURRENCY, to_address: randomAddress() }), developer_fee_percent: '0', return_address: null, created_at: now, updated_at: now,
+      };
+    });
+    for (let i = 0; i < n; i += 1_000) await db.insertInto('payment_routes').values(rows.slice(i, i + 1_000)).execute();
+    return rows.map((r) => r.display_address);
+  };
   const addWallets = async (n: number) => {
+    if (WATCHED === 'routes') return addRoutes(n);
     const made: string[] = [];
     for (let i = 0; i < n; i += 1_000) {
       const batch = Array.from({ length: Math.min(1_000, n - i) }, () => {
@@ -130,8 +157,11 @@ async function measureWatcher(db: Db, env: Record<string, string>, customerId: s
   const first = await addWallets(10);
   for (let i = 0; i < 60; i++) {
     const to = i % 2 === 0 ? first[(i / 2) % 10]! : randomAddress();
-    await (chains[CHAIN] as unknown as { sandboxDeposit(q: object): Promise<unknown> }).sandboxDeposit({ currency: 'usdc', address: to, amountMinor: 1_000_000n + BigInt(i) });
+    await (chains[CHAIN] as unknown as { sandboxDeposit(q: object): Promise<unknown> }).sandboxDeposit({ currency: CURRENCY, address: to, amountMinor: 1_000_000n + BigInt(i) });
+    // The test stack's btcd mines when asked: six payments a block, as the other chains' blocks hold a few.
+    if (CHAIN === 'bitcoin' && i % 6 === 5) await new BitcoinRpc(env.BITCOIN_RPC_URL!).call('generate', [1]);
   }
+  if (CHAIN === 'bitcoin') await new BitcoinRpc(env.BITCOIN_RPC_URL!).call('generate', [6]);
   await new Promise((r) => setTimeout(r, 3_000)); // every block deep enough
   const end = await adapter.currentPosition();
   await db.insertInto('chain_watch_cursors').values({ chain: CHAIN, position: start, updated_at: new Date() })
@@ -140,12 +170,14 @@ async function measureWatcher(db: Db, env: Record<string, string>, customerId: s
   const results = [];
   // One look unmeasured first, so that neither size pays for the code's warm-up.
   await followWalletTransfers({ db, chains }, CHAIN, () => undefined);
-  for (const wallets of [10, 10_000]) {
+  for (const wallets of SIZES) {
     if (wallets > 10) await addWallets(wallets - 10);
     const runs: { cpuMs: number; pgMs: number; wallMs: number; recorded: number }[] = [];
     for (let run = 0; run < WATCH_RUNS; run++) {
       await db.deleteFrom('wallet_transactions').where('chain', '=', CHAIN).execute();
+      await db.deleteFrom('route_deposits').where('rail', '=', CHAIN).execute();
       await db.updateTable('chain_watch_cursors').set({ position: start }).where('chain', '=', CHAIN).execute();
+      if (CHAIN === 'bitcoin') await unreadBitcoinBlocks(db, Number(start));
       const pgBefore = cpuSnapshot();
       const cpuBefore = process.cpuUsage();
       const t0 = performance.now();
@@ -159,6 +191,17 @@ async function measureWatcher(db: Db, env: Record<string, string>, customerId: s
     results.push({ wallets, cpuMs: Math.round(median((r) => r.cpuMs)), pgMs: Math.round(median((r) => r.pgMs)), wallMs: Math.round(median((r) => r.wallMs)), recorded: runs[0]!.recorded });
   }
   return { results, blocks: Number(end) - Number(start) };
+}
+
+/**
+ * Bitcoin's watcher reads the platform's output index, which reads the blocks once: each look starts
+ * with the index's blocks from `height` unread, so that it reads them again (as a reorganisation would
+ * have it), with the wallets of the run.
+ */
+async function unreadBitcoinBlocks(db: Db, height: number) {
+  await db.deleteFrom('bitcoin_outputs').where('height', '>=', height).execute();
+  await db.updateTable('bitcoin_outputs').set({ spent_txid: null, spent_height: null }).where('spent_height', '>=', height).execute();
+  await db.deleteFrom('bitcoin_blocks').where('height', '>=', height).execute();
 }
 
 /** CPU the PostgreSQL server processes used between two snapshots, in ms. */

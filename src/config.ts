@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { EVM_CHAINS, isEvmChain, RAILS, type EvmChain } from './domain/rails';
 import { bankFileEnv, bankFilesEnabled, missingBankFileSettings } from './config-bank-files';
 import { solanaEnv } from './config-solana';
+import { bitcoinEnv } from './config-bitcoin';
 
 /**
  * All configuration comes from environment variables, validated once at start.
@@ -265,6 +266,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ...bankFileEnv,
   ...solanaEnv,
+  ...bitcoinEnv,
 }).superRefine((c, ctx) => {
   if (bankFilesEnabled(c)) {
     for (const key of missingBankFileSettings(c)) {
@@ -277,12 +279,12 @@ const envSchema = z.object({
   }
   // Anyone can derive the keys of anvil's mnemonic: on a chain other than a local node it would hand
   // the treasury to the first taker.
-  const remote = [...Object.entries(c.EVM_RPC_URLS), ...(c.SOLANA_RPC_URL ? [['solana', c.SOLANA_RPC_URL]] : [])]
+  const remote = [...Object.entries(c.EVM_RPC_URLS), ...(c.SOLANA_RPC_URL ? [['solana', c.SOLANA_RPC_URL]] : []), ...(c.BITCOIN_RPC_URL ? [['bitcoin', c.BITCOIN_RPC_URL]] : [])]
     .filter(([, url]) => !isLoopbackUrl(url!)).map(([chain]) => chain);
   if (remote.length > 0 && c.CHAIN_TREASURY_MNEMONIC === ANVIL_TEST_MNEMONIC) {
     ctx.addIssue({
       code: 'custom', path: ['CHAIN_TREASURY_MNEMONIC'],
-      message: `must be the platform's own seed: EVM_RPC_URLS or SOLANA_RPC_URL points ${remote.join(', ')} at a node that is not local, and anvil's public test mnemonic would give its treasury away`,
+      message: `must be the platform's own seed: EVM_RPC_URLS, SOLANA_RPC_URL or BITCOIN_RPC_URL points ${remote.join(', ')} at a node that is not local, and anvil's public test mnemonic would give its treasury away`,
     });
   }
 });

@@ -24,6 +24,10 @@ export const ID_PREFIXES = {
   ledgerTransaction: 'ltx',
   bankFile: 'bfile',
   bankPayment: 'bpay',
+  liquidationAddress: 'liq',
+  virtualAccount: 'va',
+  routeDeposit: 'drn',
+  virtualAccountDeposit: 'vad',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

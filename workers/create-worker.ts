@@ -23,11 +23,14 @@ import { classifyActivityFailures } from '../activities/failures';
 export function activityDepsFromConfig(
   config: Config, shared: { db: Db; cipher: DataCipher; keys: KeyVault; sanctions: SanctionsScreener; temporal: Client; log: Logger },
 ): ActivityDeps {
+  const providers = createMoneyProviders(config, shared.db, shared.keys);
   return {
-    bankFiles: bankFileActivityDeps(config, shared),
+    bankFiles: bankFileActivityDeps(config, { ...shared, ...providers }),
     db: shared.db, cipher: shared.cipher, sanctions: shared.sanctions,
     idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
-    providers: createMoneyProviders(config, shared.db, shared.keys),
+    providers,
+    // Route deposits become transfers in the chain watchers' looks (src/payment-routes/carry-deposits.ts).
+    routeTransfers: { ...providers, db: shared.db, config, temporal: shared.temporal, log: shared.log },
     transferLimits: { reviewThresholdUsd: config.TRANSFER_REVIEW_THRESHOLD_USD, dailyLimitUsd: config.TRANSFER_DAILY_LIMIT_USD },
     // Every second on a sped-up sandbox clock (local chains mine a block a second); else every 5 s.
     chainPollMs: config.SANDBOX_TIME_SCALE > 1 ? 500 : 5_000,

@@ -31,6 +31,10 @@ export interface TransferWorkflowInput {
   sourceIsAccount?: boolean;
   /** The payout is a credit to a platform account, in the ledger. */
   destinationIsAccount?: boolean;
+  /** A standing route's deposit, received (a chain's: confirmed) before the transfer existed: taken at once. */
+  routeDeposit?: DepositNotice;
+  /** The route no longer forwards (deactivated): its deposit is taken, then goes back as a cancellation with this reason. */
+  routeDepositRefused?: string;
 }
 
 export interface DepositNotice {

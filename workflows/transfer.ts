@@ -248,6 +248,12 @@ async function signWithCustomer(run: TransferRun): Promise<boolean> {
 async function waitForFunds(run: TransferRun) {
   const { input } = run;
   const expiresAt = Date.now() + input.depositExpiryMs;
+  // A route's deposit arrived before its transfer existed: taken now (a cancel then refunds it).
+  if (input.routeDeposit) {
+    run.deposit = input.routeDeposit;
+    if (input.routeDepositRefused) run.cancelReason ??= input.routeDepositRefused;
+    return;
+  }
   // Reserved in the account when the transfer was created: taken now, unless canceled first.
   if (input.sourceIsAccount) {
     if (!run.cancelReason) run.deposit = {};

@@ -6,7 +6,7 @@ import type { AppDeps } from '../api/context';
 import { ASSET_SCALE, parseAmount } from '../domain/money';
 import type { FiatRail } from '../domain/rails';
 import {
-  DEPOSIT_TRANSFER_COLUMNS, depositForTransfer, HANDLED_RAIL_EVENT_OUTCOMES, lateReturn, releaseUnclaimedMoney, unmatchedDeposit,
+  DEPOSIT_TRANSFER_COLUMNS, depositForTransfer, HANDLED_RAIL_EVENT_OUTCOMES, lateReturn, releaseUnclaimedMoney, unmatchedDepositOf,
   type RailEventOutcome, type ReceivedPayment, type UnclaimedMoney,
 } from '../transfers/rail-events';
 
@@ -47,7 +47,7 @@ export async function resolveRailEvent(db: Db, input: { id: string; operator: st
 /** The money an event left with the platform for operators, as the ledger holds it: null for one that moved none. */
 async function unclaimedMoneyOf(db: Db, id: string): Promise<(UnclaimedMoney & { description: string }) | null> {
   const event = await db.selectFrom('rail_events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  if (event.outcome === 'unmatched') return { ...unmatchedDeposit(receivedPayment(event)), description: 'money that named no transfer' };
+  if (event.outcome === 'unmatched') return { ...await unmatchedDepositOf(db, receivedPayment(event)), description: 'money that named no transfer' };
   if (event.outcome !== 'return_window_closed') return null;
   const payment = await sentPaymentByProviderId(db, event.provider_payment_id, ['payout', 'refund']);
   if (!payment) throw new Error(`${id}: no payout or refund ${event.provider_payment_id}`);
@@ -85,6 +85,7 @@ export async function matchUnmatchedDeposit(
   if (!transfer) throw new Error(`No such transfer: ${input.transferId}`);
 
   const received = receivedPayment(event);
+  const money = await unmatchedDepositOf(db, received);
   // Claimed, and let go from the platform's books, in one transaction: from here the transfer's own
   // books take the money, as its deposit or as a stray deposit owed to its sender.
   const claimed = await db.transaction().execute(async (trx) => {
@@ -92,7 +93,7 @@ export async function matchUnmatchedDeposit(
       .where('id', '=', input.id).where('outcome', '=', 'unmatched').where('resolved_at', 'is', null)
       .where((eb) => eb.or([eb('transfer_id', 'is', null), eb('transfer_id', '=', transfer.id)]))
       .returning('id').executeTakeFirst();
-    if (row) await releaseUnclaimedMoney(trx, unmatchedDeposit(received), `money that named no transfer, matched to ${transfer.id} by ${input.operator}`);
+    if (row) await releaseUnclaimedMoney(trx, money, `money that named no transfer, matched to ${transfer.id} by ${input.operator}`);
     return Boolean(row);
   });
   if (!claimed) {

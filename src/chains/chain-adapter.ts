@@ -153,13 +153,17 @@ export interface ChainAdapter {
   /**
    * An address's holdings of each asset (a token currency, or the chain's native asset): as of the
    * newest block deep enough to count (`confirmedMinor`), and as of the newest block (`latestMinor`).
+   * `within`: the caller's open database transaction, through which an adapter that keeps chain data
+   * in the database reads it (a second connection could wait forever on a pool of such callers).
    */
-  balancesOf(address: string, assets: string[]): Promise<AssetBalance[]>;
+  balancesOf(address: string, assets: string[], within?: Transaction<Database>): Promise<AssetBalance[]>;
   /**
    * Every token transfer of the chain's currencies from `fromPosition` to the newest block, a bounded
    * range per call: what one watcher matches against all wallet addresses at once.
    */
   readTokenTransfers(fromPosition: string): Promise<TokenTransferPage>;
+  /** A custodial wallet's address here, derived from the wallet's key, where the chain has its own rule (bitcoin: by network). */
+  walletAddress?(walletKey: Uint8Array): string;
   /** How deep a transfer read before now is, or null when its transaction is no longer on the chain (a reorganisation). */
   transferDepth(t: { txHash: string; position: string }): Promise<{ confirmations: number; final: boolean } | null>;
 }

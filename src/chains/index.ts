@@ -8,6 +8,8 @@ import { SolanaChainAdapter } from './solana/adapter';
 import { SolanaKeys } from './solana/keys';
 import { address } from '@solana/kit';
 import { SOLANA_MAINNET_MINTS } from '../config-solana';
+import { BitcoinChainAdapter } from './bitcoin/adapter';
+import { BitcoinKeys } from './bitcoin/keys';
 
 export { ChainUnavailableError };
 
@@ -18,11 +20,12 @@ type SandboxableChainAdapters = Record<ChainRail, ChainAdapter & SandboxChainFun
 /**
  * Every chain the platform moves money on: EVM chains over their JSON-RPC address (EVM_RPC_URLS:
  * local anvil nodes in the sandbox stack, real nodes in production), solana over SOLANA_RPC_URL (the
- * sandbox's LiteSVM node locally), stellar and tron simulated.
+ * sandbox's LiteSVM node locally), bitcoin over BITCOIN_RPC_URL (the sandbox's btcd locally), stellar
+ * and tron simulated.
  */
 export function createChainAdapters(
   config: Pick<Config, 'EVM_RPC_URLS' | 'EVM_TOKEN_ADDRESSES' | 'CHAIN_TREASURY_MNEMONIC' | 'EVM_CONFIRMATIONS' | 'EVM_DEPOSIT_FINALITY' | 'EVM_LOG_BLOCK_RANGE'
-  > & Partial<Pick<Config, 'SOLANA_RPC_URL' | 'SOLANA_TOKEN_MINTS' | 'SOLANA_DEPOSIT_COMMITMENT'>>,
+  > & Partial<Pick<Config, 'SOLANA_RPC_URL' | 'SOLANA_TOKEN_MINTS' | 'SOLANA_DEPOSIT_COMMITMENT' | BitcoinSetting>>,
   db: Db,
 ): SandboxableChainAdapters {
   const keys = new ChainKeys(config.CHAIN_TREASURY_MNEMONIC);
@@ -48,6 +51,8 @@ export function createChainAdapters(
         : unavailableChain(chain);
     } else if (chain === 'solana') {
       adapters.solana = solanaAdapter(config, db);
+    } else if (chain === 'bitcoin') {
+      adapters.bitcoin = bitcoinAdapter(config, db);
     } else if (isSimulatedChain(chain)) {
       adapters[chain] = new SimulatedChainAdapter(chain, db, config.CHAIN_TREASURY_MNEMONIC);
     }
@@ -72,13 +77,27 @@ function solanaAdapter(config: Partial<Pick<Config, 'SOLANA_RPC_URL' | 'SOLANA_T
   return new SolanaChainAdapter(url, { db, keys, mint, commitment: config.SOLANA_DEPOSIT_COMMITMENT ?? (local ? 'confirmed' : 'finalized') });
 }
 
+type BitcoinSetting = 'BITCOIN_RPC_URL' | 'BITCOIN_NETWORK' | 'BITCOIN_CONFIRMATIONS' | 'BITCOIN_MIN_FEE_RATE' | 'BITCOIN_RBF_AFTER_SECONDS' | 'BITCOIN_INDEX_REUSE_MS';
+
+/** Bitcoin over BITCOIN_RPC_URL: regtest on a local node (the sandbox's btcd) unless BITCOIN_NETWORK says otherwise, mainnet elsewhere. */
+function bitcoinAdapter(config: Partial<Pick<Config, BitcoinSetting>> & Pick<Config, 'CHAIN_TREASURY_MNEMONIC'>, db: Db) {
+  const url = config.BITCOIN_RPC_URL;
+  if (!url) return unavailableChain('bitcoin', 'BITCOIN_RPC_URL');
+  const network = config.BITCOIN_NETWORK ?? (isLoopbackUrl(url) ? 'regtest' : 'mainnet');
+  return new BitcoinChainAdapter(url, {
+    db, keys: new BitcoinKeys(config.CHAIN_TREASURY_MNEMONIC, network), confirmations: config.BITCOIN_CONFIRMATIONS ?? 6,
+    minFeeRate: BigInt(config.BITCOIN_MIN_FEE_RATE ?? 2), rbfAfterMs: (config.BITCOIN_RBF_AFTER_SECONDS ?? 1_800) * 1000,
+    indexReuseMs: config.BITCOIN_INDEX_REUSE_MS ?? 250,
+  });
+}
+
 /** A chain without an RPC address: every call fails with an error the API turns into a 503. */
 function unavailableChain(chain: ChainRail, setting = 'EVM_RPC_URLS'): ChainAdapter & SandboxChainFunding {
   const fail = async (): Promise<never> => {
     throw new ChainUnavailableError(`No RPC address is configured for ${chain} (${setting})`);
   };
   return {
-    chain, nativeAsset: chain === 'solana' ? 'sol' : 'eth', sweepsDeposits: true, walletsPayGas: true, sendFromWallet: fail, prepareWalletTransaction: fail, isTokenContract: () => false, depositAddress: () => { throw new ChainUnavailableError(`No RPC address is configured for ${chain} (${setting})`); },
+    chain, nativeAsset: ({ solana: 'sol', bitcoin: 'btc' } as Record<string, string>)[chain] ?? 'eth', sweepsDeposits: true, walletsPayGas: true, sendFromWallet: fail, prepareWalletTransaction: fail, isTokenContract: () => false, depositAddress: () => { throw new ChainUnavailableError(`No RPC address is configured for ${chain} (${setting})`); },
     checkCurrency: fail, currentPosition: fail, receiverRefusal: fail, findTransfersTo: fail, estimatePayoutFee: fail, sendPayout: fail, payoutStatus: fail, sweepDeposit: fail, sandboxDeposit: fail,
     balancesOf: fail, readTokenTransfers: fail, transferDepth: fail,
   };

@@ -3,7 +3,7 @@ import { readOrCreateKeyFile } from '../crypto';
 import type { ClusterOptions } from './options';
 
 /** What the API and worker processes are given: as docker-compose.yml's x-app-env gives them. */
-export function platformEnv(opts: ClusterOptions, parts: { temporalAddress: string; evmRpcUrls: string; solanaRpcUrl: string; publicBaseUrl: string }): NodeJS.ProcessEnv {
+export function platformEnv(opts: ClusterOptions, parts: { temporalAddress: string; evmRpcUrls: string; solanaRpcUrl: string; bitcoinRpcUrl: string; publicBaseUrl: string }): NodeJS.ProcessEnv {
   const key = (name: string) => process.env[name] || readOrCreateKeyFile(path.join(opts.dir, 'keys', name.toLowerCase())).toString('base64');
   return {
     ...process.env,
@@ -15,6 +15,7 @@ export function platformEnv(opts: ClusterOptions, parts: { temporalAddress: stri
     PUBLIC_BASE_URL: parts.publicBaseUrl,
     EVM_RPC_URLS: parts.evmRpcUrls,
     SOLANA_RPC_URL: parts.solanaRpcUrl,
+    BITCOIN_RPC_URL: parts.bitcoinRpcUrl,
     DATA_DIR: opts.dir,
   };
 }

@@ -30,6 +30,9 @@ import * as m0025 from './migrations/0025_customer_suspension';
 import * as m0026 from './migrations/0026_developer_allowed_origins';
 import * as m0027 from './migrations/0027_bank_files';
 import * as m0028 from './migrations/0028_bank_file_rail';
+import * as m0029 from './migrations/0029_bitcoin_outputs';
+import * as m0030 from './migrations/0030_payment_routes';
+import * as m0031 from './migrations/0031_virtual_accounts';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -82,6 +85,9 @@ const migrations: Record<string, Migration> = {
   '0026_developer_allowed_origins': m0026,
   '0027_bank_files': m0027,
   '0028_bank_file_rail': m0028,
+  '0029_bitcoin_outputs': m0029,
+  '0030_payment_routes': m0030,
+  '0031_virtual_accounts': m0031,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -254,6 +254,8 @@ export interface TransfersTable {
   return_code: string | null;
   review_reasons: ColumnType<string[] | null, string | null, string | null>;
   review_decision: ColumnType<ReviewDecision | null, string | null, string | null>;
+  /** The standing route whose deposit this transfer carries (migration 0030). */
+  route_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Date;
   updated_at: Date;
 }
@@ -605,6 +607,30 @@ export interface BankFilesTable {
 }
 
 /** A payment the bank-file rail holds (migration 0028). */
+/** A block the Bitcoin output index has read (migration 0029). */
+export interface BitcoinBlocksTable {
+  height: number;
+  hash: string;
+}
+
+/** An output the Bitcoin output index keeps (migration 0029, src/chains/bitcoin/output-index.ts). */
+export interface BitcoinOutputsTable {
+  txid: string;
+  vout: number;
+  address: string;
+  amount_sats: string;
+  height: number;
+  owner: 'platform' | 'faucet' | 'wallet' | 'external';
+  wallet_id: string | null;
+  key_index: number | null;
+  from_address: string | null;
+  coinbase: boolean;
+  own_change: boolean;
+  reserved_by: string | null;
+  spent_txid: string | null;
+  spent_height: number | null;
+}
+
 export interface BankPaymentsTable {
   id: string;
   developer_id: string;
@@ -670,6 +696,10 @@ export interface Database {
   bank_files: BankFilesTable;
   bank_file_payments: BankFilePaymentsTable;
   bank_payments: BankPaymentsTable;
+  bitcoin_blocks: BitcoinBlocksTable;
+  bitcoin_outputs: BitcoinOutputsTable;
+  payment_routes: PaymentRoutesTable;
+  route_deposits: RouteDepositsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;
@@ -690,3 +720,65 @@ export type WalletRow = Selectable<WalletsTable>;
 export type MpcSessionRow = Selectable<MpcSessionsTable>;
 export type WalletTransactionRow = Selectable<WalletTransactionsTable>;
 export type PlatformAccountRow = Selectable<PlatformAccountsTable>;
+
+/** Where a route's deposits go: a transfer's destination leg (POST /v0/transfers' `destination`). */
+export interface RouteDestination {
+  payment_rail: string;
+  currency: string;
+  to_address?: string;
+  external_account_id?: string;
+  wallet_id?: string;
+  account_id?: string;
+}
+
+/** A standing route: a liquidation address or a virtual account (migration 0030, src/routes/). */
+export interface PaymentRoutesTable {
+  id: string;
+  developer_id: string;
+  environment: Environment;
+  customer_id: string;
+  kind: 'liquidation_address' | 'virtual_account';
+  status: 'active' | 'deactivated';
+  source_rail: string;
+  source_currency: string;
+  /** The address as the watcher compares it (walletAddressKey), and as it is shown. */
+  address: string | null;
+  display_address: string | null;
+  deposit_index: string | null;
+  deposit_reference: string | null;
+  destination: ColumnType<RouteDestination, string, string>;
+  developer_fee_percent: Numeric;
+  return_address: string | null;
+  /** The route's own limits in minor units of its source currency (migration 0031); null: none. */
+  limit_per_deposit_minor: Numeric | null;
+  limit_per_day_minor: Numeric | null;
+  created_at: Date;
+  updated_at: Date;
+}
+export type PaymentRouteRow = Selectable<PaymentRoutesTable>;
+
+export type RouteDepositState = 'confirming' | 'confirmed' | 'transferred' | 'dropped' | 'held';
+
+/** A deposit a route received, once, and what became of it (migration 0030). */
+export interface RouteDepositsTable {
+  id: string;
+  route_id: string;
+  developer_id: string;
+  environment: Environment;
+  deposit_key: string;
+  rail: string;
+  currency: string;
+  amount_minor: Numeric;
+  tx_hash: string | null;
+  position: string | null;
+  sender: string | null;
+  /** A virtual account's deposit: the provider's payment id (migration 0031). */
+  provider_payment_id: string | null;
+  confirmations: number;
+  state: RouteDepositState;
+  transfer_id: string | null;
+  reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+export type RouteDepositRow = Selectable<RouteDepositsTable>;

@@ -12,7 +12,7 @@ export interface Tenant {
 export const tenantOf = (row: { developer_id: string; environment: Tenant['environment'] }): Tenant =>
   ({ developerId: row.developer_id, environment: row.environment });
 
-type TenantTable = 'customers' | 'events' | 'screenings' | 'screening_batches' | 'external_accounts' | 'transfers' | 'payments' | 'webhook_endpoints' | 'wallets' | 'wallet_transactions' | 'platform_accounts' | 'mpc_sessions';
+type TenantTable = 'customers' | 'events' | 'screenings' | 'screening_batches' | 'external_accounts' | 'transfers' | 'payments' | 'webhook_endpoints' | 'wallets' | 'wallet_transactions' | 'platform_accounts' | 'mpc_sessions' | 'payment_routes' | 'route_deposits';
 
 /**
  * Every read of tenant data starts here: the rows of the key's developer account and environment

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { base32, base58, base58check } from '@scure/base';
-import { Address, NETWORK } from '@scure/btc-signer';
+import { Address, NETWORK, TEST_NETWORK } from '@scure/btc-signer';
 import { extractIBAN, isValidBIC } from 'ibantools';
 import { isAddress } from 'viem';
 import { isEvmChain, type CryptoChain, type SimulatedChain } from './rails';
@@ -24,11 +24,15 @@ export function abaRoutingError(routing: string): string | null {
 /** CLABE (Mexico): 18 digits; the last is the Banxico control digit (weights 3, 7, 1). */
 export function clabeError(clabe: string): string | null {
   if (!/^\d{18}$/.test(clabe)) return 'must be 18 digits';
+  return clabeControlDigit(clabe.slice(0, 17)) === Number(clabe[17]) ? null : 'is not a valid CLABE (control digit)';
+}
+
+/** The Banxico control digit of a CLABE's first 17 digits. */
+export function clabeControlDigit(first17: string): number {
   const weights = [3, 7, 1];
   let sum = 0;
-  for (let i = 0; i < 17; i++) sum += (Number(clabe[i]) * weights[i % 3]) % 10;
-  const control = (10 - (sum % 10)) % 10;
-  return control === Number(clabe[17]) ? null : 'is not a valid CLABE (control digit)';
+  for (let i = 0; i < 17; i++) sum += (Number(first17[i]) * weights[i % 3]) % 10;
+  return (10 - (sum % 10)) % 10;
 }
 
 /** IBAN: country format and length, mod-97 check digits (ibantools). */
@@ -75,7 +79,7 @@ export function cryptoAddressError(chain: CryptoChain, address: string): string 
       case 'solana':
         return base58.decode(address).length === 32 ? null : 'must be a base58 32-byte Solana public key';
       case 'bitcoin':
-        Address(NETWORK).decode(address);
+        decodeBitcoinAddress(address);
         return null;
       case 'tron': {
         const bytes = b58check.decode(address);
@@ -93,6 +97,22 @@ export function cryptoAddressError(chain: CryptoChain, address: string): string 
     // Decoders throw on bad characters or checksums.
   }
   return `is not a valid ${chain} address`;
+}
+
+/**
+ * A Bitcoin address of any network (mainnet bc1…/1…/3…, testnet tb1…, regtest bcrt1…): which network
+ * the platform pays on is the node's, and its adapter refuses an address of another.
+ */
+function decodeBitcoinAddress(address: string) {
+  let failure: unknown;
+  for (const network of [NETWORK, TEST_NETWORK, { ...TEST_NETWORK, bech32: 'bcrt' }]) {
+    try {
+      return Address(network).decode(address);
+    } catch (err) {
+      failure = err;
+    }
+  }
+  throw failure;
 }
 
 // Addresses nobody holds a key for, used to burn tokens: EVM's dead addresses and the precompiles
@@ -116,7 +136,7 @@ export function burnAddressError(chain: CryptoChain, address: string): string | 
       case 'tron': return b58check.decode(address).subarray(1);
       case 'stellar': return base32.decode(address).subarray(1, 33);
       case 'bitcoin': {
-        const decoded = Address(NETWORK).decode(address) as { hash?: Uint8Array; pubkey?: Uint8Array };
+        const decoded = decodeBitcoinAddress(address) as { hash?: Uint8Array; pubkey?: Uint8Array };
         return decoded.hash ?? decoded.pubkey ?? new Uint8Array([1]);
       }
       default: return new Uint8Array([1]);

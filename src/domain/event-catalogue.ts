@@ -35,6 +35,14 @@ export const EVENT_CATALOGUE = {
   'wallet.updated': 'An MPC wallet\'s key generation ended: the wallet is active with its addresses, or failed.',
   'wallet.transaction.created': 'A token transfer into or out of a wallet was seen on chain (pending until deep enough, or confirmed at once).',
   'wallet.transaction.updated': 'A wallet transaction became confirmed, or was dropped by a reorganisation of the chain.',
+  'liquidation_address.created': 'A liquidation address was created: a permanent address on a chain whose deposits each become a transfer to its destination.',
+  'liquidation_address.updated': 'A liquidation address changed: its destination or fee, or it was deactivated or reactivated (`previous_attributes`).',
+  'liquidation_address.drain.created': 'A deposit arrived at a liquidation address (pending until deep enough).',
+  'liquidation_address.drain.updated': 'A drain moved on: its transfer was created, it was held for operators (`reason`), or its deposit was dropped by a reorganisation.',
+  'virtual_account.created': 'A virtual account was created: permanent bank deposit details whose deposits each become a transfer to its destination.',
+  'virtual_account.updated': 'A virtual account changed: its destination or fee, or it was deactivated or reactivated (`previous_attributes`).',
+  'virtual_account.deposit.created': 'A payment arrived on a virtual account.',
+  'virtual_account.deposit.updated': 'A virtual account deposit moved on: its transfer was created (or, on a deactivated account, its return), or it was held for operators (`reason`).',
   'webhook.test': 'Sent to one endpoint by `POST /v0/webhooks/{id}/test` (`data.webhook_id`), to try a receiver.',
 } as const satisfies Record<string, string> & Record<`transfer.${Exclude<TransferState, 'awaiting_funds'>}`, string>;
 

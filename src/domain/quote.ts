@@ -18,7 +18,7 @@ export const samePeg = (a: string, b: string) => family(a) === family(b);
 
 /** US dollars per unit, sandbox mid-market. Native gas assets are here to price network fees. */
 export const DEFAULT_SANDBOX_USD_RATES: Record<string, string> = {
-  usd: '1', eur: '1.08', gbp: '1.27', brl: '0.18', mxn: '0.055', eth: '3000', matic: '0.5', fpn: '1', sol: '150', xlm: '0.1', trx: '0.12',
+  usd: '1', eur: '1.08', gbp: '1.27', brl: '0.18', mxn: '0.055', eth: '3000', matic: '0.5', fpn: '1', sol: '150', xlm: '0.1', trx: '0.12', btc: '60000',
 };
 
 const RATE_DECIMALS = 8;

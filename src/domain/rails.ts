@@ -10,12 +10,12 @@ import { SEPA_COUNTRIES } from './regions';
 export const FIAT_RAILS = ['ach', 'ach_push', 'ach_same_day', 'wire', 'swift', 'sepa', 'faster_payments', 'pix', 'spei'] as const;
 // `fpnet`: the platform's own chain (spec 2.4, docs/TRANSFERS.md): EVM, one-second blocks, its native asset fpn and USDC.
 export const EVM_CHAINS = ['ethereum', 'polygon', 'arbitrum', 'optimism', 'base', 'fpnet'] as const;
-// Solana runs on a real cluster over JSON-RPC (the sandbox's LiteSVM node locally); stellar and tron on the sandbox's simulator.
+// Solana and Bitcoin run on real nodes over JSON-RPC (the sandbox's LiteSVM node and btcd locally); stellar and tron on the sandbox's simulator.
 export const SIMULATED_CHAINS = ['stellar', 'tron'] as const;
-export const CHAIN_RAILS = [...EVM_CHAINS, 'solana', ...SIMULATED_CHAINS] as const;
+export const CHAIN_RAILS = [...EVM_CHAINS, 'solana', 'bitcoin', ...SIMULATED_CHAINS] as const;
 export const PAYMENT_RAILS = [...FIAT_RAILS, ...CHAIN_RAILS] as const;
-/** The chains whose addresses an external account may hold: every chain rail, and bitcoin (addresses only; no rail moves it). */
-export const CRYPTO_CHAINS = [...CHAIN_RAILS, 'bitcoin'] as const;
+/** The chains whose addresses an external account may hold: every chain rail. */
+export const CRYPTO_CHAINS = CHAIN_RAILS;
 
 export type FiatRail = (typeof FIAT_RAILS)[number];
 export type EvmChain = (typeof EVM_CHAINS)[number];
@@ -63,8 +63,9 @@ export interface ChainRailProfile {
   kind: 'chain';
   currencies: readonly string[];
   endorsement: Endorsement;
-  /** Amount bounds of one payment, in whole units of the asset. */
+  /** Amount bounds of one payment, in whole units of the asset; `minMinor` where the least is a fraction of a unit. */
   minUnits: bigint;
+  minMinor?: bigint;
   maxUnits: bigint;
 }
 
@@ -100,6 +101,8 @@ export const RAILS: Record<PaymentRail, FiatRailProfile | ChainRailProfile> = {
   base: chain(['usdc', 'usdt']),
   fpnet: chain(['usdc']),
   solana: chain(['usdc', 'usdt']),
+  // From 10,000 satoshis (0.0001 BTC): a smaller payout would lose much of itself to its fee.
+  bitcoin: { ...chain(['btc']), minUnits: 0n, minMinor: 10_000n, maxUnits: 1_000n },
   stellar: chain(['usdc']),
   tron: chain(['usdt']),
 };
@@ -119,7 +122,8 @@ function chain(currencies: string[]): ChainRailProfile {
 /** The amount bounds of one payment on `rail`, in minor units of `currency`. */
 export function railBoundsMinor(rail: PaymentRail, currency: string): { min: bigint; max: bigint } {
   const unit = 10n ** BigInt(ASSET_SCALE[currency]);
-  return { min: RAILS[rail].minUnits * unit, max: RAILS[rail].maxUnits * unit };
+  const profile = RAILS[rail];
+  return { min: (profile.kind === 'chain' ? profile.minMinor : undefined) ?? profile.minUnits * unit, max: profile.maxUnits * unit };
 }
 
 /** Return codes a sandbox return may carry, with their meaning (NACHA R-codes, ISO 20022 reasons). */

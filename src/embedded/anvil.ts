@@ -5,7 +5,7 @@ import { ChainKeys, LOCAL_CHAIN_IDS, sandboxTokenAddress, STABLECOIN_ABI } from 
 import stablecoin from '../../contracts/Stablecoin.json';
 import { EVM_CHAINS, RAILS, type EvmChain } from '../domain/rails';
 import { ASSET_SCALE } from '../domain/money';
-import { startServiceProcess, type ServiceProcess } from './service-process';
+import { startServiceProcess, waitUntilAnswering, type ServiceProcess } from './service-process';
 
 /** The receiver the sandbox stablecoins block, like USDC's blacklist: a payout to it is undeliverable. */
 export const SANDBOX_BLOCKED_ADDRESS = getAddress('0x00000000000000000000000000000000000b10c5');
@@ -51,7 +51,8 @@ export async function startAnvilNodes(opts: { basePort: number; mnemonic: string
       const node = await startServiceProcess({ command: anvil, args, pidFile });
       nodes.push(node);
       const url = `http://127.0.0.1:${port}`;
-      await waitForRpc(url, node);
+      const client = createPublicClient({ transport: http(url, { retryCount: 0, timeout: 1000 }) });
+      await waitUntilAnswering(node, `anvil at ${url}`, () => client.getBlockNumber(), 150);
       await fundPlatformKeys(url, keys);
       await deploySandboxStablecoins(url, chain, keys);
       urls[chain] = url;
@@ -66,20 +67,6 @@ export async function startAnvilNodes(opts: { basePort: number; mnemonic: string
     env: Object.entries(urls).map(([c, u]) => `${c}=${u}`).join(','),
     stop: stopAll,
   };
-}
-
-async function waitForRpc(url: string, node: ServiceProcess) {
-  const client = createPublicClient({ transport: http(url, { retryCount: 0, timeout: 1000 }) });
-  for (let i = 0; i < 150; i++) {
-    if (node.exited()) throw new Error(`anvil exited: ${node.stderrTail()}`);
-    try {
-      await client.getBlockNumber();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`anvil at ${url} did not answer: ${node.stderrTail()}`);
 }
 
 /** Ether for gas to the treasury and the sandbox issuer, as anvil gives its own dev accounts. */

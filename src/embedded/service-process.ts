@@ -75,6 +75,23 @@ export async function startServiceProcess(opts: {
   };
 }
 
+/**
+ * Waits until the server answers `probe` (tried every 100 ms, `attempts` times); fails at once, with
+ * the tail of its output, if it exits first. `what` names it in errors ("anvil at http://…").
+ */
+export async function waitUntilAnswering(node: ServiceProcess, what: string, probe: () => Promise<unknown>, attempts = 300): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    if (node.exited()) throw new Error(`${what} exited: ${node.stderrTail()}`);
+    try {
+      await probe();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`${what} did not answer: ${node.stderrTail()}`);
+}
+
 function fileTail(file: string): string {
   try {
     return fs.readFileSync(file, 'utf8').slice(-4000).trim();

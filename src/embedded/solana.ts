@@ -10,7 +10,7 @@ import { SolanaNode } from '../chains/solana/node';
 import { signInstructions } from '../chains/solana/transactions';
 import { ASSET_SCALE } from '../domain/money';
 import { RAILS } from '../domain/rails';
-import { startServiceProcess, type ServiceProcess } from './service-process';
+import { startServiceProcess, waitUntilAnswering } from './service-process';
 
 /** Float minted to the treasury on a fresh sandbox node, per stablecoin (whole units), and its SOL for fees and rent. */
 const TREASURY_FLOAT = 1_000_000_000n;
@@ -36,27 +36,14 @@ export async function startSolanaNode(opts: { port: number; mnemonic: string; st
   });
   const url = `http://127.0.0.1:${opts.port}`;
   try {
-    await waitForRpc(url, node);
+    const rpc = createSolanaRpc(url);
+    await waitUntilAnswering(node, `the Solana node at ${url}`, () => rpc.getHealth().send());
     await prepareSandboxSolana(url, new SolanaKeys(opts.mnemonic));
   } catch (err) {
     await node.stop();
     throw err;
   }
   return { url, stop: () => node.stop() };
-}
-
-async function waitForRpc(url: string, node: ServiceProcess) {
-  const rpc = createSolanaRpc(url);
-  for (let i = 0; i < 300; i++) {
-    if (node.exited()) throw new Error(`the Solana node exited: ${node.stderrTail()}`);
-    try {
-      await rpc.getHealth().send();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`the Solana node at ${url} did not answer: ${node.stderrTail()}`);
 }
 
 /** SOL for the treasury (it pays every fee and rent), the sandbox mints, and the treasury's float; nothing on a node that has them. */

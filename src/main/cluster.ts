@@ -15,6 +15,7 @@ import { loadConfig } from '../config';
 import { createDb, migrateToLatest } from '../db';
 import { startAnvilNodes } from '../embedded/anvil';
 import { startSolanaNode } from '../embedded/solana';
+import { startBitcoinNode } from '../embedded/bitcoin';
 import { lockDataDir } from '../embedded/service-process';
 import { createLogger } from '../logger';
 import { buildWorkflowBundle } from '../../workers/workflow-bundle';
@@ -48,6 +49,8 @@ runMain('cluster', async () => {
     stops.push(['anvil nodes', anvil.stop]);
     const solana = await startSolanaNode({ port: config.SOLANA_NODE_PORT + opts.portOffset, mnemonic: config.CHAIN_TREASURY_MNEMONIC, stateDir: path.join(opts.dir, 'chains'), slotMs: config.SOLANA_SLOT_MS });
     stops.push(['Solana node', solana.stop]);
+    const bitcoin = await startBitcoinNode({ port: config.BITCOIN_NODE_PORT + opts.portOffset, mnemonic: config.CHAIN_TREASURY_MNEMONIC, stateDir: path.join(opts.dir, 'chains'), blockMs: config.BITCOIN_BLOCK_MS });
+    stops.push(['Bitcoin node', bitcoin.stop]);
     const apiUrls = API_PORTS.map((p) => `http://localhost:${p + opts.portOffset}`);
     log.info('starting the Temporal cluster (history, matching, frontend, worker, UI)');
     const temporal = await startTemporalCluster(
@@ -56,7 +59,7 @@ runMain('cluster', async () => {
     );
     for (const { name, process } of temporal.processes) stops.push([name, process.stop]);
 
-    const env = platformEnv(opts, { temporalAddress: temporal.address, evmRpcUrls: anvil.env, solanaRpcUrl: solana.url, publicBaseUrl: apiUrls[0] });
+    const env = platformEnv(opts, { temporalAddress: temporal.address, evmRpcUrls: anvil.env, solanaRpcUrl: solana.url, bitcoinRpcUrl: bitcoin.url, publicBaseUrl: apiUrls[0] });
     env.WORKFLOW_BUNDLE_PATH = await buildWorkflowBundle(path.join(opts.dir, 'workflow-bundle.js'), quietBundler);
     const onRestart = (name: string) => log.warn({ process: name }, 'exited; started again');
     const platform: SupervisedProcess[] = [];

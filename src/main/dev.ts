@@ -10,6 +10,7 @@ import { createDb, migrateToLatest } from '../db';
 import { startEmbeddedPostgres } from '../embedded/pglite';
 import { startAnvilNodes } from '../embedded/anvil';
 import { startSolanaNode } from '../embedded/solana';
+import { startBitcoinNode } from '../embedded/bitcoin';
 import { startTemporalDevServer } from '../embedded/temporal-dev-server';
 import { lockDataDir } from '../embedded/service-process';
 import { createLogger } from '../logger';
@@ -67,6 +68,12 @@ runMain('platform', async () => {
       const solana = await startSolanaNode({ port: config.SOLANA_NODE_PORT, mnemonic: config.CHAIN_TREASURY_MNEMONIC, stateDir: path.join(config.dataDir, 'chains'), slotMs: config.SOLANA_SLOT_MS });
       stops.push(['Solana node', solana.stop]);
       config.SOLANA_RPC_URL = solana.url;
+    }
+    if (!config.BITCOIN_RPC_URL) {
+      log.info('starting the sandbox Bitcoin node (btcd, regtest)');
+      const bitcoin = await startBitcoinNode({ port: config.BITCOIN_NODE_PORT, mnemonic: config.CHAIN_TREASURY_MNEMONIC, stateDir: path.join(config.dataDir, 'chains'), blockMs: config.BITCOIN_BLOCK_MS });
+      stops.push(['Bitcoin node', bitcoin.stop]);
+      config.BITCOIN_RPC_URL = bitcoin.url;
     }
 
     // PGlite's one session is shared by every connection: named statements would collide there.

@@ -35,3 +35,12 @@ export async function storeSweepTransaction(q: Queryable, sweepKey: string, whic
 export async function markSwept(q: Queryable, sweepKey: string): Promise<void> {
   await q.updateTable('chain_sweeps').set({ status: 'swept', updated_at: new Date() }).where('sweep_key', '=', sweepKey).execute();
 }
+
+/** Another sweep from the same address has a transaction out and is not swept yet. */
+export async function otherSweepOut(q: Queryable, sweep: Pick<SweepRow, 'sweep_key' | 'chain' | 'from_address'>): Promise<boolean> {
+  const other = await q.selectFrom('chain_sweeps').select('sweep_key')
+    .where('chain', '=', sweep.chain).where('from_address', '=', sweep.from_address).where('sweep_key', '<>', sweep.sweep_key)
+    .where('status', '=', 'pending').where((eb) => eb.or([eb('gas_signed_transaction', 'is not', null), eb('sweep_signed_transaction', 'is not', null)]))
+    .limit(1).executeTakeFirst();
+  return Boolean(other);
+}

@@ -25,20 +25,21 @@ export interface LiveSummary {
 /**
  * The live implementations this build has. A fiat rail is real where RAIL_PROVIDERS gives it the
  * bank's file interface (ACH and SEPA today); the others have none and run in the sandbox only. EVM
- * chains and solana are real wherever an RPC address is configured; stellar and tron exist only as the
+ * chains, solana and bitcoin are real wherever an RPC address is configured; stellar and tron exist only as the
  * sandbox's simulator.
  */
-function liveRailUnavailable(config: Pick<Config, 'EVM_RPC_URLS' | 'SOLANA_RPC_URL' | 'RAIL_PROVIDERS' | 'SANDBOX_BANK_FILES'>, rail: PaymentRail): string | undefined {
+function liveRailUnavailable(config: Pick<Config, 'EVM_RPC_URLS' | 'SOLANA_RPC_URL' | 'RAIL_PROVIDERS' | 'SANDBOX_BANK_FILES'> & Partial<Pick<Config, 'BITCOIN_RPC_URL'>>, rail: PaymentRail): string | undefined {
   if ((FIAT_RAILS as readonly string[]).includes(rail)) {
     return bankFileRailFor(config, 'production', rail) ? undefined : `${rail} has no live provider configured; it runs in the sandbox only`;
   }
   if (isSimulatedChain(rail)) return `${rail} has no live node configured; it runs on the sandbox's simulator only`;
   if (rail === 'solana' && !config.SOLANA_RPC_URL) return 'solana has no RPC address configured (SOLANA_RPC_URL)';
+  if (rail === 'bitcoin' && !config.BITCOIN_RPC_URL) return 'bitcoin has no node configured (BITCOIN_RPC_URL)';
   if (isEvmChain(rail) && !config.EVM_RPC_URLS?.[rail]) return `${rail} has no RPC address configured (EVM_RPC_URLS)`;
   return undefined;
 }
 
-export function providerAvailability(config: Pick<Config, 'EVM_RPC_URLS' | 'SOLANA_RPC_URL' | 'LIVE_FX_RATES' | 'RAIL_PROVIDERS' | 'SANDBOX_BANK_FILES'>): ProviderAvailability {
+export function providerAvailability(config: Pick<Config, 'EVM_RPC_URLS' | 'SOLANA_RPC_URL' | 'LIVE_FX_RATES' | 'RAIL_PROVIDERS' | 'SANDBOX_BANK_FILES'> & Partial<Pick<Config, 'BITCOIN_RPC_URL'>>): ProviderAvailability {
   const liveUnavailable = new Map(PAYMENT_RAILS.map((rail) => [rail, liveRailUnavailable(config, rail)] as const));
   const liveRates = Object.keys(config.LIVE_FX_RATES ?? {}).length > 0;
   const realRails = PAYMENT_RAILS.filter((r) => !liveUnavailable.get(r));

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@te
 import type { PlatformDeps } from '../deps';
 import { ApiError } from '../errors';
 import { formatAmount, ASSET_SCALE } from '../domain/money';
-import type { Database, PaymentsTable, TransferRow } from '../db/schema';
+import type { Database, Environment, PaymentsTable, TransferRow } from '../db/schema';
 import type { RailEvent } from '../providers/rails';
 import type { returnRailDepositWorkflow } from '../../workflows/rail-deposit-return';
 import { railDepositReturnWorkflowId } from '../../workflows/rail-deposit-return-messages';
@@ -13,6 +13,7 @@ import { type Tenant, tenantOf } from '../db/tenant-scope';
 import type { Db } from '../db';
 import { PLATFORM_TENANT, postTransaction } from '../ledger/ledger';
 import { strayDepositPostings, strayReturnPostings } from '../domain/transfers';
+import { receiveVirtualAccountDeposit, type VirtualAccountOf } from '../payment-routes/virtual-account-deposits';
 import type { Selectable, Transaction } from 'kysely';
 
 /** What came of a rail event, kept on its row for operators. */
@@ -41,14 +42,15 @@ export const HANDLED_RAIL_EVENT_OUTCOMES: readonly RailEventOutcome[] = [
  * half-way (no outcome yet) is handled again: what it sends the workflows (an Update keyed by the
  * payment, a signal, a workflow start keyed by the payment) changes nothing the second time.
  */
-export async function handleRailEvent(deps: Pick<PlatformDeps, 'db' | 'temporal' | 'log' | 'config' | 'cipher'>, event: RailEvent): Promise<{ id: string; outcome: RailEventOutcome }> {
+export async function handleRailEvent(deps: RailEventDeps, event: RailEvent, environment: Environment): Promise<{ id: string; outcome: RailEventOutcome }> {
   const { id, type, providerPaymentId } = event;
   const payload = event.type === 'payment.received'
     ? { rail: event.rail, currency: event.currency, amount: formatAmount(event.amountMinor, ASSET_SCALE[event.currency] ?? 2), reference: event.reference }
     : { code: event.code };
   const sender = event.type === 'payment.received' && event.senderName ? deps.cipher.encrypt(event.senderName) : null;
   // Recorded, or found recorded before, in one statement: the insert's row is new (no outcome yet),
-  // or the row a delivery before it left; with it, the transfer a deposit's reference names.
+  // or the row a delivery before it left; with it, the transfer a deposit's reference names, or the
+  // virtual account of the event's environment (src/payment-routes/virtual-accounts.ts).
   const reference = event.type === 'payment.received' ? event.reference : null;
   const seen = await deps.db
     .with('inserted', (db) => db.insertInto('rail_events').values({
@@ -60,12 +62,16 @@ export async function handleRailEvent(deps: Pick<PlatformDeps, 'db' | 'temporal'
         .where((eb) => eb.not(eb.exists(eb.selectFrom('inserted').select(eb.lit(1).as('one')))))))
     .selectFrom('seen')
     .leftJoin('transfers', (join) => join.on('transfers.deposit_reference', '=', reference))
-    .select(['seen.outcome', ...DEPOSIT_TRANSFER_COLUMNS.map((c) => `transfers.${c}` as const)])
+    .leftJoin('payment_routes as route', (join) => join.on('route.deposit_reference', '=', reference)
+      .on('route.kind', '=', 'virtual_account').on('route.environment', '=', environment))
+    .select(['seen.outcome', 'route.id as route_id', 'route.developer_id as route_developer_id', ...DEPOSIT_TRANSFER_COLUMNS.map((c) => `transfers.${c}` as const)])
     .executeTakeFirstOrThrow();
   if (seen.outcome) return { id, outcome: seen.outcome as RailEventOutcome };
 
   const named = seen.id === null ? undefined : { id: seen.id, source_rail: seen.source_rail!, source_currency: seen.source_currency!, amount_minor: seen.amount_minor! };
-  const { outcome, transferId } = event.type === 'payment.received' ? await receiveDeposit(deps, event, named) : await receiveReturn(deps, event);
+  const { outcome, transferId } = event.type === 'payment.received'
+    ? await receiveDeposit(deps, event, named, seen.route_id ? { id: seen.route_id, developer_id: seen.route_developer_id!, environment } : undefined)
+    : await receiveReturn(deps, event);
   await deps.db.updateTable('rail_events').set({ outcome, transfer_id: transferId ?? null, handled_at: new Date() }).where('id', '=', id).execute();
   if (!HANDLED_RAIL_EVENT_OUTCOMES.includes(outcome)) {
     deps.log.warn({ rail_event_id: id, outcome, transfer_id: transferId }, 'rail event needs an operator');
@@ -79,17 +85,28 @@ export async function handleRailEvent(deps: Pick<PlatformDeps, 'db' | 'temporal'
  * Money that names the transfer but is not taken goes back to its sender (workflows/rail-deposit-return.ts).
  */
 async function receiveDeposit(
-  deps: Pick<PlatformDeps, 'db' | 'temporal' | 'config'>, event: ReceivedPayment, row: DepositTransfer | undefined,
+  deps: RailEventDeps, event: ReceivedPayment, row: DepositTransfer | undefined, route: VirtualAccountOf | undefined,
 ): Promise<{ outcome: RailEventOutcome; transferId?: string }> {
+  if (!row && route) {
+    // A virtual account's deposit: its own transfer takes it. One the account holds (another
+    // currency, a transfer refused) stays with the platform for operators, as unmatched money does.
+    const { transferId } = await receiveVirtualAccountDeposit(deps, route, event);
+    if (transferId) return { outcome: 'deposit_received', transferId };
+  }
   if (!row) {
-    // The money is with the platform all the same: held in its own books until an operator matches it or sends it back.
-    await deps.db.transaction().execute((trx) => holdUnclaimedMoney(trx, unmatchedDeposit(event), 'money that named no transfer, held for operators'));
+    // The money is with the platform all the same: held in its own books (or the virtual account's
+    // developer's) until an operator matches it or sends it back.
+    const money = await unmatchedDepositOf(deps.db, event);
+    await deps.db.transaction().execute((trx) => holdUnclaimedMoney(trx, money, 'money that named no transfer, held for operators'));
     return { outcome: 'unmatched' as const };
   }
   return depositForTransfer(deps, row, event);
 }
 
 export type ReceivedPayment = Extract<RailEvent, { type: 'payment.received' }>;
+
+/** What handling an event needs: a virtual account's deposit creates its transfer (quote, chain legs). */
+export type RailEventDeps = Pick<PlatformDeps, 'db' | 'temporal' | 'log' | 'config' | 'cipher' | 'chains' | 'rates' | 'availability'>;
 
 /** What `depositForTransfer` reads of the transfer a deposit is for. */
 export const DEPOSIT_TRANSFER_COLUMNS = ['id', 'source_rail', 'source_currency', 'amount_minor'] as const;
@@ -195,6 +212,16 @@ export interface UnclaimedMoney {
 /** A deposit that named no transfer belongs to no developer yet: the platform's own books hold it. */
 export function unmatchedDeposit(event: Pick<ReceivedPayment, 'providerPaymentId' | 'rail' | 'currency' | 'amountMinor'>): UnclaimedMoney {
   return { tenant: PLATFORM_TENANT, rail: event.rail, currency: event.currency, amountMinor: event.amountMinor, key: `rail_inbound:${event.providerPaymentId}` };
+}
+
+/**
+ * Whose books hold a payment that funded no transfer: the developer's, when a virtual account of
+ * theirs received and held it (another currency, a transfer refused); else the platform's.
+ */
+export async function unmatchedDepositOf(db: Db, event: Pick<ReceivedPayment, 'providerPaymentId' | 'rail' | 'currency' | 'amountMinor'>): Promise<UnclaimedMoney> {
+  const held = await db.selectFrom('route_deposits').select(['developer_id', 'environment'])
+    .where('deposit_key', '=', `${event.rail}:${event.providerPaymentId}`).executeTakeFirst();
+  return { ...unmatchedDeposit(event), ...(held ? { tenant: tenantOf(held) } : {}) };
 }
 
 /** A payout or refund that came back late is its transfer's developer's: held in their books. */

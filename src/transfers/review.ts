@@ -12,6 +12,7 @@ import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../d
 import type { SanctionsScreener } from '../sanctions/screener';
 import { storeScreening } from '../sanctions/screenings';
 import { loadTransfer } from './transfer';
+import { routeLimitReasons } from '../payment-routes/limits';
 
 export interface TransferReviewLimits {
   /** In US dollars. */
@@ -32,7 +33,7 @@ export interface PayeeRefusal {
  * transfer is undeliverable before anything is sent). Then the reasons that hold it for an operator's
  * decision: the customer suspended, sanctions screening of the destination account holder and of
  * the fiat deposit's sender (where the provider named them), listed digital-currency addresses on
- * either side, the amount threshold and the customer's 24-hour velocity.
+ * either side, the amount threshold and the customer's 24-hour velocity; a route's own limits.
  */
 export async function reviewTransfer(
   deps: ReviewDeps, transferId: string, loaded?: TransferRow,
@@ -41,7 +42,9 @@ export async function reviewTransfer(
   const facts = await reviewFacts(deps.db, t);
   const undeliverable = await payeeRefusal(deps, t, facts.account);
   if (undeliverable) return { reasons: [], undeliverable };
-  const reasons = [...suspensionReasons(facts), ...await sanctionsReasons(deps, t, facts), ...await limitReasons(deps, t, facts.recent)];
+  const reasons = [
+    ...suspensionReasons(facts), ...await sanctionsReasons(deps, t, facts), ...await limitReasons(deps, t, facts.recent), ...await routeLimitReasons(deps.db, t),
+  ];
   if (t.environment === 'sandbox' && isMagicCents(BigInt(t.amount_minor), ASSET_SCALE[t.source_currency], 15n)) {
     reasons.push('sandbox_review: amounts ending in .15 are held in the sandbox');
   }

@@ -49,8 +49,11 @@ export type TransferCreateInput = z.output<typeof TransferCreate>;
 
 const body = (key: string, message: string) => invalidField('body', key, message);
 
-/** What can be checked without the database: rails, currencies, amounts and the shape of each side. */
-export function checkTransferShape(input: TransferCreateInput) {
+/**
+ * What can be checked without the database: rails, currencies, amounts and the shape of each side.
+ * A standing route is checked before any sender is known (`senderLater`): each deposit names its own.
+ */
+export function checkTransferShape(input: TransferCreateInput, opts: { senderLater?: boolean } = {}) {
   const { source, destination } = input;
   for (const [side, leg] of [['source', source], ['destination', destination]] as const) {
     const profile = RAILS[leg.payment_rail];
@@ -73,7 +76,7 @@ export function checkTransferShape(input: TransferCreateInput) {
   checkAccountLegs(input);
   if (isChainRail(source.payment_rail) && source.wallet_id) {
     if (source.from_address) throw body('source.from_address', 'is the wallet\'s own address when source.wallet_id is given: leave it out');
-  } else if (isChainRail(source.payment_rail)) {
+  } else if (isChainRail(source.payment_rail) && !(opts.senderLater && !source.from_address)) {
     if (!source.from_address) throw body('source.from_address', `is required when the source is the ${source.payment_rail} chain (refunds go back to it), or a source.wallet_id`);
     const error = cryptoAddressError(source.payment_rail as CryptoChain, source.from_address);
     if (error) throw body('source.from_address', `${error}`);
@@ -210,10 +213,12 @@ export async function prepareChainLegs(deps: PlatformDeps, tenant: Tenant, input
   return { sourcePosition, gasFeeMinor };
 }
 
-export async function createTransfer(
-  trx: Transaction<Database>, deps: PlatformDeps, tenant: Tenant, input: TransferCreateInput,
-  prepared: { amountMinor: bigint; developerFeeMinor: bigint; sourcePosition: string | null; gasFeeMinor: bigint },
-): Promise<TransferRow> {
+/**
+ * Who a transfer is for and who it pays, checked in the transaction: the customer (active, KYC
+ * approved, endorsed for both rails), its wallets and platform accounts named by the legs, and the
+ * payee's external account. A standing route is checked the same way when it is created.
+ */
+export async function resolveTransferParties(trx: Transaction<Database>, deps: Pick<PlatformDeps, 'chains'>, tenant: Tenant, input: TransferCreateInput, amountMinor: bigint) {
   const customer = await findBodyCustomer(trx, tenant, input.on_behalf_of, 'on_behalf_of');
   if (customer.status !== 'active' || customer.kyc_status !== 'approved') {
     throw invalidStateField('on_behalf_of', `Customer ${customer.id} is ${customer.status} with KYC ${customer.kyc_status}; transfers need an active, KYC-approved customer`);
@@ -222,10 +227,30 @@ export async function createTransfer(
     const needed = RAILS[rail].endorsement;
     if (!customer.endorsements.includes(needed)) throw invalidStateField('on_behalf_of', `Customer ${customer.id} lacks the ${needed} endorsement that ${rail} needs`);
   }
-  const wallets = await resolveTransferWallets(trx, deps.chains, tenant, customer.id, input, prepared.amountMinor);
+  const wallets = await resolveTransferWallets(trx, deps.chains, tenant, customer.id, input, amountMinor);
   const accounts = await resolveTransferAccounts(trx, tenant, customer.id, input);
   const toAddress = wallets.destinationAddress
     ?? (accounts.destinationAccountId ? null : (await checkPayeeAccount(trx, tenant, customer.id, input.destination, 'destination.')).toAddress);
+  return { customer, wallets, accounts, toAddress };
+}
+
+/**
+ * A deposit that arrived on a standing route: its transfer carries the route's id and shows where
+ * the money was sent (a liquidation address's chain address, a virtual account's bank details).
+ */
+export interface StandingDeposit {
+  routeId: string;
+  depositAddress: string | null;
+  depositIndex: string | null;
+  instructions?: Record<string, string>;
+}
+
+export async function createTransfer(
+  trx: Transaction<Database>, deps: PlatformDeps, tenant: Tenant, input: TransferCreateInput,
+  prepared: { amountMinor: bigint; developerFeeMinor: bigint; sourcePosition: string | null; gasFeeMinor: bigint },
+  standing?: StandingDeposit,
+): Promise<TransferRow> {
+  const { customer, wallets, accounts, toAddress } = await resolveTransferParties(trx, deps, tenant, input, prepared.amountMinor);
   const fromAddress = wallets.sourceAddress ?? input.source.from_address ?? null;
 
   const rate = await deps.rates[tenant.environment].rate(input.source.currency, input.destination.currency);
@@ -252,7 +277,13 @@ export async function createTransfer(
   let depositIndex: string | null = null;
   let instructions: Record<string, string>;
   const amount = formatAmount(prepared.amountMinor, ASSET_SCALE[input.source.currency]);
-  if (isChainRail(input.source.payment_rail)) {
+  if (standing) {
+    // Arrived already, at the route's permanent address: nothing is awaited there.
+    depositAddress = standing.depositAddress;
+    depositIndex = standing.depositIndex;
+    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, ...standing.instructions };
+    if (depositAddress) Object.assign(instructions, { to_address: depositAddress, from_address: fromAddress! });
+  } else if (isChainRail(input.source.payment_rail)) {
     const { index } = (await sql<{ index: string }>`select nextval('deposit_address_index')::text as index`.execute(trx)).rows[0];
     depositAddress = deps.chains[input.source.payment_rail].depositAddress(Number(index));
     depositIndex = index;
@@ -308,11 +339,13 @@ export async function createTransfer(
     deposit_reference: depositReference,
     deposit_address: depositAddress,
     deposit_index: depositIndex,
-    source_position: prepared.sourcePosition,
+    // A route's transfer is not watched for its deposit, nor its address for strays (src/transfers/stray-chain-scan.ts).
+    source_position: standing ? null : prepared.sourcePosition,
     stray_scan_position: null,
     return_code: null,
     review_reasons: null,
     review_decision: null,
+    route_id: standing?.routeId ?? null,
     created_at: now,
     updated_at: now,
   };

@@ -40,7 +40,7 @@ async function legWallet(
 async function checkSpendable(trx: Transaction<Database>, chains: ChainAdapters, wallet: WalletRow, rail: ChainRail, currency: string, amountMinor: bigint) {
   const chain = chains[rail];
   const address = wallet.addresses[rail]!;
-  const [token, native] = await chain.balancesOf(address, [currency, chain.nativeAsset]);
+  const [token, native] = await chain.balancesOf(address, [currency, chain.nativeAsset], trx);
   const reserved = (await walletReservations(trx, wallet.id)).get(`${rail}|${currency}`) ?? 0n;
   const available = token!.confirmedMinor - reserved;
   const scale = ASSET_SCALE[currency]!;
@@ -50,6 +50,11 @@ async function checkSpendable(trx: Transaction<Database>, chains: ChainAdapters,
   }
   if (chain.walletsPayGas) {
     const gas = await chain.estimatePayoutFee(currency);
+    // Where the asset sent is the one fees are paid in (btc on bitcoin), the two add up.
+    if (currency === chain.nativeAsset && available - amountMinor < gas) {
+      throw invalidStateField('source.wallet_id', `Wallet ${wallet.id} can spend ${formatAmount(available < 0n ? 0n : available, scale)} ${currency} on ${rail}; `
+        + `the transfer needs ${formatAmount(amountMinor, scale)} and about ${formatAmount(gas, scale)} for the network fee of sending it`);
+    }
     const nativeScale = ASSET_SCALE[chain.nativeAsset] ?? 18;
     if (native!.confirmedMinor < gas) {
       throw invalidStateField('source.wallet_id', `Wallet ${wallet.id} holds ${formatAmount(native!.confirmedMinor, nativeScale)} ${chain.nativeAsset} on ${rail}; `

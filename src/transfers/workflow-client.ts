@@ -7,7 +7,7 @@ import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../d
 import { CurrencyAttr, CustomerIdAttr, DestinationRailAttr, SourceRailAttr, TransferStateAttr } from '../temporal/search-attributes';
 import type { transferWorkflow } from '../../workflows/transfer';
 import {
-  cancelTransfer, decideReview, offerDeposit, paymentReturned, refundReturned, retryRefund, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus,
+  cancelTransfer, decideReview, offerDeposit, type DepositNotice, paymentReturned, refundReturned, retryRefund, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus,
 } from '../../workflows/transfer-messages';
 
 export const transferWorkflowId = (transferId: string) => `transfer:${transferId}`;
@@ -20,7 +20,9 @@ export const transferWorkflowId = (transferId: string) => `transfer:${transferId
 const CHAIN_WATCH_MS = 30 * 60_000;
 
 /** Starts `transfer:{id}`; the return windows (of the payout and of a refund) run on the sandbox clock in the sandbox. */
-export async function startTransferWorkflow(deps: Pick<PlatformDeps, 'config' | 'temporal'>, tenant: Tenant, row: TransferRow, opts: { sourceWalletIsMpc?: boolean } = {}) {
+export async function startTransferWorkflow(
+  deps: Pick<PlatformDeps, 'config' | 'temporal'>, tenant: Tenant, row: TransferRow, opts: { sourceWalletIsMpc?: boolean; routeDeposit?: DepositNotice; routeDepositRefused?: string } = {},
+) {
   const scale = tenant.environment === 'sandbox' ? deps.config.SANDBOX_TIME_SCALE : 1;
   const destination = RAILS[row.destination_rail as PaymentRail];
   const source = RAILS[row.source_rail as PaymentRail];
@@ -37,6 +39,8 @@ export async function startTransferWorkflow(deps: Pick<PlatformDeps, 'config' | 
       ...(opts.sourceWalletIsMpc ? { sourceWalletIsMpc: true, mpcSignatureExpiryMs: deps.config.MPC_SIGNATURE_EXPIRY_MS } : {}),
       ...(row.source_account_id ? { sourceIsAccount: true } : {}),
       ...(row.destination_account_id ? { destinationIsAccount: true } : {}),
+      ...(opts.routeDeposit ? { routeDeposit: opts.routeDeposit } : {}),
+      ...(opts.routeDepositRefused ? { routeDepositRefused: opts.routeDepositRefused } : {}),
       destinationIsChain: isChainRail(row.destination_rail),
       depositExpiryMs: deps.config.TRANSFER_DEPOSIT_EXPIRY_HOURS * 3600_000,
       returnWindowMs,
@@ -50,7 +54,7 @@ export async function startTransferWorkflow(deps: Pick<PlatformDeps, 'config' | 
       { key: DestinationRailAttr, value: row.destination_rail },
       { key: CurrencyAttr, value: row.source_currency },
     ],
-    staticSummary: `${row.amount_minor} minor units of ${row.source_currency}: ${row.source_rail} → ${row.destination_rail} (${row.destination_currency})`,
+    staticSummary: `${row.amount_minor} minor units of ${row.source_currency}: ${row.source_rail} → ${row.destination_rail} (${row.destination_currency})${row.route_id ? `, a deposit on route ${row.route_id}` : ''}`,
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }

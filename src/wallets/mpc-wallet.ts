@@ -8,7 +8,7 @@ import { isEvmChain } from '../domain/rails';
 import { invalidField } from '../errors';
 import { newId } from '../ids';
 import { insertMpcSession } from '../mpc/sessions';
-import { walletAddressKey } from './watcher';
+import { walletAddressKey } from './address-key';
 import { serializeWallet, type ServedChain, type WalletCreate } from './wallet';
 
 // MPC wallets (docs/MPC.md): created in `key_generation` with a key-generation session the customer's

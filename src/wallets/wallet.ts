@@ -16,7 +16,7 @@ import { ApiError, invalidField } from '../errors';
 import { newId, objectId } from '../ids';
 import type { KeyVault } from '../keys/key-vault';
 import type { ProviderAvailability } from '../providers/availability';
-import { walletAddressKey } from './watcher';
+import { walletAddressKey } from './address-key';
 
 // Customers' wallets (spec 2.4, docs/WALLETS.md): custodial wallets, their keys sealed at rest, and
 // balances read from the chain; their history is src/wallets/watcher.ts's.
@@ -86,9 +86,11 @@ function checkChains(chains: string[]): ChainRail[] {
 
 /**
  * The wallet's address on a chain: the key's EVM address; on solana the address of an ed25519 key
- * derived from it; on the simulated chains an address derived from the key.
+ * derived from it; where the chain's adapter derives it (bitcoin: its network's P2WPKH address of a
+ * key derived from it), the adapter's; on the simulated chains an address derived from the key.
  */
-function addressOn(chain: ChainRail, privateKey: `0x${string}`): string {
+function addressOn({ chain, walletAddress }: ServedChain, privateKey: `0x${string}`): string {
+  if (walletAddress) return walletAddress(Buffer.from(privateKey.slice(2), 'hex'));
   if (isEvmChain(chain)) return privateKeyToAddress(privateKey);
   if (chain === 'solana') return walletSolanaAddress(Buffer.from(privateKey.slice(2), 'hex'));
   if (isSimulatedChain(chain)) return encodeChainAddress(chain, createHash('sha256').update(`${chain}:`).update(Buffer.from(privateKey.slice(2), 'hex')).digest());
@@ -107,7 +109,7 @@ export async function createWallet(
   const now = new Date();
   const id = newId('wallet', now.getTime());
   const privateKey = generatePrivateKey();
-  const addresses = Object.fromEntries(chains.map(({ chain }) => [chain, addressOn(chain, privateKey)]));
+  const addresses = Object.fromEntries(chains.map((served) => [served.chain, addressOn(served, privateKey)]));
   const sealed = await deps.keys.seal(Buffer.from(privateKey.slice(2), 'hex'), walletKeyContext({ id, type: 'custodial' }));
   const row = await trx.insertInto('wallets').values({
     id, developer_id: tenant.developerId, environment: tenant.environment, customer_id: customer.id, type: 'custodial', label: body.label ?? null,
@@ -127,6 +129,8 @@ export async function createWallet(
 export interface ServedChain {
   chain: ChainRail;
   position: string;
+  /** The adapter's address for a wallet key, on chains whose addresses depend on its configuration (bitcoin's network). */
+  walletAddress?: (walletKey: Uint8Array) => string;
 }
 
 /**
@@ -145,7 +149,7 @@ export async function prepareWalletChains(
   const adapters = deps.chains;
   return Promise.all(chains.map(async (chain, i) => {
     try {
-      return { chain, position: await adapters[chain].currentPosition() };
+      return { chain, position: await adapters[chain].currentPosition(), walletAddress: adapters[chain].walletAddress?.bind(adapters[chain]) };
     } catch (err) {
       if (err instanceof ChainUnavailableError) throw invalidField('body', `chains[${i}]`, `${chain} is not served here: ${err.message}`);
       throw err;

@@ -4,7 +4,10 @@ import type { Db } from '../db';
 import type { WalletTransactionRow } from '../db/schema';
 import { tenantOf } from '../db/tenant-scope';
 import { recordEvent } from '../domain/events';
-import { isEvmChain, type ChainRail } from '../domain/rails';
+import type { ChainRail } from '../domain/rails';
+import { rowsByAddress, walletAddressKey } from './address-key';
+import { recordRouteDeposits, settleRouteDeposits } from '../payment-routes/route-deposits';
+import { carryRouteDeposits } from '../payment-routes/carry-deposits';
 import { newId } from '../ids';
 import { transfersOfTransactions } from '../payments/store';
 import { transfersOfWalletTransactions } from './signed-transactions';
@@ -15,13 +18,13 @@ import { serializeWalletTransaction } from './transactions';
 // the chain's traffic, not the number of wallets. Each transfer into or out of a wallet becomes a
 // wallet transaction, pending until deep enough; both steps are events.
 
-type WatchDeps = { db: Db; chains: ChainAdapters };
+// Deposits into liquidation addresses are found on the same pages (src/payment-routes/); with
+// `routes`, the look also carries the confirmed ones to their transfers.
+type WatchDeps = { db: Db; chains: ChainAdapters; routes?: Parameters<typeof carryRouteDeposits>[0] };
 
 /** Reads per look before the pending transactions are looked at again. */
 const READS_PER_LOOK = 20;
 
-/** How addresses are compared on a chain: EVM addresses are hex in either case. */
-export const walletAddressKey = (chain: string, address: string) => (isEvmChain(chain as ChainRail) ? address.toLowerCase() : address);
 
 /**
  * One look at the chain: reads on from the chain's cursor until caught up, records what touched a
@@ -35,13 +38,17 @@ export async function followWalletTransfers(deps: WatchDeps, chain: ChainRail, o
   for (let reads = 0; reads < READS_PER_LOOK; reads++) {
     const page = await deps.chains[chain].readTokenTransfers(position);
     recorded += await recordWalletTransfers(deps.db, chain, page.transfers);
+    recorded += await recordRouteDeposits(deps.db, chain, page.transfers);
     // After the records: a crash in between reads the range again, and records nothing twice.
     position = page.nextPosition;
     await deps.db.updateTable('chain_watch_cursors').set({ position, updated_at: new Date() }).where('chain', '=', chain).execute();
     onProgress();
     if (page.caughtUp) break;
   }
-  return { recorded, settled: await settlePendingTransactions(deps, chain) };
+  const settled = await settlePendingTransactions(deps, chain);
+  await settleRouteDeposits(deps.db, deps.chains, chain);
+  if (deps.routes) await carryRouteDeposits(deps.routes, chain);
+  return { recorded, settled };
 }
 
 interface WalletLeg {
@@ -53,13 +60,10 @@ interface WalletLeg {
 /** The legs of these transfers that are a wallet's: the receiving wallet's incoming, the sending wallet's outgoing. */
 async function walletLegs(db: Db, chain: ChainRail, transfers: ChainTokenTransfer[]): Promise<WalletLeg[]> {
   const keys = [...new Set(transfers.flatMap((t) => [walletAddressKey(chain, t.from), walletAddressKey(chain, t.to)]))];
-  const wallets = new Map<string, WalletLeg['wallet']>();
-  for (let i = 0; i < keys.length; i += 1_000) {
-    const rows = await db.selectFrom('wallet_addresses').innerJoin('wallets', 'wallets.id', 'wallet_addresses.wallet_id')
-      .select(['wallet_addresses.address', 'wallets.id', 'wallets.developer_id', 'wallets.environment'])
-      .where('wallet_addresses.chain', '=', chain).where('wallet_addresses.address', 'in', keys.slice(i, i + 1_000)).execute();
-    for (const r of rows) wallets.set(r.address, r);
-  }
+  const wallets: Map<string, WalletLeg['wallet']> = await rowsByAddress(keys, (addresses) => db.selectFrom('wallet_addresses')
+    .innerJoin('wallets', 'wallets.id', 'wallet_addresses.wallet_id')
+    .select(['wallet_addresses.address', 'wallets.id', 'wallets.developer_id', 'wallets.environment'])
+    .where('wallet_addresses.chain', '=', chain).where('wallet_addresses.address', 'in', addresses).execute());
   if (wallets.size === 0) return [];
   return transfers.flatMap((transfer) => {
     const to = wallets.get(walletAddressKey(chain, transfer.to));

@@ -24,6 +24,8 @@ interface ClaimedDelivery {
   event_id: string;
   attempts: number;
   created_at: Date;
+  /** created_at to the microsecond, as stored: a redelivery requested while this one is in flight changes it. */
+  requested_at: string;
 }
 
 /** Up to this many deliveries go to one endpoint at once (a round, recorded in one transaction). */
@@ -42,6 +44,9 @@ export function retryDelayMs(attempts: number, baseMs: number, random = Math.ran
   return Math.round(exponential * (0.8 + 0.4 * random()));
 }
 
+/** The delivery is as it was claimed: no redelivery was requested meanwhile (`redeliver` sets created_at). */
+const unchangedSinceClaim = (d: ClaimedDelivery) => sql<boolean>`created_at = ${d.requested_at}::timestamptz`;
+
 async function claimDue(db: Db, endpointId: string, leaseMs: number): Promise<ClaimedDelivery[]> {
   const now = new Date();
   const { rows } = await sql<ClaimedDelivery>`
@@ -50,7 +55,7 @@ async function claimDue(db: Db, endpointId: string, leaseMs: number): Promise<Cl
       select id from webhook_deliveries
       where endpoint_id = ${endpointId} and status = 'pending' and next_attempt_at <= ${now}
       order by next_attempt_at, id limit ${BATCH} for update skip locked)
-    returning d.id, d.event_id, d.attempts, d.created_at`.execute(db);
+    returning d.id, d.event_id, d.attempts, d.created_at, d.created_at::text as requested_at`.execute(db);
   return rows;
 }
 
@@ -114,7 +119,8 @@ async function send(endpoint: WebhookEndpointRow, secrets: string[], event: Even
 /**
  * A round of attempts, recorded in one transaction: every attempt, the deliveries that succeeded
  * settled at once, each failure rescheduled (or given up at the end of its window, marking the
- * endpoint failing).
+ * endpoint failing). A delivery whose redelivery was requested while it was in flight stays due:
+ * it is sent again.
  */
 async function recordRound(db: Db, endpoint: WebhookEndpointRow, round: ClaimedDelivery[], outcomes: SendOutcome[], opts: DeliveryOptions) {
   await db.transaction().execute(async (trx) => {
@@ -124,8 +130,11 @@ async function recordRound(db: Db, endpoint: WebhookEndpointRow, round: ClaimedD
     }))).execute();
     const delivered = round.filter((_, i) => outcomes[i]!.ok);
     if (delivered.length > 0) {
-      await trx.updateTable('webhook_deliveries').set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: new Date(), last_error: null }))
-        .where('id', 'in', delivered.map((d) => d.id)).execute();
+      const claims = sql.join(delivered.map((d) => sql`(${d.id}::bigint, ${d.requested_at}::timestamptz)`));
+      await sql`
+        update webhook_deliveries d set status = 'delivered', attempts = d.attempts + 1, delivered_at = ${new Date()}, last_error = null
+        from (values ${claims}) as c (id, requested_at)
+        where d.id = c.id and d.created_at = c.requested_at`.execute(trx);
     }
     for (const [i, d] of round.entries()) {
       const o = outcomes[i]!;
@@ -135,7 +144,7 @@ async function recordRound(db: Db, endpoint: WebhookEndpointRow, round: ClaimedD
       const next = new Date(Date.now() + retryDelayMs(attempts, opts.retryBaseMs));
       const givesUp = next.getTime() - d.created_at.getTime() > opts.retryWindowMs;
       await trx.updateTable('webhook_deliveries').set({ status: givesUp ? 'failed' : 'pending', attempts, next_attempt_at: next, last_error: error })
-        .where('id', '=', d.id).execute();
+        .where('id', '=', d.id).where(unchangedSinceClaim(d)).execute();
       if (givesUp) {
         await trx.updateTable('webhook_endpoints').set({ status: 'failing', status_reason: `${d.event_id} not delivered after ${attempts} attempts: ${error}`, updated_at: new Date() })
           .where('id', '=', endpoint.id).where('status', '=', 'enabled').execute();

@@ -1,5 +1,6 @@
 import { stack, runCli, temporalClient, testDb, waitFor, workflowBundle } from '../harness';
-import { chainKeys, chainUrl, fundedCustomerWallet, impersonatedWallet, tokenBalance, transferTestParties, waitForChainWatch, waitForTransferState } from '../harness/transfers';
+import { chainKeys, chainUrl, fundedCustomerWallet, impersonatedWallet, sandboxDeposit, tokenBalance, transferTestParties, waitForChainWatch, waitForTransferState } from '../harness/transfers';
+import { bitcoinKeys, outsideAddress, whileMining } from '../harness/bitcoin';
 import { sql } from 'kysely';
 import { createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseEventLogs, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -149,6 +150,28 @@ test('stray deposits go back to their senders: one after the transfer was cancel
     ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
   for await (const result of Worker.runReplayHistories(workflowBundle(), histories)) expect(result.error).toBeUndefined();
 }, 120_000);
+
+test('bitcoin: a deposit of another amount goes back to its sender, paid from the platform\'s coins (deposits are not swept there)', async () => {
+  const client = await temporalClient();
+  const tr = (await p.t.api.post('/v0/transfers', {
+    amount: '0.02', on_behalf_of: p.us.id, source: { payment_rail: 'bitcoin', currency: 'btc', from_address: outsideAddress() },
+    destination: { payment_rail: 'wire', currency: 'usd', external_account_id: p.usAccount.id },
+  })).body;
+  // The sandbox's deposits come from its faucet: that is the sender a stray goes back to.
+  await sandboxDeposit(p.t.api, tr.id, { amount: '0.015' });
+  await whileMining(waitFor(async () => (await p.t.api.get(`/v0/transfers/${tr.id}`)).body.state_reason ?? undefined, { what: 'the deposit of another amount seen' }));
+  await sandboxDeposit(p.t.api, tr.id);
+  await whileMining(waitForTransferState(p.t.api, tr.id, 'payment_processed', 90_000));
+  await client.workflow.getHandle(`transfer:${tr.id}`).result();
+  const scan = await scanStrayDeposits();
+  expect(scan.returns).toContain(`stray-deposits:${tr.id}`);
+  expect(await whileMining(client.workflow.getHandle(`stray-deposits:${tr.id}`).result())).toEqual({ returned: 1, held: 0 });
+  const back = (await p.t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=deposit_return`)).body.data;
+  expect(back).toMatchObject([{ payment_rail: 'bitcoin', status: 'settled', amount: '0.01500000', to_address: bitcoinKeys.faucet.address }]);
+  const paid = await testDb().selectFrom('bitcoin_outputs').select('amount_sats').where('txid', '=', back[0].tx_hash).where('address', '=', bitcoinKeys.faucet.address).execute();
+  expect(paid.map((o) => o.amount_sats)).toContain('1500000');
+  expect(await testDb().selectFrom('chain_sweeps').select('sweep_key').where('transfer_id', '=', tr.id).execute()).toEqual([]);
+}, 180_000);
 
 test('a stray return that reverts on chain is held; released to another address, it is signed anew with a new nonce', async () => {
   const client = await temporalClient();

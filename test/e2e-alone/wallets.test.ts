@@ -166,7 +166,7 @@ describe('custodial wallets', () => {
     const before = await count();
     const cases: [Record<string, unknown>, string, number, RegExp][] = [
       [{ chains: ['base', 'dogecoin'] }, 'chains[1]', 400, /not a chain wallets are served on/],
-      [{ chains: ['bitcoin'] }, 'chains[0]', 400, /not a chain wallets are served on/],
+      [{ chains: ['litecoin'] }, 'chains[0]', 400, /not a chain wallets are served on/],
       [{ chains: [] }, 'chains', 400, /at least one chain/],
       [{ mpc_config: { threshold: 2, total_shares: 3, key_type: 'ecdsa' } }, 'mpc_config', 400, /for mpc wallets only/],
       [{ customer_id: 'cus_nothere' }, 'customer_id', 400, /No such customer/],

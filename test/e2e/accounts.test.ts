@@ -9,7 +9,9 @@ import {
 
 const { parties: p } = transferTestParties();
 
-const transferCount = async () => Number((await sql<{ n: string }>`select count(*)::text as n from transfers`.execute(testDb())).rows[0]!.n);
+/** The customer's transfers: other files running beside this one create transfers of their own meanwhile. */
+const transferCount = async (customerId: string) =>
+  Number((await sql<{ n: string }>`select count(*)::text as n from transfers where customer_id = ${customerId}`.execute(testDb())).rows[0]!.n);
 
 /** A customer of its own (one account per customer and currency) with a usd account funded by an ACH deposit credited to it. */
 async function fundedAccount(amount: string) {
@@ -56,7 +58,7 @@ test('opened once per customer and currency; an ACH deposit is credited to it; i
 test('a transfer from the account reserves its amount at creation (pending), then spends it; more than available is a 409 that changes nothing', async () => {
   const { account, customerId } = await fundedAccount('100.00');
   const available = Number((await p.t.api.get(`/v0/accounts/${account.id}`)).body.available);
-  const before = await transferCount();
+  const before = await transferCount(customerId);
   const tooMuch = await p.t.api.post('/v0/transfers', {
     amount: `${available + 1}.00`, on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd', account_id: account.id },
     destination: { payment_rail: 'base', currency: 'usdc', to_address: RECEIVER },
@@ -64,7 +66,7 @@ test('a transfer from the account reserves its amount at creation (pending), the
   expect(tooMuch.status).toBe(409);
   expect(tooMuch.body.error).toMatchObject({ code: 'invalid_state', source: { location: 'body', key: 'source.account_id' } });
   expect(tooMuch.body.error.message).toMatch(new RegExp(`has ${available.toFixed(2)} usd available; the transfer needs`));
-  expect(await transferCount()).toBe(before);
+  expect(await transferCount(customerId)).toBe(before);
 
   const tr = (await p.t.api.post('/v0/transfers', {
     amount: '30.00', developer_fee: '1.50', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd', account_id: account.id },
@@ -101,7 +103,7 @@ test('bad account references are refused, naming the field, and create nothing',
   const eur = (await p.t.api.post('/v0/accounts', { customer_id: customerId, currency: 'eur' })).body;
   const other = await createTenant();
   const foreign = (await other.api.post('/v0/accounts', { customer_id: (await approvedCustomer(other.api)).id, currency: 'usd' })).body;
-  const before = await transferCount();
+  const before = await transferCount(customerId);
   const base = { amount: '5.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd', account_id: account.id }, destination: { payment_rail: 'base', currency: 'usdc', to_address: RECEIVER } };
   const cases: [Record<string, unknown>, string, RegExp][] = [
     [{ source: { payment_rail: 'ach', currency: 'usd', account_id: foreign.id } }, 'source.account_id', /No such account/],
@@ -116,7 +118,7 @@ test('bad account references are refused, naming the field, and create nothing',
     expect(res.body.error.message).toMatch(message);
   }
   expect((await p.t.api.post('/v0/accounts', { customer_id: customerId, currency: 'usdc' })).body.error.source).toEqual({ location: 'body', key: 'currency' });
-  expect(await transferCount()).toBe(before);
+  expect(await transferCount(customerId)).toBe(before);
   expect((await other.api.get(`/v0/accounts/${account.id}`)).status).toBe(404);
   expect((await other.api.get(`/v0/accounts/${account.id}/transactions`)).status).toBe(404);
   expect((await apiClient(p.t.publishable).post('/v0/accounts', { customer_id: customerId, currency: 'gbp' })).status).toBe(403);

@@ -157,9 +157,9 @@ test('an API process killed outright mid-request: the same request with its Idem
   expect(await usdcOnBase(body.destination.to_address)).toBe(BigInt(Math.round(Number(done.receipt.final_amount) * 1e6)));
 
   await waitFor(async () => alive(pidOf('api-1')) && pidOf('api-1') !== killed
-    && (await fetch(`${info.apiUrls[0]}/readyz`).then((r) => r.ok, () => false)), { timeoutMs: 60_000, what: 'api-1 started again' });
+    && (await fetch(`${info.apiUrls[0]}/readyz`).then((r) => r.ok, () => false)), { timeoutMs: 150_000, what: 'api-1 started again' });
   await expectLedgerVerifies();
-});
+}, 300_000);
 
 test('Ctrl-C stops every process of the layout, the platform first and the servers last', async () => {
   const names = ['api-1', 'api-2', 'worker-1', 'worker-2', 'temporal-ui', ...TEMPORAL_SERVICES.map((s) => `temporal-${s.name}`)];

@@ -20,10 +20,10 @@ describe('health and documents', () => {
     expect(await ready.json()).toEqual({
       status: {
         database: 'ok', temporal: 'ok', sanctions: 'ok',
-        // What live keys may use: the ACH and SEPA rails on the test bank's files, the EVM chains and
-        // solana on the test stack's nodes; no other fiat rail, no simulated chain.
+        // What live keys may use: the ACH and SEPA rails on the test bank's files, the EVM chains,
+        // solana and bitcoin on the test stack's nodes; no other fiat rail, no simulated chain.
         live: {
-          real: { rails: ['ach', 'ach_push', 'ach_same_day', 'sepa', 'ethereum', 'polygon', 'arbitrum', 'optimism', 'base', 'fpnet', 'solana'], rates: expect.any(String), identity: null },
+          real: { rails: ['ach', 'ach_push', 'ach_same_day', 'sepa', 'ethereum', 'polygon', 'arbitrum', 'optimism', 'base', 'fpnet', 'solana', 'bitcoin'], rates: expect.any(String), identity: null },
           unavailable: expect.objectContaining({ rails: ['wire', 'swift', 'faster_payments', 'pix', 'spei', 'stellar', 'tron'] }),
         },
       },

@@ -93,7 +93,7 @@ function alive(pid: number): boolean {
   });
 }
 
-/** The pids of the Temporal dev server, the anvil nodes and the Solana node, from the pid files npm start keeps. */
+/** The pids of the Temporal dev server, the anvil nodes, the Solana and the Bitcoin node, from the pid files npm start keeps. */
 function serverPids(): number[] {
   const files = [path.join(dataDir, 'temporal.pid'),
     ...(fs.existsSync(path.join(dataDir, 'chains')) ? fs.readdirSync(path.join(dataDir, 'chains')).filter((f) => f.endsWith('.pid')).map((f) => path.join(dataDir, 'chains', f)) : [])];
@@ -117,11 +117,11 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   const first = npmStart('first');
   await untilRunning(first);
   const servers = serverPids();
-  expect(servers).toHaveLength(1 + EVM_CHAINS.length + 1); // the Temporal dev server, one anvil node per EVM chain, the Solana node
+  expect(servers).toHaveLength(1 + EVM_CHAINS.length + 3); // the Temporal dev server, one anvil node per EVM chain, the Solana node, the Bitcoin node and its btcd
   expect(servers.every(alive)).toBe(true);
   for (const pid of servers) {
     const commandLine = spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).stdout;
-    expect(commandLine).toMatch(/temporal|anvil|solana-node/);
+    expect(commandLine).toMatch(/temporal|anvil|solana-node|bitcoin-node|btcd/);
     expect(commandLine).not.toContain(treasuryMnemonic.split(' ').slice(0, 3).join(' '));
   }
 
@@ -185,7 +185,7 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   expect((await api.post('/v0/sanctions/screen', { name: 'Jane Doe' })).body.status).toBe('clear');
   expect((await (await fetch(`${apiUrl}/readyz`)).json()).status.sanctions).toMatch(/the shipped snapshot is loaded; its oldest list was published 2024-05-03/);
   await stopWithCtrlC(restarted);
-});
+}, 180_000); // three starts of the whole stack (seven chain nodes, the Temporal dev server), two Ctrl-C stops
 
 test('the servers a killed start left behind are ended by the next start, which keeps the data', async () => {
   const killed = npmStart('killed');
@@ -195,7 +195,7 @@ test('the servers a killed start left behind are ended by the next start, which 
   expect(created.status).toBe(201);
   expect((await api.post(`/v0/customers/${created.body.id}/kyc`, documents())).status).toBe(202);
   const leftBehind = serverPids();
-  expect(leftBehind).toHaveLength(1 + EVM_CHAINS.length + 1);
+  expect(leftBehind).toHaveLength(1 + EVM_CHAINS.length + 3);
   signalGroup(killed.child, 'SIGKILL');
   await killed.exit;
   // Outside the killed process group, the servers are still running.
@@ -210,7 +210,7 @@ test('the servers a killed start left behind are ended by the next start, which 
   const kept = await api.get(`/v0/customers/${created.body.id}`);
   expect([kept.status, ['under_review', 'approved'].includes(kept.body.kyc_status)]).toEqual([200, true]);
   await stopWithCtrlC(next);
-});
+}, 150_000); // two starts of the whole stack
 
 test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEPA in and USDC out on base, then base to polygon funded on chain, a late deposit to it sent back by the scheduled scan; the ledger verifies', async () => {
   const run = npmStart('money');
@@ -284,4 +284,4 @@ test('on the embedded defaults (PGlite, local anvil) money moves end to end: SEP
   // Every connection got its own answers from the one embedded session (pglite-session-queue.ts).
   expect(run.log()).not.toMatch(/bind message supplies|prepared statement/);
   await stopWithCtrlC(run);
-});
+}, 240_000); // a start of the whole stack, then money over a bank and two chains, on a loaded machine

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { encodeChainAddress } from '../../src/domain/bank-validation';
 import { FIAT_RAILS, RAILS, SIMULATED_CHAINS, type PaymentRail, type SimulatedChain } from '../../src/domain/rails';
 import { apiClient, createTenant, documents, individual, runCli, testDb, waitForKycStatus, type ApiClient, type Tenant } from '../harness';
-import { fundedCustomerWallet, RECEIVER, tokenBalance, waitForTransferState } from '../harness/transfers';
+import { freshReceiver, fundedCustomerWallet, RECEIVER, tokenBalance, waitForTransferState } from '../harness/transfers';
 import { apiAndWorkerOfTheirOwn } from '../harness/own-processes';
 
 // Live keys never reach a simulator (docs/OPERATIONS.md, "Live fails closed"): every fiat rail and
@@ -109,18 +109,18 @@ test('a live payout on a chain whose gas asset has no rate on the live rate shee
 });
 
 test('live money moves on a real EVM node: USDC in on base, paid out on base, no simulator touched', async () => {
-  const receiverBefore = await tokenBalance('base', 'usdc', RECEIVER);
+  const receiver = freshReceiver();
   const payer = await fundedCustomerWallet('base', 'usdc', 25_000_000n, 7);
   const created = await live.post('/v0/transfers', {
     amount: '25.00', on_behalf_of: customer.id,
     source: { payment_rail: 'base', currency: 'usdc', from_address: payer.address },
-    destination: { payment_rail: 'base', currency: 'usdc', to_address: RECEIVER },
+    destination: { payment_rail: 'base', currency: 'usdc', to_address: receiver },
   });
   expect(created.status).toBe(201);
   const depositAddress = created.body.source_deposit_instructions.to_address;
   await payer.send(depositAddress, 25_000_000n);
   const done = await waitForTransferState(live, created.body.id, 'payment_processed', 90_000);
-  expect(await tokenBalance('base', 'usdc', RECEIVER) - receiverBefore).toBe(BigInt(Math.round(Number(done.receipt.final_amount) * 1e6)));
+  expect(await tokenBalance('base', 'usdc', receiver)).toBe(BigInt(Math.round(Number(done.receipt.final_amount) * 1e6)));
   const simulated = await testDb().selectFrom('simulated_chain_transactions').select('hash')
     .where((eb) => eb.or([eb('to_address', '=', depositAddress), eb('from_address', '=', depositAddress), eb('idempotency_key', 'like', `${created.body.id}%`)])).execute();
   expect(simulated).toEqual([]);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createPublicClient, getAddress, http, type Hex } from 'viem';
 import { createTenant, runCli, stack, temporalClient, testDb, waitFor } from '../harness';
 import { expectNowhereInClear, stackKeyVault } from '../harness/secrets';
-import { chainUrl, RECEIVER, tokenBalance, transferTestParties, waitForTransferState } from '../harness/transfers';
+import { chainUrl, freshReceiver, RECEIVER, tokenBalance, transferTestParties, waitForTransferState } from '../harness/transfers';
 import { sandboxTokenAddress } from '../../src/chains/evm';
 import { KeyShare, MpcProtocolError, newMpcSessionId, SignParty } from '../../src/mpc/dkls23';
 import { newRecoveryKey, openBackupShare } from '../../src/mpc/channel';
@@ -37,8 +37,8 @@ async function fund(currency: string, amount: string) {
   await waitFor(async () => (await p.t.api.get(`/v0/wallets/${wallet.id}/balances`)).body.data.find((b: any) => b.currency === currency && b.pending === '0.000000' && b.balance !== '0.000000'));
 }
 
-const payOut = (amount: string) => p.t.api.post('/v0/transfers', {
-  amount, on_behalf_of: p.us.id, source: { payment_rail: 'base', currency: 'usdc', wallet_id: wallet.id }, destination: { payment_rail: 'base', currency: 'usdc', to_address: RECEIVER },
+const payOut = (amount: string, to = RECEIVER) => p.t.api.post('/v0/transfers', {
+  amount, on_behalf_of: p.us.id, source: { payment_rail: 'base', currency: 'usdc', wallet_id: wallet.id }, destination: { payment_rail: 'base', currency: 'usdc', to_address: to },
 });
 
 async function pendingSigningOf(transferId: string) {
@@ -71,8 +71,8 @@ test('bad wallet bodies are 400s naming the field: another threshold, a chain wi
 
 test('a transfer from the MPC wallet waits for the co-signature; the signer co-signs; the deposit is sent from the wallet and the payout arrives', async () => {
   await fund('usdc', '40');
-  const receiverBefore = await tokenBalance('base', 'usdc', RECEIVER);
-  const created = await payOut('15.00');
+  const receiver = freshReceiver();
+  const created = await payOut('15.00', receiver);
   expect(created.status).toBe(201);
   const request = await pendingSigningOf(created.body.id);
   expect(request.transaction).toMatchObject({ currency: 'usdc', amount: '15.000000', to: getAddress(created.body.source_deposit_instructions.to_address) });
@@ -83,7 +83,7 @@ test('a transfer from the MPC wallet waits for the co-signature; the signer co-s
   const done = await waitForTransferState(p.t.api, created.body.id, 'payment_processed', 90_000);
   const deposit = await createPublicClient({ transport: http(chainUrl('base')) }).getTransaction({ hash: done.receipt.source_tx_hash });
   expect(getAddress(deposit.from)).toBe(getAddress(wallet.addresses.base!));
-  expect(await tokenBalance('base', 'usdc', RECEIVER) - receiverBefore).toBe(BigInt(Math.round(Number(done.receipt.final_amount) * 1e6)));
+  expect(await tokenBalance('base', 'usdc', receiver)).toBe(BigInt(Math.round(Number(done.receipt.final_amount) * 1e6)));
 }, 150_000);
 
 test('a lost device: the backup share signs with the platform (parties 1 + 3)', async () => {

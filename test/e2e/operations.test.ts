@@ -191,14 +191,20 @@ describe('dependencies down', () => {
   test('rate limits hold across API processes (shared Redis)', async () => {
     const t = await createTenant();
     const { key } = await t.key({ plan: 'sandbox' });
-    // Start at the beginning of a one-second window so the burst lands in one window.
-    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
     const hit = (base: string) => fetch(`${base}/v0/customers?limit=1`, { headers: { 'Api-Key': key } });
-    const replies = await Promise.all([
-      ...Array.from({ length: 12 }, () => hit(stack().apiUrl)),
-      ...Array.from({ length: 12 }, () => hit(url)),
-    ]);
-    const ok = replies.filter((r) => r.status === 200).length;
+    // A burst counts only when all of it was answered inside the one-second window it started in (on
+    // a loaded machine it may spill into the next, whose allowance is fresh): such a burst is tried again.
+    let ok: number | undefined;
+    for (let attempt = 0; attempt < 5 && ok === undefined; attempt++) {
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
+      const windowEnds = Date.now() - (Date.now() % 1000) + 1000;
+      const replies = await Promise.all([
+        ...Array.from({ length: 12 }, () => hit(stack().apiUrl)),
+        ...Array.from({ length: 12 }, () => hit(url)),
+      ]);
+      if (Date.now() < windowEnds) ok = replies.filter((r) => r.status === 200).length;
+    }
+    if (ok === undefined) throw new Error('no burst of 24 requests was answered within one second in 5 tries: the machine is too loaded to measure');
     // Separate in-process limits would let 20 through (10 per process).
     expect(ok).toBeGreaterThanOrEqual(10);
     expect(ok).toBeLessThanOrEqual(12);

@@ -4,10 +4,9 @@ import { SolanaKeys } from '../../src/chains/solana/keys';
 import { SolanaNode } from '../../src/chains/solana/node';
 import { signInstructions, signTokenTransfer } from '../../src/chains/solana/transactions';
 import { parseAmount } from '../../src/domain/money';
-import { Worker } from '@temporalio/worker';
-import { createTenant, stack, temporalClient, testDb, waitFor, workflowBundle, type Tenant } from '../harness';
+import { createTenant, stack, testDb, waitFor, type Tenant } from '../harness';
 import { TEST_MNEMONIC } from '../harness/stack';
-import { approvedCustomer, expectLedgerBalanced, sandboxDeposit, verifiedUsAccount, waitForTransferState } from '../harness/transfers';
+import { approvedCustomer, expectChainHistoriesReplay, expectLedgerBalanced, sandboxDeposit, verifiedUsAccount, waitForTransferState } from '../harness/transfers';
 
 // Solana on its node (the sandbox's LiteSVM, over JSON-RPC through @solana/kit): USDC into a
 // transfer's deposit address and out over ACH; ACH in and USDC out to an address without a token
@@ -171,18 +170,4 @@ test('a payout the cluster takes and then drops is signed again once its blockha
   expect(await usdcOf(receiver)).toBe(parseAmount(done.receipt.final_amount, 6));
 }, 120_000);
 
-test('the histories of these transfers and of solana\'s wallet watcher replay against the current code', async () => {
-  const client = await temporalClient();
-  // The watcher has ended periods of its own (WALLET_WATCH_PERIOD_MS is 5 s in tests) since the wallet's deposit.
-  await waitFor(async () => (await client.workflow.getHandle('wallet-watcher:solana').fetchHistory()).events!.filter((e) => e.activityTaskCompletedEventAttributes).length >= 1,
-    { timeoutMs: 30_000, what: 'a watch period of solana\'s watcher to end' });
-  const ids = ['wallet-watcher:solana', ...transferIds.map((id) => `transfer:${id}`)];
-  expect(ids.length).toBeGreaterThanOrEqual(4);
-  const histories = await Promise.all(ids.map(async (workflowId) => ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
-  let replayed = 0;
-  for await (const result of Worker.runReplayHistories(workflowBundle(), histories)) {
-    expect(result.error).toBeUndefined();
-    replayed++;
-  }
-  expect(replayed).toBe(ids.length);
-}, 90_000);
+test('the histories of these transfers and of solana\'s wallet watcher replay against the current code', () => expectChainHistoriesReplay('solana', transferIds), 150_000);

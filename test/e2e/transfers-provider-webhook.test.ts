@@ -250,7 +250,7 @@ describe("the fiat-rail provider's webhook (POST /provider-webhooks/rails)", () 
     expect(await heldForSenders('ach')).toBe(0n);
     expect(await heldByPlatform([typo, short])).toBe(0n);
     await expectLedgerBalanced();
-  }, 90_000);
+  }, 180_000); // twelve runs of the CLI, each a process of its own: slow on a loaded machine
 
   test('two deposits of the quoted amount at once: the transfer takes one, the other goes back, also when both are delivered again', async () => {
     const tr = (await p.t.api.post('/v0/transfers', achToAch('45.00'))).body;

@@ -9,6 +9,7 @@ import { findDeposit } from '../../src/chains/chain-adapter';
 import { generateKeyPairSigner } from '@solana/kit';
 import { SolanaKeys } from '../../src/chains/solana/keys';
 import { SolanaNode } from '../../src/chains/solana/node';
+import { outsideAddress, whileMining } from '../harness/bitcoin';
 import { parseAmount } from '../../src/domain/money';
 import { apiClient, createTenant, stack, temporalClient, testDb, waitFor, type ApiClient, type Tenant } from '../harness';
 import { signSandboxWebhook } from '../../src/providers/rails';
@@ -437,6 +438,20 @@ describe('a worker killed right after a payout or a return went out, or down whe
     expect(account !== null && account !== 'invalid' && account.amount).toBe(parseAmount(done.receipt.final_amount, 6));
     const payout = await testDb().selectFrom('payments').select(['tx_hash', 'replaced_tx_hashes']).where('transfer_id', '=', tr.id).where('kind', '=', 'payout').executeTakeFirstOrThrow();
     expect(payout.tx_hash).toBe(done.receipt.destination_tx_hash);
+  }, 120_000);
+
+  test('Bitcoin payout: the stored transaction is re-sent, never a second spend; the transfer finishes', async () => {
+    const receiver = outsideAddress();
+    const tr = (await crashApi.post('/v0/transfers', {
+      amount: '44.00', on_behalf_of: customerId, source: { payment_rail: 'ach', currency: 'usd' },
+      destination: { payment_rail: 'bitcoin', currency: 'btc', to_address: receiver },
+    })).body;
+    await sandboxDeposit(crashApi, tr.id);
+    await killRightAfter(async () => Boolean((await testDb().selectFrom('payments').select('tx_hash').where('transfer_id', '=', tr.id).where('kind', '=', 'payout').executeTakeFirst())?.tx_hash));
+    const done = await whileMining(waitForTransferState(t.api, tr.id, 'payment_processed', 90_000));
+    // One output to the receiver, in the transaction the payment names: a second signing would have spent other coins to it.
+    const paid = await testDb().selectFrom('bitcoin_outputs').select(['txid', 'amount_sats']).where('address', '=', receiver).execute();
+    expect(paid).toEqual([{ txid: done.receipt.destination_tx_hash, amount_sats: parseAmount(done.receipt.final_amount, 8)!.toString() }]);
   }, 120_000);
 
   test('fiat payout: exactly one payment on the rail after the restart', async () => {

@@ -4,7 +4,7 @@ import { apiClient, createTenant, temporalClient, testDb, waitFor } from '../har
 import { expectNowhereInClear, stackKeyVault } from '../harness/secrets';
 import { apiAndWorkerOfTheirOwn } from '../harness/own-processes';
 import {
-  approvedCustomer, chainKeys, chainUrl, RECEIVER, sandboxDeposit, tokenBalance, transferTestParties, waitForTransferState,
+  approvedCustomer, chainKeys, chainUrl, freshReceiver, RECEIVER, sandboxDeposit, tokenBalance, transferTestParties, waitForTransferState,
 } from '../harness/transfers';
 import { sandboxTokenAddress } from '../../src/chains/evm';
 import type { EvmChain } from '../../src/domain/rails';
@@ -30,8 +30,8 @@ const fromWallet = (w: any, chain: string, currency: string, amount: string, des
 
 test("wallet → external address: the wallet's own key signs the deposit; the payout arrives; the wallet's history names the transfer", async () => {
   const w = await fundedWallet('base', 'usdc', '50');
-  const receiverBefore = await tokenBalance('base', 'usdc', RECEIVER);
-  const res = await p.t.api.post('/v0/transfers', fromWallet(w, 'base', 'usdc', '20.00', { to_address: RECEIVER }));
+  const receiver = freshReceiver();
+  const res = await p.t.api.post('/v0/transfers', fromWallet(w, 'base', 'usdc', '20.00', { to_address: receiver }));
   expect(res.status).toBe(201);
   expect(res.body.source).toEqual({ payment_rail: 'base', currency: 'usdc', from_address: w.addresses.base, wallet_id: w.id });
   expect(res.body.source_deposit_instructions).toMatchObject({ wallet_id: w.id, from_address: w.addresses.base, amount: '20.000000' });
@@ -41,7 +41,7 @@ test("wallet → external address: the wallet's own key signs the deposit; the p
   const client = createPublicClient({ transport: http(chainUrl('base')) });
   const deposit = await client.getTransaction({ hash: done.receipt.source_tx_hash });
   expect(getAddress(deposit.from)).toBe(getAddress(w.addresses.base));
-  expect(await tokenBalance('base', 'usdc', RECEIVER) - receiverBefore).toBe(BigInt(Math.round(Number(done.receipt.final_amount) * 1e6)));
+  expect(await tokenBalance('base', 'usdc', receiver)).toBe(BigInt(Math.round(Number(done.receipt.final_amount) * 1e6)));
   expect(await tokenBalance('base', 'usdc', w.addresses.base)).toBe(30_000_000n);
   const leg = await waitFor(async () => (await p.t.api.get(`/v0/wallets/${w.id}/transactions`)).body.data.find((x: any) => x.direction === 'outgoing'));
   expect(leg).toMatchObject({ amount: '20.000000', tx_hash: done.receipt.source_tx_hash, transfer_id: res.body.id, counterparty_address: getAddress(res.body.source_deposit_instructions.to_address) });
@@ -82,11 +82,11 @@ test('more than the wallet can spend is refused (409) before anything moves: its
 
 test("fpnet, the platform's own chain (one-second blocks, its native asset fpn, USDC): a wallet on it pays out there, and an ACH onramp pays USDC on it", async () => {
   const w = await fundedWallet('fpnet', 'usdc', '30');
-  const receiverBefore = await tokenBalance('fpnet', 'usdc', RECEIVER);
-  const sent = (await p.t.api.post('/v0/transfers', fromWallet(w, 'fpnet', 'usdc', '12.00', { to_address: RECEIVER }))).body;
+  const receiver = freshReceiver();
+  const sent = (await p.t.api.post('/v0/transfers', fromWallet(w, 'fpnet', 'usdc', '12.00', { to_address: receiver }))).body;
   expect(sent.source).toMatchObject({ payment_rail: 'fpnet', wallet_id: w.id });
   await waitForTransferState(p.t.api, sent.id, 'payment_processed', 90_000);
-  expect(await tokenBalance('fpnet', 'usdc', RECEIVER) - receiverBefore).toBe(BigInt(sent.receipt.final_amount.replace('.', '')));
+  expect(await tokenBalance('fpnet', 'usdc', receiver)).toBe(BigInt(sent.receipt.final_amount.replace('.', '')));
   // The wallet's balances on fpnet, gas in fpn paid by the platform's treasury.
   const balances = (await p.t.api.get(`/v0/wallets/${w.id}/balances`)).body.data;
   expect(balances.map((b: any) => [b.chain, b.currency])).toEqual(expect.arrayContaining([['fpnet', 'usdc']]));
@@ -132,7 +132,7 @@ test('bad wallet references are refused, naming the field, and create nothing', 
   const other = await approvedCustomer(p.t.api);
   const otherTenant = await createTenant();
   const foreign = (await otherTenant.api.post('/v0/wallets', { customer_id: (await approvedCustomer(otherTenant.api)).id, type: 'custodial', chains: ['base'] })).body;
-  const before = Number((await sql<{ n: string }>`select count(*)::text as n from transfers`.execute(testDb())).rows[0]!.n);
+  const before = Number((await sql<{ n: string }>`select count(*)::text as n from transfers where developer_id = ${p.t.developerId}`.execute(testDb())).rows[0]!.n);
   const cases: [Record<string, unknown>, string, RegExp][] = [
     [{ source: { payment_rail: 'base', currency: 'usdc', wallet_id: foreign.id } }, 'source.wallet_id', /No such wallet/],
     [{ on_behalf_of: other.id }, 'source.wallet_id', /belongs to another customer/],
@@ -148,7 +148,7 @@ test('bad wallet references are refused, naming the field, and create nothing', 
     expect(res.body.error.message).toMatch(message);
   }
   expect((await apiClient(p.t.publishable).post('/v0/transfers', fromWallet(w, 'base', 'usdc', '5.00', { to_address: RECEIVER }))).status).toBe(403);
-  expect(Number((await sql<{ n: string }>`select count(*)::text as n from transfers`.execute(testDb())).rows[0]!.n)).toBe(before);
+  expect(Number((await sql<{ n: string }>`select count(*)::text as n from transfers where developer_id = ${p.t.developerId}`.execute(testDb())).rows[0]!.n)).toBe(before);
 });
 
 describe('a worker killed between signing and broadcast', () => {

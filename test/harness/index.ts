@@ -123,7 +123,13 @@ export interface RequestOptions {
 export function apiClient(key?: string, baseUrl?: string, clientOpts: { waitOutRateLimits?: boolean } = {}) {
   const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
     for (let attempt = 1; ; attempt++) {
-      const res = await requestOnce<T>(method, path, opts);
+      const res = await requestOnce<T>(method, path, opts).catch((err: Error & { cause?: { code?: string } }) => {
+        // A pooled keep-alive connection the API closed while this process was blocked (a spawnSync of
+        // the CLI) fails at once, before the request was read: a read is simply sent again, once.
+        if (method !== 'GET' || attempt > 1 || err.cause?.code !== 'UND_ERR_SOCKET') throw err;
+        return undefined;
+      });
+      if (!res) continue;
       if (res.status !== 429 || !clientOpts.waitOutRateLimits || attempt >= 5) return res;
       await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
     }

@@ -15,16 +15,17 @@ const root = path.join(__dirname, '../..');
 export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, string> = {}) {
   const taskQueue = `${name}-${process.pid}`;
   const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: taskQueue, ...extraEnv });
-  const own: { api?: ChildProcess; worker?: ChildProcess; url?: string } = {};
+  const own: { api?: ChildProcess; worker?: ChildProcess; url?: string; moreApis: ChildProcess[] } = { moreApis: [] };
   beforeAll(async () => {
     await startStackWatchers();
     const port = await freePort();
     own.url = `http://127.0.0.1:${port}`;
     own.api = startProcess(`api-${name}`, path.join(root, 'src/main/api.ts'), { ...env(), PORT: String(port) }, stack().logDir);
-    await waitUntilReady(`${own.url}/readyz`, own.api, 60_000);
-  });
+    // Long enough for a loaded two-core machine, where whole stacks of other test files start beside it.
+    await waitUntilReady(`${own.url}/readyz`, own.api, 120_000);
+  }, 180_000);
   afterAll(async () => {
-    await Promise.all([own.api, own.worker].filter((p): p is ChildProcess => Boolean(p)).map(stopProcess));
+    await Promise.all([own.api, own.worker, ...own.moreApis].filter((p): p is ChildProcess => Boolean(p)).map(stopProcess));
   });
   /** Starts the worker (again, after a kill). */
   const startWorker = () => {
@@ -34,9 +35,22 @@ export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, st
   return {
     /** The API's base URL (once the file's tests run). */
     url: () => own.url!,
+    /** The task queue of this API's workflows and this worker. */
+    taskQueue,
     startWorker,
     /** Starts the worker for the first time and waits until it polls (a test's deadlines then leave out its start-up). */
-    startFirstWorker: () => waitForPoller(stack().temporalAddress, taskQueue, startWorker(), 60_000),
+    startFirstWorker: () => waitForPoller(stack().temporalAddress, taskQueue, startWorker(), 120_000),
+    /**
+     * Starts another API on the same queue, with its own settings on top (those an API passes to the
+     * workflows it starts, such as expiries), and gives its base URL once it is ready.
+     */
+    startAnotherApi: async (name2: string, moreEnv: Record<string, string>) => {
+      const port = await freePort();
+      const api = startProcess(`api-${name}-${name2}`, path.join(root, 'src/main/api.ts'), { ...env(), ...moreEnv, PORT: String(port) }, stack().logDir);
+      own.moreApis.push(api);
+      await waitUntilReady(`http://127.0.0.1:${port}/readyz`, api, 120_000);
+      return `http://127.0.0.1:${port}`;
+    },
     /** The running worker's process. */
     worker: () => own.worker!,
     /** Kills the running worker at once, as a crash would. */

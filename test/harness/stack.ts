@@ -15,6 +15,7 @@ import { createDb } from '../../src/db';
 import { writeReferenceManifest } from '../../bench/reference-lists';
 import { startAnvilNodes } from '../../src/embedded/anvil';
 import { startSolanaNode } from '../../src/embedded/solana';
+import { startBitcoinNode } from '../../src/embedded/bitcoin';
 import { EVM_CHAINS } from '../../src/domain/rails';
 import { buildWorkflowBundle } from '../../workers/workflow-bundle';
 import { startSftpServer, type SftpServer } from './sftp-server';
@@ -58,6 +59,9 @@ export async function startStack(opts: {
     // slots (10 s, not Solana's 60), so that a dropped transaction's replacement is seen in a test.
     const solana = await startSolanaNode({ port: await freePort(), mnemonic: TEST_MNEMONIC, blockhashValiditySlots: 25 });
     started.push(() => solana.stop());
+    // The sandbox's Bitcoin node (btcd in regtest) without a block clock: a test mines the blocks it needs (test/harness/bitcoin.ts).
+    const bitcoin = await startBitcoinNode({ port: await freePort(), mnemonic: TEST_MNEMONIC, blockMs: 0 });
+    started.push(() => bitcoin.stop());
 
     await adminQuery(`drop database if exists ${dbName} with (force)`);
     await adminQuery(`create database ${dbName}`);
@@ -97,6 +101,9 @@ export async function startStack(opts: {
       SANCTIONS_DATA_DIR: writeReferenceManifest(path.join(opts.logDir, 'sanctions')),
       EVM_RPC_URLS: anvil.env,
       SOLANA_RPC_URL: solana.url,
+      BITCOIN_RPC_URL: bitcoin.url,
+      // A payout no block took within 10 s is replaced at a higher fee (the RBF test leaves one out of blocks that long).
+      BITCOIN_RBF_AFTER_SECONDS: '10',
       CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC,
       // The live rate sheet prices the gas of ethereum's and fpnet's kind, not polygon's (test/e2e/live-fails-closed.test.ts).
       // …and euros, for live payouts over SEPA (test/e2e/bank-files-sepa.test.ts).

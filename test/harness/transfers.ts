@@ -1,8 +1,10 @@
 import { createPublicClient, createTestClient, createWalletClient, erc20Abi, getAddress, http, type Account, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ChainKeys, sandboxTokenAddress, STABLECOIN_ABI } from '../../src/chains/evm';
 import type { EvmChain } from '../../src/domain/rails';
 import { verifyLedger } from '../../src/ledger/ledger';
-import { createTenant, documents, individual, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient } from './index';
+import { Worker } from '@temporalio/worker';
+import { createTenant, documents, individual, stack, temporalClient, testDb, waitFor, waitForKycStatus, workflowBundle, type ApiClient } from './index';
 import { TEST_MNEMONIC } from './stack';
 
 // Helpers for transfer tests: approved customers by country, usable external accounts, the chains.
@@ -17,6 +19,9 @@ const ADDRESSES: Record<string, Record<string, string>> = {
 
 /** An address outside the platform that payouts on the local chains go to. */
 export const RECEIVER = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
+
+/** An address outside the platform that no other test pays: a test that measures what arrived there counts only its own payouts. */
+export const freshReceiver = (): string => privateKeyToAccount(generatePrivateKey()).address;
 
 /** The parties most transfer tests move money for: a tenant of their own, an approved US customer and its verified US bank account. */
 export async function usTransferParties() {
@@ -180,4 +185,25 @@ async function fundedWallet(chain: EvmChain, currency: string, amountMinor: bigi
       return h;
     },
   };
+}
+
+/**
+ * The histories of a chain's wallet watcher (once it has ended a watch period of its own) and of
+ * `transferIds` replay against the current workflow code.
+ */
+export async function expectChainHistoriesReplay(chain: string, transferIds: string[]) {
+  const client = await temporalClient();
+  await waitFor(async () => (await client.workflow.getHandle(`wallet-watcher:${chain}`).fetchHistory()).events!.filter((e) => e.activityTaskCompletedEventAttributes).length >= 1,
+    // A watcher whose worker was killed mid-period starts its next only after the activity's
+    // one-minute heartbeat timeout.
+    { timeoutMs: 80_000, what: `a watch period of ${chain}'s watcher to end` });
+  const ids = [`wallet-watcher:${chain}`, ...transferIds.map((id) => `transfer:${id}`)];
+  expect(ids.length).toBeGreaterThanOrEqual(4);
+  const histories = await Promise.all(ids.map(async (workflowId) => ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories(workflowBundle(), histories)) {
+    expect(result.error).toBeUndefined();
+    replayed++;
+  }
+  expect(replayed).toBe(ids.length);
 }

@@ -13,9 +13,9 @@ export interface ReceivedWebhook {
 
 /**
  * A real HTTP receiver on loopback. `answer` decides each reply by how many requests came before
- * (a status code, or 'hang' to never answer).
+ * (a status code, 'hang' to never answer, or a status code given only after a while).
  */
-export async function webhookReceiver(answer: (n: number, body: any) => number | 'hang' = () => 200) {
+export async function webhookReceiver(answer: (n: number, body: any) => number | 'hang' | { status: number; afterMs: number } = () => 200) {
   const received: ReceivedWebhook[] = [];
   const hung: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
@@ -27,6 +27,7 @@ export async function webhookReceiver(answer: (n: number, body: any) => number |
       const reply = answer(received.length, body);
       received.push({ raw, body, headers: req.headers, at: Date.now() });
       if (reply === 'hang') return void hung.push(res);
+      if (typeof reply === 'object') return void setTimeout(() => res.writeHead(reply.status, { 'content-type': 'text/plain' }).end('ok'), reply.afterMs);
       res.writeHead(reply, { 'content-type': 'text/plain' }).end('ok');
     });
   });

@@ -100,7 +100,7 @@ test('two API and two worker processes of the production entry points, restarted
 
   // What the script sets for them is what compose's shared environment sets (its DATA_DIR holds the
   // lists the image keeps in SANCTIONS_DATA_DIR; the rest of compose's are optional there).
-  const set = Object.keys(platformEnv(clusterOptions({}, '/tmp/x'), { temporalAddress: 'a:1', evmRpcUrls: '', solanaRpcUrl: 'http://127.0.0.1:8899', publicBaseUrl: 'http://x' }))
+  const set = Object.keys(platformEnv(clusterOptions({}, '/tmp/x'), { temporalAddress: 'a:1', evmRpcUrls: '', solanaRpcUrl: 'http://127.0.0.1:8899', bitcoinRpcUrl: 'http://u:p@127.0.0.1:18443', publicBaseUrl: 'http://x' }))
     .filter((k) => !(k in process.env) || ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'REDIS_URL', 'DATA_ENCRYPTION_KEY', 'WALLET_KEK', 'PUBLIC_BASE_URL', 'EVM_RPC_URLS'].includes(k));
   expect(set.filter((k) => k !== 'DATA_DIR' && !(k in compose['x-app-env']))).toEqual([]);
 });

@@ -78,7 +78,7 @@ test('the chain seed is checked, and anvil\'s public one is refused for chains t
   expect(loadConfig({}).CHAIN_TREASURY_MNEMONIC).toBe(anvilMnemonic);
   expect(loadConfig({ EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545,base=http://localhost:8549' }).CHAIN_TREASURY_MNEMONIC).toBe(anvilMnemonic);
   expect(() => loadConfig({ EVM_RPC_URLS: 'ethereum=http://127.0.0.1:8545,base=https://base.example.com' }))
-    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be the platform's own seed: EVM_RPC_URLS or SOLANA_RPC_URL points base at a node that is not local/);
+    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be the platform's own seed: EVM_RPC_URLS, SOLANA_RPC_URL or BITCOIN_RPC_URL points base at a node that is not local/);
   // One word changed: the checksum no longer holds.
   expect(() => loadConfig({ CHAIN_TREASURY_MNEMONIC: 'test test test test test test test test test test test test' }))
     .toThrow(/CHAIN_TREASURY_MNEMONIC: must be a BIP-39 mnemonic \(English words separated by single spaces, valid checksum\)/);
@@ -134,9 +134,18 @@ describe('the bank-file rails (RAIL_PROVIDERS)', () => {
 test('solana: its RPC address, the mints off mainnet, and the public seed refused for a cluster that is not local', () => {
   expect(loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' }).SOLANA_RPC_URL).toBe('http://127.0.0.1:8899');
   expect(() => loadConfig({ SOLANA_RPC_URL: 'https://api.mainnet-beta.solana.com' }))
-    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be the platform's own seed: EVM_RPC_URLS or SOLANA_RPC_URL points solana at a node that is not local/);
+    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be the platform's own seed: EVM_RPC_URLS, SOLANA_RPC_URL or BITCOIN_RPC_URL points solana at a node that is not local/);
   expect(loadConfig({ SOLANA_TOKEN_MINTS: 'usdc=4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' }).SOLANA_TOKEN_MINTS)
     .toEqual({ usdc: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' });
   expect(() => loadConfig({ SOLANA_TOKEN_MINTS: 'dai=4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' })).toThrow(/SOLANA_TOKEN_MINTS: 'dai=.*' is not currency=<base58 mint> for usdc\/usdt/);
   expect(() => loadConfig({ SOLANA_DEPOSIT_COMMITMENT: 'processed' })).toThrow(/SOLANA_DEPOSIT_COMMITMENT/);
+});
+
+test('bitcoin: its node address, network and fee policy; the public seed refused for a node that is not local', () => {
+  const c = loadConfig({ BITCOIN_RPC_URL: 'http://user:pass@127.0.0.1:18443' });
+  expect([c.BITCOIN_RPC_URL, c.BITCOIN_CONFIRMATIONS, c.BITCOIN_MIN_FEE_RATE, c.BITCOIN_NETWORK]).toEqual(['http://user:pass@127.0.0.1:18443', 6, 2, undefined]);
+  expect(() => loadConfig({ BITCOIN_RPC_URL: 'https://user:pass@btc.example.com' }))
+    .toThrow(/CHAIN_TREASURY_MNEMONIC: must be the platform's own seed: EVM_RPC_URLS, SOLANA_RPC_URL or BITCOIN_RPC_URL points bitcoin at a node that is not local/);
+  expect(() => loadConfig({ BITCOIN_NETWORK: 'signet' })).toThrow(/BITCOIN_NETWORK/);
+  expect(() => loadConfig({ BITCOIN_MIN_FEE_RATE: '0' })).toThrow(/BITCOIN_MIN_FEE_RATE/);
 });

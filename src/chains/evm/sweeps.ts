@@ -1,8 +1,8 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { encodeFunctionData, keccak256, type Hex } from 'viem';
 import type { Db } from '../../db';
 import type { Database } from '../../db/schema';
-import { markSwept, startSweep, storeSweepTransaction, sweepByKey } from '../../payments/sweeps';
+import { markSwept, otherSweepOut, startSweep, storeSweepTransaction, sweepByKey, type SweepRow } from '../../payments/sweeps';
 import type { SweepRequest, SweepStatus } from '../chain-adapter';
 import type { ChainKeys } from './keys';
 import { stablecoinAbi, TOKEN_TRANSFER_GAS, type EvmNode } from './node';
@@ -36,36 +36,45 @@ export class EvmSweeps {
 
     const token = await this.node.token(q.currency);
     const data = encodeFunctionData({ abi: stablecoinAbi, functionName: 'transfer', args: [this.treasury.address, q.amountMinor] });
-    const [fees, chainId, nonce, balance] = await Promise.all([
-      this.node.client.estimateFeesPerGas(), this.node.getChainId(),
-      this.node.client.getTransactionCount({ address: owner.address, blockTag: 'pending' }), this.node.client.getBalance({ address: owner.address }),
+    const [fees, chainId, balance] = await Promise.all([
+      this.node.client.estimateFeesPerGas(), this.node.getChainId(), this.node.client.getBalance({ address: owner.address }),
     ]);
     const gasCost = TOKEN_TRANSFER_GAS * fees.maxFeePerGas;
     if (balance < gasCost && !row.gas_signed_transaction) {
       const prepared = await this.treasury.prepare();
       const gas = await this.node.client.estimateGas({ account: this.treasury.address, to: owner.address, value: gasCost - balance });
-      const signed = await this.storeOnce(q.sweepKey, 'gas', (trx) => this.treasury.sign(trx, prepared, { to: owner.address, value: gasCost - balance, gas }));
+      const signed = await this.storeOnce(row, 'gas', (trx) => this.treasury.sign(trx, prepared, { to: owner.address, value: gasCost - balance, gas }));
+      if (!signed) return { status: 'pending' };
       await this.node.broadcast(signed);
       return { status: 'pending' };
     }
     // What the gas sent covers, should fees have risen since.
     const maxFeePerGas = fees.maxFeePerGas < balance / TOKEN_TRANSFER_GAS ? fees.maxFeePerGas : balance / TOKEN_TRANSFER_GAS;
     const maxPriorityFeePerGas = fees.maxPriorityFeePerGas < maxFeePerGas ? fees.maxPriorityFeePerGas : maxFeePerGas;
-    const signed = await this.storeOnce(q.sweepKey, 'sweep', () => owner.signTransaction({
-      type: 'eip1559', chainId, nonce, to: token, data, gas: TOKEN_TRANSFER_GAS, maxFeePerGas, maxPriorityFeePerGas,
+    const signed = await this.storeOnce(row, 'sweep', async () => owner.signTransaction({
+      type: 'eip1559', chainId, to: token, data, gas: TOKEN_TRANSFER_GAS, maxFeePerGas, maxPriorityFeePerGas,
+      nonce: await this.node.client.getTransactionCount({ address: owner.address, blockTag: 'pending' }),
     }));
+    if (!signed) return { status: 'pending' };
     await this.node.broadcast(signed);
     return { status: 'pending' };
   }
 
-  /** Signs the sweep's gas or token transaction unless an earlier attempt did, and stores it before it is broadcast. */
-  private storeOnce(sweepKey: string, which: 'gas' | 'sweep', sign: (trx: Transaction<Database>) => Promise<Hex>): Promise<Hex> {
+  /**
+   * Signs the sweep's gas or token transaction unless an earlier attempt did, and stores it before it
+   * is broadcast. One sweep at a time per deposit address (a liquidation address receives many
+   * deposits): while another sweep from it has a transaction out, nothing is signed (null) and the
+   * caller comes back later; the address's nonce is read under that lock.
+   */
+  private storeOnce(sweep: SweepRow, which: 'gas' | 'sweep', sign: (trx: Transaction<Database>) => Promise<Hex>): Promise<Hex | null> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await sweepByKey(trx, sweepKey, { forUpdate: true });
+      await sql`select pg_advisory_xact_lock(hashtext(${`sweep:${sweep.chain}:${sweep.from_address}`}))`.execute(trx);
+      const row = await sweepByKey(trx, sweep.sweep_key, { forUpdate: true });
       const stored = which === 'gas' ? row.gas_signed_transaction : row.sweep_signed_transaction;
       if (stored) return stored as Hex;
+      if (!row.gas_signed_transaction && await otherSweepOut(trx, row)) return null;
       const signed = await sign(trx);
-      await storeSweepTransaction(trx, sweepKey, which, signed, keccak256(signed));
+      await storeSweepTransaction(trx, sweep.sweep_key, which, signed, keccak256(signed));
       return signed;
     });
   }

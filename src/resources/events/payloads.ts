@@ -4,6 +4,9 @@ import { CustomerSchema } from '../../customers/customer';
 import { EVENT_CATALOGUE, type EventType } from '../../domain/event-catalogue';
 import { ExternalAccountSchema } from '../../external-accounts/external-account';
 import { objectId } from '../../ids';
+import { DrainSchema, VirtualAccountDepositSchema } from '../../payment-routes/drains';
+import { LiquidationAddressSchema } from '../../payment-routes/liquidation-addresses';
+import { VirtualAccountSchema } from '../../payment-routes/virtual-accounts';
 import { TransferSchema } from '../../transfers/transfer';
 import { WalletTransactionSchema } from '../../wallets/transactions';
 import { WalletSchema } from '../../wallets/wallet';
@@ -30,6 +33,10 @@ const EVENT_DATA = {
   TransferEventData: withPrevious(TransferSchema).meta({ id: 'TransferEventData' }),
   WalletTransactionEventData: withPrevious(WalletTransactionSchema).meta({ id: 'WalletTransactionEventData' }),
   Wallet: WalletSchema,
+  LiquidationAddressEventData: withPrevious(LiquidationAddressSchema).meta({ id: 'LiquidationAddressEventData' }),
+  LiquidationAddressDrainEventData: withPrevious(DrainSchema).meta({ id: 'LiquidationAddressDrainEventData' }),
+  VirtualAccountEventData: withPrevious(VirtualAccountSchema).meta({ id: 'VirtualAccountEventData' }),
+  VirtualAccountDepositEventData: withPrevious(VirtualAccountDepositSchema).meta({ id: 'VirtualAccountDepositEventData' }),
   ScreeningCompletedData,
   ScreeningBatchCompletedData,
   WebhookTestData: z.object({ webhook_id: objectId('whk') }).meta({ id: 'WebhookTestData' }),
@@ -42,9 +49,14 @@ function dataKindOf(type: EventType): keyof typeof EVENT_DATA {
   if (type.startsWith('transfer.')) return 'TransferEventData';
   if (type.startsWith('wallet.transaction.')) return 'WalletTransactionEventData';
   if (type.startsWith('wallet.')) return 'Wallet';
+  if (type.startsWith('liquidation_address.drain.')) return 'LiquidationAddressDrainEventData';
+  if (type.startsWith('liquidation_address.')) return 'LiquidationAddressEventData';
+  if (type.startsWith('virtual_account.deposit.')) return 'VirtualAccountDepositEventData';
+  if (type.startsWith('virtual_account.')) return 'VirtualAccountEventData';
   if (type === 'screening.completed') return 'ScreeningCompletedData';
   if (type === 'screening_batch.completed') return 'ScreeningBatchCompletedData';
-  return 'WebhookTestData';
+  if (type === 'webhook.test') return 'WebhookTestData';
+  throw new Error(`no payload schema for the event ${type}`);
 }
 const dataOf = (type: EventType): z.ZodType => EVENT_DATA[dataKindOf(type)];
 

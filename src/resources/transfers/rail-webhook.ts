@@ -23,7 +23,8 @@ export function railWebhookRouter(deps: AppDeps): Router {
         ? new ApiError('unauthorized', err.message, { location: 'header', key: 'Rail-Signature' })
         : new ApiError('invalid_request', err.message));
     }
-    Promise.all(events.map((event) => handleRailEvent(deps, event)))
+    // The provider's own signed events are about real money: production virtual accounts only.
+    Promise.all(events.map((event) => handleRailEvent(deps, event, 'production')))
       .then((outcomes) => res.status(200).json({ received: outcomes }))
       .catch(next);
   });

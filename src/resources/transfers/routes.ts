@@ -59,6 +59,7 @@ export const listTransfers = defineRoute({
     if (query.destination_payment_rail) q = q.where('destination_rail', '=', query.destination_payment_rail);
     if (query.currency) q = q.where((eb) => eb.or([eb('source_currency', '=', query.currency!), eb('destination_currency', '=', query.currency!)]));
     if (query.client_reference_id) q = q.where('client_reference_id', '=', query.client_reference_id);
+    if (query.route_id) q = q.where('route_id', '=', query.route_id);
     return { status: 200, body: await paginate(q, query, serializeTransfer) };
   },
 });
@@ -153,7 +154,7 @@ export const sandboxDeposit = defineRoute({
       await handleRailEvent(deps, {
         id: `sandbox:${inbound.id}`, type: 'payment.received', providerPaymentId: inbound.id, rail, currency: row.source_currency, amountMinor, reference: row.deposit_reference,
         ...(body?.sender_name ? { senderName: body.sender_name } : {}),
-      });
+      }, tenant.environment);
     }
     return { status: 200, body: serializeTransfer(row) };
   },
@@ -220,7 +221,7 @@ export const sandboxReturn = defineRoute({
       if (sent.status !== 'submitted' && sent.status !== 'settled') throw invalidState(`The return is ${sent.status}; only a sent or settled return can come back`);
       await deps.sandbox.rails.returnPayment(sent.provider_payment_id!, body.code);
       // The path a provider's webhook takes (rail-events.ts), as the simulated provider's event.
-      await handleRailEvent(deps, { id: `sandbox:return:${sent.provider_payment_id}`, type: 'payment.returned', providerPaymentId: sent.provider_payment_id!, code: body.code });
+      await handleRailEvent(deps, { id: `sandbox:return:${sent.provider_payment_id}`, type: 'payment.returned', providerPaymentId: sent.provider_payment_id!, code: body.code }, tenant.environment);
       return { status: 200, body: serializeTransfer(row) };
     }
     const payment = await returnablePayment(deps.db, row);

@@ -13,6 +13,7 @@ export const TransferListQuery = z.strictObject({
   destination_payment_rail: z.enum(PAYMENT_RAILS).optional(),
   currency: currencyCode.optional(),
   client_reference_id: z.string().optional(),
+  route_id: z.string().optional().describe("Only the transfers of a standing route's deposits"),
 });
 export const TransferListSchema = listSchema(TransferSchema, 'Transfer');
 

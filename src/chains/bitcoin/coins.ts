@@ -1,0 +1,137 @@
+import { hex } from '@scure/base';
+import { Address, OutScript, selectUTXO, Transaction } from '@scure/btc-signer';
+import type { Kysely, Transaction as DbTransaction } from 'kysely';
+import type { Database } from '../../db/schema';
+import { PayoutRejectedError } from '../chain-adapter';
+import type { BitcoinNetwork } from './keys';
+
+/** Whose coins a transaction spends: the platform's (treasury and deposit addresses), the sandbox faucet's, or one wallet's. */
+export type CoinOwner = { owner: 'platform' } | { owner: 'faucet' } | { owner: 'wallet'; walletId: string };
+
+/** What a spend is built against: the chain's tip (how deep each coin is) and the fee rate in sat/vB. */
+export interface SpendContext {
+  tip: number;
+  feeRate: bigint;
+}
+
+export interface Coin {
+  txid: string;
+  vout: number;
+  address: string;
+  amountSats: bigint;
+  keyIndex: number | null;
+}
+
+/** Opt-in replace-by-fee (BIP-125): every input signals it, so a stuck payout can be bumped. */
+const RBF_SEQUENCE = 0xfffffffd;
+/** Blocks before a block reward may be spent. */
+const COINBASE_MATURITY = 100;
+
+/** No confirmed coins are free to pay this now (others' payments hold them): try again once blocks come. */
+export class NoFreeCoinsError extends Error {
+  override name = 'NoFreeCoinsError';
+}
+
+/**
+ * The owner's unspent coins that no signed transaction holds and that are deep enough to spend: a
+ * block reward after 100 blocks, change of the owner's own transactions at one confirmation, any
+ * other at `confirmations`. Locked until the caller's transaction ends: two payments never pick one coin.
+ */
+export async function freeCoins(trx: DbTransaction<Database>, owner: CoinOwner, q: { tip: number; confirmations: number; exclude?: string }): Promise<Coin[]> {
+  let query = trx.selectFrom('bitcoin_outputs').select(['txid', 'vout', 'address', 'amount_sats', 'key_index', 'coinbase', 'own_change', 'height'])
+    .where('owner', '=', owner.owner).where('spent_txid', 'is', null).where('reserved_by', 'is', null).where('amount_sats', '>', '0');
+  if (owner.owner === 'wallet') query = query.where('wallet_id', '=', owner.walletId);
+  const rows = await query.orderBy('amount_sats', 'desc').limit(500).forUpdate().execute();
+  return rows.filter((r) => {
+    const depth = q.tip - r.height + 1;
+    return r.coinbase ? depth > COINBASE_MATURITY : depth >= (r.own_change ? 1 : q.confirmations);
+  }).map(coinOf);
+}
+
+/** The coins a signed transaction holds (its key). */
+export async function reservedCoins(trx: DbTransaction<Database>, key: string): Promise<Coin[]> {
+  const rows = await trx.selectFrom('bitcoin_outputs').select(['txid', 'vout', 'address', 'amount_sats', 'key_index']).where('reserved_by', '=', key).forUpdate().execute();
+  return rows.map(coinOf);
+}
+
+function coinOf(r: { txid: string; vout: number; address: string; amount_sats: string; key_index: number | null }): Coin {
+  return { txid: r.txid, vout: r.vout, address: r.address, amountSats: BigInt(r.amount_sats), keyIndex: r.key_index };
+}
+
+export interface SignedBitcoinTransaction {
+  raw: string;
+  txid: string;
+  feeSats: bigint;
+}
+
+/**
+ * A transaction paying `outputs` from `required` coins and as many of `available` as it takes (btc-signer's
+ * coin selection), change to `changeAddress` unless it would be dust, at `feeRate` sat/vB; each input
+ * signed with its coin's key. PayoutRejectedError when the coins cannot cover it and `onShort` says
+ * so; NoFreeCoinsError else.
+ */
+export function buildSpend(q: {
+  network: BitcoinNetwork; outputs: { address: string; amount: bigint }[]; changeAddress: string; feeRate: bigint;
+  required?: Coin[]; available: Coin[]; privateKeyOf: (coin: Coin) => Uint8Array; onShort: 'reject' | 'wait';
+}): SignedBitcoinTransaction & { spent: Coin[] } {
+  const addressOf = Address(q.network);
+  const input = (c: Coin) => ({
+    txid: c.txid, index: c.vout, sequence: RBF_SEQUENCE, witnessUtxo: { script: OutScript.encode(addressOf.decode(c.address)), amount: c.amountSats },
+  });
+  const selected = selectUTXO(q.available.map(input), q.outputs, 'default', {
+    feePerByte: q.feeRate, changeAddress: q.changeAddress, network: q.network, createTx: true, bip69: false, requiredInputs: (q.required ?? []).map(input),
+  });
+  if (!selected?.tx) {
+    const held = [...(q.required ?? []), ...q.available].reduce((sum, c) => sum + c.amountSats, 0n);
+    const message = `${held} satoshis free to spend do not cover ${q.outputs.map((o) => `${o.amount} to ${o.address}`).join(', ')} and the fee at ${q.feeRate} sat/vB`;
+    throw q.onShort === 'reject' ? new PayoutRejectedError(message) : new NoFreeCoinsError(message);
+  }
+  const tx = selected.tx;
+  const coins = new Map([...(q.required ?? []), ...q.available].map((c) => [`${c.txid}:${c.vout}`, c]));
+  const spent: Coin[] = [];
+  for (let i = 0; i < tx.inputsLength; i++) {
+    const inp = tx.getInput(i);
+    const coin = coins.get(`${hex.encode(inp.txid!)}:${inp.index}`);
+    if (!coin) throw new Error(`bitcoin: coin selection picked an input it was not given (${hex.encode(inp.txid!)}:${inp.index})`);
+    tx.signIdx(q.privateKeyOf(coin), i);
+    spent.push(coin);
+  }
+  tx.finalize();
+  return { raw: hex.encode(tx.extract()), txid: tx.id, feeSats: tx.fee, spent };
+}
+
+/** buildSpend, its coins then held under `key` in the caller's database transaction (the one that stores the bytes). */
+export async function signSpend(trx: DbTransaction<Database>, key: string, q: Parameters<typeof buildSpend>[0]): Promise<SignedBitcoinTransaction> {
+  const { spent, ...signed } = buildSpend(q);
+  for (const c of spent) {
+    await trx.updateTable('bitcoin_outputs').set({ reserved_by: key }).where('txid', '=', c.txid).where('vout', '=', c.vout).execute();
+  }
+  return signed;
+}
+
+/** Lets go of the coins a transaction the node refused held. */
+export async function releaseCoins(trx: DbTransaction<Database> | Kysely<Database>, key: string): Promise<void> {
+  await trx.updateTable('bitcoin_outputs').set({ reserved_by: null }).where('reserved_by', '=', key).where('spent_txid', 'is', null).execute();
+}
+
+/** The payee outputs of a signed transaction (all but those to `changeAddress`), for its replacement. */
+export function payeeOutputs(raw: string, network: BitcoinNetwork, changeAddress: string): { address: string; amount: bigint }[] {
+  const tx = Transaction.fromRaw(hex.decode(raw), { allowUnknownOutputs: true });
+  const addressOf = Address(network);
+  const outputs: { address: string; amount: bigint }[] = [];
+  for (let i = 0; i < tx.outputsLength; i++) {
+    const o = tx.getOutput(i);
+    const address = addressOf.encode(OutScript.decode(o.script!));
+    if (address !== changeAddress) outputs.push({ address, amount: o.amount! });
+  }
+  return outputs;
+}
+
+/** A signed transaction's virtual size, and its fee given the coins it spends. */
+export function feeRateOf(raw: string, spent: Coin[]): bigint {
+  const tx = Transaction.fromRaw(hex.decode(raw), { allowUnknownOutputs: true });
+  let out = 0n;
+  for (let i = 0; i < tx.outputsLength; i++) out += tx.getOutput(i).amount!;
+  const fee = spent.reduce((s, c) => s + c.amountSats, 0n) - out;
+  return (fee + BigInt(tx.vsize) - 1n) / BigInt(tx.vsize);
+}

@@ -1,0 +1,93 @@
+import { hex } from '@scure/base';
+import { ASSET_SCALE, parseAmount } from '../../domain/money';
+
+/** An error the node answered (a JSON-RPC error), with its code. */
+export class BitcoinRpcError extends Error {
+  override name = 'BitcoinRpcError';
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+/** Codes btcd and Bitcoin Core answer for a transaction they already have (in the mempool or a block). */
+const ALREADY_KNOWN = /already (have|in block chain|exists)|txn-already-known|txn-already-in-mempool|transaction already in block chain/i;
+
+/**
+ * A Bitcoin node's JSON-RPC (btcd or Bitcoin Core), the methods both serve: getblockcount,
+ * getblockhash, getblock (raw), sendrawtransaction, estimatesmartfee (Core) or estimatefee (btcd);
+ * and on the sandbox's node generate and invalidateblock. Credentials ride in the URL.
+ */
+export class BitcoinRpc {
+  private readonly endpoint: string;
+  private readonly authorization: string | undefined;
+  private nextId = 1;
+  /** Whether the node serves estimatesmartfee (Bitcoin Core) or only estimatefee (btcd): learnt on the first ask. */
+  private smartFees: boolean | undefined;
+
+  constructor(url: string) {
+    const parsed = new URL(url);
+    this.authorization = parsed.username ? `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64')}` : undefined;
+    parsed.username = '';
+    parsed.password = '';
+    this.endpoint = parsed.toString();
+  }
+
+  async call<T>(method: string, params: unknown[] = []): Promise<T> {
+    const res = await fetch(this.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(this.authorization ? { authorization: this.authorization } : {}) },
+      body: JSON.stringify({ jsonrpc: '1.0', id: this.nextId++, method, params }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    let body: { result?: T; error?: { code: number; message: string } | null };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      throw new Error(`bitcoin node ${method}: HTTP ${res.status}: ${text.slice(0, 200)}`);
+    }
+    if (body.error) throw new BitcoinRpcError(body.error.code, `bitcoin node ${method}: ${body.error.message}`);
+    return body.result as T;
+  }
+
+  blockCount(): Promise<number> {
+    return this.call<number>('getblockcount');
+  }
+
+  blockHash(height: number): Promise<string> {
+    return this.call<string>('getblockhash', [height]);
+  }
+
+  rawBlock(hash: string): Promise<string> {
+    return this.call<string>('getblock', [hash, 0]);
+  }
+
+  /** Broadcasts a signed transaction; one the node already has counts as sent. */
+  async sendRawTransaction(raw: Uint8Array): Promise<void> {
+    try {
+      await this.call('sendrawtransaction', [hex.encode(raw)]);
+    } catch (err) {
+      if (err instanceof BitcoinRpcError && ALREADY_KNOWN.test(err.message)) return;
+      throw err;
+    }
+  }
+
+  /** The node's fee rate for a block within `blocks`, in satoshis per virtual byte (rounded up); undefined without an estimate. */
+  async feeRate(blocks: number): Promise<bigint | undefined> {
+    let btcPerKvB: number | undefined;
+    if (this.smartFees !== false) {
+      try {
+        btcPerKvB = (await this.call<{ feerate?: number }>('estimatesmartfee', [blocks])).feerate;
+        this.smartFees = true;
+      } catch (err) {
+        if (!(err instanceof BitcoinRpcError) || this.smartFees) throw err;
+        this.smartFees = false;
+      }
+    }
+    // btcd has no estimatesmartfee; its estimatefee answers an error until it has seen enough blocks.
+    if (this.smartFees === false) btcPerKvB = await this.call<number>('estimatefee', [blocks]).catch(() => undefined);
+    if (btcPerKvB === undefined || !(btcPerKvB > 0)) return undefined;
+    const satsPerKvB = parseAmount(btcPerKvB.toFixed(ASSET_SCALE.btc!), ASSET_SCALE.btc!);
+    return satsPerKvB === null ? undefined : (satsPerKvB + 999n) / 1000n;
+  }
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import type { Db } from '../db';
+import type { PaymentRouteRow, TransferRow } from '../db/schema';
+import { ASSET_SCALE, CANONICAL_DECIMAL, formatAmount, parseAmount } from '../domain/money';
+import { invalidField } from '../errors';
+
+// A route's own limits, in its source currency: per deposit, and per 24 hours of its deposits. A
+// deposit over one is not refused (the money has arrived): its transfer is held in review for an
+// operator's decision, as the customer's own limits hold it (src/transfers/review.ts).
+
+const limitAmount = z.string().regex(CANONICAL_DECIMAL, 'must be a decimal string such as "500.00"').nullable().optional();
+
+export const RouteLimits = z.strictObject({
+  per_deposit: limitAmount.describe('Deposits above it are held in review'),
+  per_day: limitAmount.describe("Deposits that take the route's last 24 hours above it are held in review"),
+}).describe('Limits in the source currency; null removes one');
+
+export const RouteLimitsSchema = z.object({ per_deposit: z.string().nullable(), per_day: z.string().nullable() });
+
+type LimitColumns = Pick<PaymentRouteRow, 'limit_per_deposit_minor' | 'limit_per_day_minor'>;
+
+/** The limits as stored: a change keeps what it does not name. */
+export function limitColumns(currency: string, limits: z.output<typeof RouteLimits> | undefined, before?: LimitColumns): LimitColumns {
+  const scale = ASSET_SCALE[currency] ?? 2;
+  const minor = (key: 'per_deposit' | 'per_day', stored: string | null) => {
+    const value = limits?.[key];
+    if (value === undefined) return stored;
+    if (value === null) return null;
+    const parsed = parseAmount(value, scale);
+    if (parsed === null || parsed === 0n) throw invalidField('body', `limits.${key}`, `must be a positive amount with at most ${scale} decimals for ${currency}`);
+    return parsed.toString();
+  };
+  return {
+    limit_per_deposit_minor: minor('per_deposit', before?.limit_per_deposit_minor ?? null),
+    limit_per_day_minor: minor('per_day', before?.limit_per_day_minor ?? null),
+  };
+}
+
+export function serializeLimits(row: LimitColumns & Pick<PaymentRouteRow, 'source_currency'>) {
+  const scale = ASSET_SCALE[row.source_currency] ?? 2;
+  const shown = (v: string | null) => (v === null ? null : formatAmount(BigInt(v), scale));
+  return { per_deposit: shown(row.limit_per_deposit_minor), per_day: shown(row.limit_per_day_minor) };
+}
+
+/** Why a route's transfer is held: its deposit over the route's limit, or the route's 24 hours up to it over theirs. */
+export async function routeLimitReasons(db: Db, t: Pick<TransferRow, 'id' | 'route_id' | 'amount_minor' | 'created_at' | 'source_currency'>): Promise<string[]> {
+  if (!t.route_id) return [];
+  const since = new Date(t.created_at.getTime() - 24 * 3600_000);
+  const route = await db.selectFrom('payment_routes as p').where('p.id', '=', t.route_id)
+    .select(['p.limit_per_deposit_minor', 'p.limit_per_day_minor', 'p.source_currency'])
+    .select((eb) => eb.selectFrom('transfers as r').where('r.route_id', '=', t.route_id).where('r.created_at', '>=', since)
+      .where('r.created_at', '<=', t.created_at).where('r.state', 'not in', ['canceled', 'refunded'])
+      .select((x) => x.fn.sum<string>('r.amount_minor').as('total')).as('day_total'))
+    .executeTakeFirst();
+  if (!route) return [];
+  const limits = serializeLimits(route);
+  const reasons: string[] = [];
+  if (route.limit_per_deposit_minor !== null && BigInt(t.amount_minor) > BigInt(route.limit_per_deposit_minor)) {
+    reasons.push(`route_limit: the deposit is above the route's limit of ${limits.per_deposit} ${t.source_currency} per deposit`);
+  }
+  if (route.limit_per_day_minor !== null && BigInt(route.day_total ?? '0') > BigInt(route.limit_per_day_minor)) {
+    reasons.push(`route_limit: the route's deposits of 24 hours are above its limit of ${limits.per_day} ${t.source_currency} per day`);
+  }
+  return reasons;
+}
