@@ -7,7 +7,9 @@
 #   - Chromium for the hosted KYC page test (Debian's package; installed when running as root)
 #   - btcd, the Bitcoin full node the sandbox runs in regtest, built the same way
 #   - OpenSSH's sshd for the bank's SFTP server in the bank-file tests (Debian's openssh-server, likewise)
-#   - PostgreSQL and Redis answering on 127.0.0.1 (TEST_DATABASE_ADMIN_URL / TEST_REDIS_URL to change)
+#   - PostgreSQL and Redis answering on 127.0.0.1 (TEST_DATABASE_ADMIN_URL / TEST_REDIS_URL to change),
+#     PostgreSQL with pg_stat_statements preloaded (test/e2e/transfer-work-counts.test.ts counts the
+#     statements a transfer runs; the server restarts once to load it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +34,20 @@ if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; the
     pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
   fi
   for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+fi
+
+pg_admin_url="${TEST_DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+if command -v psql >/dev/null && ! psql "$pg_admin_url" -Atc 'show shared_preload_libraries' | grep -q pg_stat_statements; then
+  if command -v pg_ctlcluster >/dev/null; then
+    echo "test-prerequisites: preloading pg_stat_statements in PostgreSQL (one restart)…" >&2
+    libraries="$(psql "$pg_admin_url" -Atc 'show shared_preload_libraries')"
+    psql "$pg_admin_url" -qc "alter system set shared_preload_libraries = '${libraries:+$libraries,}pg_stat_statements'"
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main restart
+    for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+  else
+    echo "test-prerequisites: PostgreSQL does not preload pg_stat_statements: add it to shared_preload_libraries and restart it" >&2
+    exit 1
+  fi
 fi
 
 if command -v redis-cli >/dev/null && ! redis-cli -h 127.0.0.1 ping >/dev/null 2>&1; then

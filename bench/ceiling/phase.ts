@@ -20,6 +20,8 @@ export interface CeilingResult {
   startP99: number;
   /** CPU seconds per kind of process over the phase. */
   cpu: Record<string, number>;
+  /** One measured workflow's id, for the counts of its history. */
+  sampleWorkflowId: string;
 }
 
 export async function measureCeiling(opts: {
@@ -86,7 +88,10 @@ export async function measureCeiling(opts: {
     const seconds = (Date.now() - t0) / 1000;
     const cpu = cpuSeconds(cpuBefore, cpuSnapshot(), opts.kinds);
     startLatencies.sort((a, b) => a - b);
-    return { started: started.length, perSecond: started.length / seconds, startP50: percentile(startLatencies, 50), startP99: percentile(startLatencies, 99), cpu };
+    return {
+      started: started.length, perSecond: started.length / seconds, startP50: percentile(startLatencies, 50), startP99: percentile(startLatencies, 99), cpu,
+      sampleWorkflowId: started[0]!,
+    };
   } finally {
     worker.shutdown();
     await running;

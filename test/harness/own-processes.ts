@@ -12,9 +12,9 @@ const root = path.join(__dirname, '../..');
  * (same database, Temporal and chains): for tests of crashes. The API starts before the file's tests;
  * both stop after them. `name` names the queue and the log files (`api-{name}`, `worker-{name}`).
  */
-export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, string> = {}) {
+export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, string> | (() => Record<string, string>) = {}) {
   const taskQueue = `${name}-${process.pid}`;
-  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: taskQueue, ...extraEnv });
+  const env = () => ({ ...stack().processEnv, TEMPORAL_TASK_QUEUE: taskQueue, ...(typeof extraEnv === 'function' ? extraEnv() : extraEnv) });
   const own: { api?: ChildProcess; worker?: ChildProcess; url?: string; moreApis: ChildProcess[] } = { moreApis: [] };
   beforeAll(async () => {
     await startStackWatchers();

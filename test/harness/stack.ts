@@ -19,11 +19,12 @@ import { startBitcoinNode } from '../../src/embedded/bitcoin';
 import { EVM_CHAINS } from '../../src/domain/rails';
 import { buildWorkflowBundle } from '../../workers/workflow-bundle';
 import { startSftpServer, type SftpServer } from './sftp-server';
+import { asRole } from './work-counts';
 
 const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 const root = path.join(__dirname, '../..');
-const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**
  * The real parts, as production runs them: the Temporal CLI dev server (pinned version), a fresh
@@ -38,6 +39,8 @@ export async function startStack(opts: {
   bank?: boolean;
   /** Settings of the bank's files other than the tests' (windows, settlement). */
   bankEnv?: Record<string, string>;
+  /** The database role the API and worker connect as (bench:transfers counts its statements); default the admin URL's. */
+  databaseRole?: string;
 }) {
   fs.mkdirSync(opts.logDir, { recursive: true });
   const temporalEnv = opts.temporalAddress ? undefined : await startTestTemporalServer(await freePort());
@@ -76,7 +79,7 @@ export async function startStack(opts: {
     const apiPort = await freePort();
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: opts.databaseRole ? asRole(databaseUrl, opts.databaseRole) : databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: `${opts.name}-${process.pid}`,
