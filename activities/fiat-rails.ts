@@ -8,47 +8,66 @@ import { recordPaymentFailure, recordPaymentSent } from '../src/transfers/paymen
 import { recordPayoutSettledAtOnce, recordTransferSteps } from '../src/transfers/steps';
 import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
 
+type FiatRailDeps = { db: Db; rails: RailAdapter };
+
+const statusOf = (p: RailPayment) => ({ status: p.status, code: p.code, returnsAt: p.returnsAt?.getTime(), settlesAt: p.settlesAt.getTime() });
+const sentOf = (payment: RailPayment) => ({ providerPaymentId: payment.id, settlesAt: payment.settlesAt });
+
+/**
+ * Sends the payment to the rail and answers it; the caller records it sent. `loaded`: the transfer
+ * as the same activity just recorded it (no need to read it again).
+ */
+async function send(deps: FiatRailDeps, transferId: string, kind: 'payout' | 'refund', attempt = 1, loaded?: TransferRow): Promise<RailPayment> {
+  const row = loaded ?? await loadTransfer(deps.db, transferId);
+  const leg = paymentLeg(row, kind);
+  // A payout goes where the transfer quoted; a refund attempt may go where an operator chose.
+  const to = kind === 'payout' ? { external_account_id: leg.externalAccountId } : await paymentDestination(deps.db, transferId, kind, attempt);
+  try {
+    return await deps.rails.submitPayment({
+      tenant: { developerId: row.developer_id, environment: row.environment },
+      idempotencyKey: paymentKey(transferId, kind, attempt),
+      rail: leg.rail as FiatRail,
+      direction: 'credit',
+      amountMinor: leg.amountMinor,
+      currency: leg.currency,
+      externalAccountId: to.external_account_id ?? undefined,
+      reference: transferId,
+      purpose: kind,
+    });
+  } catch (err) {
+    if (err instanceof RailUnavailableError) await recordPaymentFailure(deps.db, { transferId, kind, attempt }, err.message);
+    throw err;
+  }
+}
+
+/**
+ * Sends the payout of a transfer the same activity has just recorded in payment_submitted
+ * (`recorded`: its row as written), and records it sent; one that settled at once (an instant rail)
+ * is recorded payment_processed on that row, in one statement. Its payment's idempotency key makes a
+ * retry the same payment.
+ */
+export async function sendRecordedRailPayout(deps: FiatRailDeps, recorded: TransferRow) {
+  const payment = await send(deps, recorded.id, 'payout', 1, recorded);
+  let { state } = recorded;
+  if (payment.status === 'settled') {
+    ({ state } = await recordPayoutSettledAtOnce(deps.db, recorded, sentOf(payment)));
+  } else {
+    await recordPaymentSent(deps.db, { transferId: recorded.id, kind: 'payout' }, sentOf(payment));
+  }
+  return { state, railPaymentId: payment.id, ...statusOf(payment) };
+}
+
 /**
  * Activities that move a transfer's money on fiat rails (the sandbox simulators or a provider).
  * Every call carries the payment's idempotency key: a retry after a crash is the same payment.
  */
-export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
-  const statusOf = (p: RailPayment) => ({ status: p.status, code: p.code, returnsAt: p.returnsAt?.getTime(), settlesAt: p.settlesAt.getTime() });
+export function createFiatRailActivities(deps: FiatRailDeps) {
   async function status(railPaymentId: string) {
     return statusOf(await deps.rails.getPayment(railPaymentId));
   }
 
-  /**
-   * Sends the payment to the rail and answers it; the caller records it sent. `loaded`: the transfer
-   * as the same activity just recorded it (no need to read it again).
-   */
-  async function send(transferId: string, kind: 'payout' | 'refund', attempt = 1, loaded?: TransferRow): Promise<RailPayment> {
-    const row = loaded ?? await loadTransfer(deps.db, transferId);
-    const leg = paymentLeg(row, kind);
-    // A payout goes where the transfer quoted; a refund attempt may go where an operator chose.
-    const to = kind === 'payout' ? { external_account_id: leg.externalAccountId } : await paymentDestination(deps.db, transferId, kind, attempt);
-    try {
-      return await deps.rails.submitPayment({
-        tenant: { developerId: row.developer_id, environment: row.environment },
-        idempotencyKey: paymentKey(transferId, kind, attempt),
-        rail: leg.rail as FiatRail,
-        direction: 'credit',
-        amountMinor: leg.amountMinor,
-        currency: leg.currency,
-        externalAccountId: to.external_account_id ?? undefined,
-        reference: transferId,
-        purpose: kind,
-      });
-    } catch (err) {
-      if (err instanceof RailUnavailableError) await recordPaymentFailure(deps.db, { transferId, kind, attempt }, err.message);
-      throw err;
-    }
-  }
-
-  const sentOf = (payment: RailPayment) => ({ providerPaymentId: payment.id, settlesAt: payment.settlesAt });
-
   async function submit(transferId: string, kind: 'payout' | 'refund', attempt = 1) {
-    const payment = await send(transferId, kind, attempt);
+    const payment = await send(deps, transferId, kind, attempt);
     await recordPaymentSent(deps.db, { transferId, kind, attempt }, sentOf(payment));
     // Instant rails may have settled already: the workflow then needs no timer and no second call.
     return { railPaymentId: payment.id, ...statusOf(payment) };
@@ -66,16 +85,7 @@ export function createFiatRailActivities(deps: { db: Db; rails: RailAdapter }) {
      */
     async recordAndSubmitRailPayout(input: { transferId: string }) {
       const { transfer } = await recordTransferSteps(deps.db, input.transferId, [{ step: 'payment_submitted' }]);
-      const payment = await send(input.transferId, 'payout', 1, transfer);
-      let { state } = transfer;
-      if (payment.status === 'settled') {
-        // An instant rail that settled at once: payment_processed in the same activity (no second
-        // one), on the row just recorded: one statement.
-        ({ state } = await recordPayoutSettledAtOnce(deps.db, transfer, sentOf(payment)));
-      } else {
-        await recordPaymentSent(deps.db, { transferId: input.transferId, kind: 'payout' }, sentOf(payment));
-      }
-      return { state, railPaymentId: payment.id, ...statusOf(payment) };
+      return sendRecordedRailPayout(deps, transfer);
     },
 
     /** Sends the whole amount back to the account the deposit came from (`attempt` > 1: an operator's retry). */

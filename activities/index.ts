@@ -64,6 +64,7 @@ export function createActivities(deps: ActivityDeps) {
     ...(deps.bankFiles ? createBankFileActivities(deps.bankFiles) : {}),
     ...createTransferReviewActivities({
       db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits, chains: deps.providers.chains,
+      rails: deps.providers.rails,
     }),
   };
 }

@@ -1,6 +1,6 @@
 import { condition, patched } from '@temporalio/workflow';
 import { chainRefusal, chainSend, chains } from './chain-activities';
-import { rails, untilSettled } from './rail-activities';
+import { rails, untilSettled, type RailPayoutSent } from './rail-activities';
 import type { TransferRun } from './transfer-run';
 
 /** How a payment the workflow sent ended (sendPayment). */
@@ -14,7 +14,7 @@ export type SentPayment =
  * receiving (payout) or source (refund) bank or the chain refused it.
  */
 export async function sendPayment(
-  run: TransferRun, kind: 'payout' | 'refund', nth: { attempt?: number } = {}, opts: { recordWithRailPayout?: boolean } = {},
+  run: TransferRun, kind: 'payout' | 'refund', nth: { attempt?: number } = {}, opts: { recordWithRailPayout?: boolean; sent?: RailPayoutSent } = {},
 ): Promise<SentPayment> {
   const { input } = run;
   // A platform account is paid in the ledger, by the step that records the payment: nothing to send.
@@ -34,8 +34,7 @@ export async function sendPayment(
     return { settled: true, txHash: final.txHash, networkFee: `${final.networkFee} (smallest unit of ${final.nativeAsset})` };
   }
   const sent = kind === 'refund' ? await rails.submitRailRefund({ transferId: input.transferId, ...nth })
-    : opts.recordWithRailPayout ? await recordAndSubmitRailPayout(run)
-      : await rails.submitRailPayout({ transferId: input.transferId });
+    : opts.sent ?? (opts.recordWithRailPayout ? await recordAndSubmitRailPayout(run) : await rails.submitRailPayout({ transferId: input.transferId }));
   const payment = await untilSettled(sent);
   if (payment.status === 'rejected') {
     return { settled: false, reason: `rejected by the ${kind === 'payout' ? 'receiving' : 'source'} bank (${payment.code})`, code: payment.code };

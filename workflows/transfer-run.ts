@@ -7,6 +7,7 @@ import {
   cancelTransfer, decideReview, depositReceived, offerDeposit, paymentReturned, refundReturned, retryRefund, transferStatus,
   type DepositNotice, type RefundRetryRequest, type ReviewDecisionRequest, type TransferStatus, type TransferStep, type TransferWorkflowInput,
 } from './transfer-messages';
+import type { RailPayoutSent } from './rail-activities';
 
 const records = proxyLocalActivities<TransferDatabaseActivities>({
   startToCloseTimeout: '30 seconds',
@@ -33,6 +34,8 @@ export class TransferRun {
   /** The review found the payee cannot be paid (nothing is sent; the funds go back). */
   undeliverable?: { reason: string; code?: string };
   payoutStarted = false;
+  /** The payout, sent by the activity that reviewed the transfer (bank rail to bank rail). */
+  sentPayout?: RailPayoutSent;
   /** A cancellation is answered once the transfer is canceled, or its refund under way. */
   settledCancel = false;
   refundRejected = false;
@@ -90,9 +93,9 @@ export class TransferRun {
       return this.status;
     }, {
       validator: (_request: { reason: string }) => {
-        if (this.payoutStarted || !['awaiting_funds', 'funds_received', 'in_review'].includes(this.status.state)) {
-          throw new Error(`The transfer is ${this.status.state}; it can no longer be canceled`);
-        }
+        const beforePayout = ['awaiting_funds', 'funds_received', 'in_review'].includes(this.status.state);
+        if (this.payoutStarted && beforePayout) throw new Error('The transfer\'s payout is under way; it can no longer be canceled');
+        if (!beforePayout) throw new Error(`The transfer is ${this.status.state}; it can no longer be canceled`);
       },
     });
     setHandler(decideReview, async (d) => {

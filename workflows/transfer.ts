@@ -28,9 +28,10 @@ const mpcSigning = proxyActivities<MpcActivities>({ startToCloseTimeout: '30 sec
  * funds go back), undeliverable → returned → refunded, and returned → refunded inside the return
  * window. Each move is one database transaction (state, payments, ledger, events). Once money is
  * held, the rest runs in a non-cancellable scope: compensation always finishes. Its messages and
- * state are in transfer-run.ts; payments, refunds and return windows in transfer-payments.ts.
+ * state are in transfer-run.ts; payments, refunds and return windows in transfer-payments.ts. Its
+ * result is the final state (the step and hold reasons are in its current details and events).
  */
-export async function transferWorkflow(input: TransferWorkflowInput): Promise<TransferStatus> {
+export async function transferWorkflow(input: TransferWorkflowInput): Promise<Pick<TransferStatus, 'state'>> {
   const run = new TransferRun(input);
   run.listen();
   run.show('Waiting for the deposit');
@@ -47,7 +48,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     await CancellationScope.nonCancellable(() => run.record({ step: 'canceled', reason: run.cancelReason! }));
     run.settledCancel = true;
     run.show(`Canceled: ${run.cancelReason}`);
-    return run.status;
+    return { state: run.status.state };
   }
 
   const { sweep } = await receiveAndReview(run, input);
@@ -64,7 +65,7 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     : run.undeliverable ? refundUndeliverable(run, run.undeliverable) : payOut(run)));
   // Started in a non-cancellable scope: cancelling the workflow does not stop it.
   if (sweep) await sweep;
-  return run.status;
+  return { state: run.status.state };
 }
 
 /**
@@ -84,7 +85,17 @@ async function receiveAndReview(run: TransferRun, input: TransferWorkflowInput):
     };
     let reasons: string[];
     let undeliverable: TransferRun['undeliverable'];
-    if (patched('receive-and-review-at-once')) {
+    if (paysOutWithReview(run) && patched('review-and-pay-out')) {
+      // Bank rail to bank rail: the review, funds_received to payment_submitted and the payout in
+      // one local activity. No cancel is taken meanwhile: the payout may be on its way.
+      run.show('Funds received: screening, limits and the payout');
+      run.payoutStarted = true;
+      const done = await review.receiveReviewAndPayOut({ transferId: input.transferId, deposit: run.deposit! });
+      run.follow(done.state);
+      ({ reasons, undeliverable } = done);
+      if (done.payout) run.sentPayout = done.payout;
+      else run.payoutStarted = false;
+    } else if (patched('receive-and-review-at-once')) {
       // funds_received and in_review in one transaction, and the review, in one local activity.
       run.show('Funds received: screening and limits');
       const reviewed = await review.receiveDepositAndReview({ transferId: input.transferId, deposit: run.deposit ?? {} });
@@ -110,6 +121,15 @@ async function receiveAndReview(run: TransferRun, input: TransferWorkflowInput):
   return { sweep };
 }
 
+/**
+ * The deposit of a transfer between bank rails, named by its payment at the provider (where its
+ * sender is found for the review), and no cancel asked for: reviewed and paid out by one activity.
+ */
+function paysOutWithReview({ input, deposit, cancelReason }: TransferRun): boolean {
+  const bankToBank = !input.sourceIsChain && !input.sourceIsAccount && !input.sourceWalletId && !input.destinationIsChain && !input.destinationIsAccount;
+  return bankToBank && deposit?.railPaymentId !== undefined && cancelReason === undefined;
+}
+
 /** The review found the payee cannot be paid: undeliverable before anything was sent, then refunded (no return leg). */
 async function refundUndeliverable(run: TransferRun, refusal: NonNullable<TransferRun['undeliverable']>) {
   run.payoutStarted = true; // no cancel from here: the refund is the outcome
@@ -124,10 +144,11 @@ async function payOut(run: TransferRun) {
   run.payoutStarted = true;
   // A rail payout is recorded and sent by one local activity (sendPayment); histories from before
   // recorded it first.
-  const recordWithRailPayout = !input.destinationIsChain && !input.destinationIsAccount && patched('record-with-rail-payout');
-  if (!recordWithRailPayout) await run.record({ step: 'payment_submitted' });
+  // Sent already by the review's activity (receiveAndReview), else recorded and sent here.
+  const recordWithRailPayout = !run.sentPayout && !input.destinationIsChain && !input.destinationIsAccount && patched('record-with-rail-payout');
+  if (!recordWithRailPayout && !run.sentPayout) await run.record({ step: 'payment_submitted' });
   run.show(`Paying out on ${input.destinationIsChain ? 'the chain' : 'the rail'}`);
-  const outcome = await sendPayment(run, 'payout', {}, { recordWithRailPayout });
+  const outcome = await sendPayment(run, 'payout', {}, { recordWithRailPayout, sent: run.sentPayout });
   if (!outcome.settled) {
     await run.record({ step: 'undeliverable', reason: outcome.reason, code: outcome.code });
     run.show('Undeliverable: taking the funds back');

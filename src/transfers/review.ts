@@ -36,10 +36,10 @@ export interface PayeeRefusal {
  * either side, the amount threshold and the customer's 24-hour velocity; a route's own limits.
  */
 export async function reviewTransfer(
-  deps: ReviewDeps, transferId: string, loaded?: TransferRow,
+  deps: ReviewDeps, transferId: string, loaded?: TransferRow, opts: { depositPaymentId?: string } = {},
 ): Promise<{ reasons: string[]; undeliverable?: PayeeRefusal }> {
   const t = loaded ?? await loadTransfer(deps.db, transferId);
-  const facts = await reviewFacts(deps.db, t);
+  const facts = await reviewFacts(deps.db, t, opts.depositPaymentId);
   const undeliverable = await payeeRefusal(deps, t, facts.account);
   if (undeliverable) return { reasons: [], undeliverable };
   const reasons = [
@@ -56,25 +56,30 @@ type PayeeAccount = Pick<ExternalAccountRow, 'id' | 'status' | 'account_name'>;
 /**
  * What the checks read, in one query: the destination account, the customer's status, the fiat
  * deposit's sender (encrypted on the rail event that named them, where the provider did), and the
- * customer's live transfers of the 24 hours up to this one, summed per currency.
+ * customer's live transfers of the 24 hours up to this one (itself included), summed per currency.
+ * `depositPaymentId`: the deposit's payment at the provider, for a review before the deposit is
+ * recorded (else the sender is found through the recorded deposit).
  */
-async function reviewFacts(db: Db, t: TransferRow) {
+async function reviewFacts(db: Db, t: TransferRow, depositPaymentId?: string) {
   const since = new Date(t.created_at.getTime() - 24 * 3600_000);
   const facts = await db.selectFrom('customers as c').where('c.id', '=', t.customer_id)
     .select((eb) => [
       'c.status', 'c.suspension',
       jsonObjectFrom(eb.selectFrom('external_accounts as a').select(['a.id', 'a.status', 'a.account_name'])
         .where('a.id', '=', t.destination_external_account_id ?? '')).as('account'), // no destination account: no row
-      eb.selectFrom('payments as p')
-        .innerJoin('rail_events as e', (join) => join.onRef('e.provider_payment_id', '=', 'p.provider_payment_id'))
-        .select('e.sender_encrypted')
-        .where('p.transfer_id', '=', t.id).where('p.kind', '=', 'deposit').where('p.status', '=', 'settled')
+      (depositPaymentId
+        ? eb.selectFrom('rail_events as e').select('e.sender_encrypted').where('e.provider_payment_id', '=', depositPaymentId)
+        : eb.selectFrom('payments as p')
+          .innerJoin('rail_events as e', (join) => join.onRef('e.provider_payment_id', '=', 'p.provider_payment_id'))
+          .select('e.sender_encrypted')
+          .where('p.transfer_id', '=', t.id).where('p.kind', '=', 'deposit').where('p.status', '=', 'settled'))
         .where('e.type', '=', 'payment.received').where('e.sender_encrypted', 'is not', null)
         .limit(1).as('sender_encrypted'),
       jsonArrayFrom(eb.selectFrom('transfers as r')
         .select(['r.source_currency', sql<string>`sum(r.amount_minor)::text`.as('total')])
         .where('r.customer_id', '=', t.customer_id).where('r.created_at', '>=', since).where('r.created_at', '<=', t.created_at)
-        .where('r.state', 'not in', ['canceled', 'refunded', 'awaiting_funds']).groupBy('r.source_currency')).as('recent'),
+        .where((w) => w.or([w('r.state', 'not in', ['canceled', 'refunded', 'awaiting_funds']), w('r.id', '=', t.id)]))
+        .groupBy('r.source_currency')).as('recent'),
     ])
     .executeTakeFirstOrThrow();
   return { ...facts, account: (facts.account ?? undefined) as PayeeAccount | undefined };
