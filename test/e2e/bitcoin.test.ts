@@ -145,8 +145,11 @@ test('a payout no block takes for BITCOIN_RBF_AFTER_SECONDS is replaced at a hig
     return (p.replaced_tx_hashes ?? []).length > 0 ? p : undefined;
   }, { what: 'the payout replaced', timeoutMs: 60_000 });
   const [first] = bumped.replaced_tx_hashes!;
-  const mempool = await bitcoinRpc().call<string[]>('getrawmempool');
-  expect(mempool).toContain(bumped.tx_hash);
+  // The replacement is stored before it is broadcast: the node has it a moment later, in place of the first.
+  const mempool = await waitFor(async () => {
+    const txids = await bitcoinRpc().call<string[]>('getrawmempool');
+    return txids.includes(bumped.tx_hash!) ? txids : undefined;
+  }, { what: 'the replacement in the mempool', timeoutMs: 30_000 });
   expect(mempool).not.toContain(first);
   const done = await whileMining(waitForTransferState(t.api, tr.id, 'payment_processed', 90_000));
   expect(done.receipt.destination_tx_hash).toBe(bumped.tx_hash);
