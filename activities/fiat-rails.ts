@@ -1,7 +1,7 @@
 import type { Db } from '../src/db';
 import type { FiatRail } from '../src/domain/rails';
 import { RailUnavailableError, type RailAdapter, type RailPayment } from '../src/providers/rails';
-import type { TransferRow } from '../src/db/schema';
+import type { TransferRow, TransferState } from '../src/db/schema';
 import { paymentKey, releaseSuffix, strayDepositKeyOf } from '../src/payments/keys';
 import { markPaymentSubmitted, notePaymentAttemptFailed, paymentDestination, requirePayment } from '../src/payments/store';
 import { recordPaymentFailure, recordPaymentSent } from '../src/transfers/payment-attempts';
@@ -11,6 +11,9 @@ import { loadTransfer, paymentLeg } from '../src/transfers/transfer';
 type FiatRailDeps = { db: Db; rails: RailAdapter };
 
 const statusOf = (p: RailPayment) => ({ status: p.status, code: p.code, returnsAt: p.returnsAt?.getTime(), settlesAt: p.settlesAt.getTime() });
+/** A rail payout as the activity that sent it answers: the provider's payment and its status then. */
+export type RailPayoutSent = { railPaymentId: string } & ReturnType<typeof statusOf>;
+
 const sentOf = (payment: RailPayment) => ({ providerPaymentId: payment.id, settlesAt: payment.settlesAt });
 
 /**
@@ -46,7 +49,7 @@ async function send(deps: FiatRailDeps, transferId: string, kind: 'payout' | 're
  * is recorded payment_processed on that row, in one statement. Its payment's idempotency key makes a
  * retry the same payment.
  */
-export async function sendRecordedRailPayout(deps: FiatRailDeps, recorded: TransferRow) {
+export async function sendRecordedRailPayout(deps: FiatRailDeps, recorded: TransferRow): Promise<RailPayoutSent & { state: TransferState }> {
   const payment = await send(deps, recorded.id, 'payout', 1, recorded);
   let { state } = recorded;
   if (payment.status === 'settled') {

@@ -3,7 +3,7 @@ import type { RailAdapter } from '../src/providers/rails';
 import { reviewTransfer, type PayeeRefusal, type TransferReviewLimits } from '../src/transfers/review';
 import { recordTransferSteps, type TransferStep } from '../src/transfers/steps';
 import { loadTransfer } from '../src/transfers/transfer';
-import { sendRecordedRailPayout } from './fiat-rails';
+import { sendRecordedRailPayout, type RailPayoutSent } from './fiat-rails';
 
 export type { TransferReviewLimits };
 
@@ -11,9 +11,6 @@ export type { TransferReviewLimits };
 type ReviewOutcome = { reasons: string[]; undeliverable?: PayeeRefusal };
 
 type FundsReceived = Omit<Extract<TransferStep, { step: 'funds_received' }>, 'step'>;
-
-/** The payout as sent: the provider's payment and its status then. */
-type RailPayoutSent = Omit<Awaited<ReturnType<typeof sendRecordedRailPayout>>, 'state'>;
 
 /** The in_review checks (src/transfers/review.ts): any reason holds the transfer for an operator's decision. */
 export function createTransferReviewActivities(deps: Parameters<typeof reviewTransfer>[0] & { rails: RailAdapter }) {

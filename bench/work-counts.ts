@@ -3,7 +3,7 @@
 // test/e2e/transfer-work-counts.test.ts shares.
 import { Client, Connection } from '@temporalio/client';
 import type { Db } from '../src/db';
-import { countTransferWork, historyCounts, waitForFirstWorkflowTask, waitForWorkflowClosed, type HistoryCounts, type TransferWork } from '../test/harness/work-counts';
+import { countTransferWork, historyCounts, type HistoryCounts, type TransferWork } from '../test/harness/work-counts';
 
 type Api = (method: string, p: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
@@ -17,14 +17,14 @@ export async function measureTransferWork(opts: { api: Api; body: unknown; admin
   try {
     return await countTransferWork({
       db: opts.adminDb, role: COUNTED_ROLE, client, count: opts.count,
-      transfer: async () => {
+      create: async () => {
         const created = await opts.api('POST', '/v0/transfers', opts.body);
         if (created.status !== 201) throw new Error(`transfer: ${created.status} ${JSON.stringify(created.body)}`);
-        await waitForFirstWorkflowTask(client, `transfer:${created.body.id}`);
-        const deposit = await opts.api('POST', `/v0/sandbox/transfers/${created.body.id}/deposit`);
-        if (deposit.status !== 200) throw new Error(`deposit: ${deposit.status} ${JSON.stringify(deposit.body)}`);
-        await waitForWorkflowClosed(client, `transfer:${created.body.id}`);
         return created.body.id as string;
+      },
+      deposit: async (id) => {
+        const deposit = await opts.api('POST', `/v0/sandbox/transfers/${id}/deposit`);
+        if (deposit.status !== 200) throw new Error(`deposit: ${deposit.status} ${JSON.stringify(deposit.body)}`);
       },
     });
   } finally {

@@ -11,8 +11,7 @@ export const rails = proxyLocalActivities<FiatRailActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-/** A rail payout as the activity that sent it answers: the provider's payment and its status then. */
-export type RailPayoutSent = Awaited<ReturnType<FiatRailActivities['submitRailPayout']>>;
+export type { RailPayoutSent } from '../activities/fiat-rails';
 
 /** Sleeps until the rail payment's settlement time, then asks the rail, until it is no longer pending. */
 export async function untilSettled(sent: { railPaymentId: string; status: string; settlesAt: number }) {

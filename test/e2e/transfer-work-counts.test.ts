@@ -1,7 +1,7 @@
 import { apiClient, createTenant, stack, temporalClient, testDb } from '../harness';
 import { apiAndWorkerOfTheirOwn } from '../harness/own-processes';
 import { approvedCustomer, internationalAccount, sandboxDeposit } from '../harness/transfers';
-import { asRole, countTransferWork, prepareStatementCounting, waitForFirstWorkflowTask, waitForWorkflowClosed } from '../harness/work-counts';
+import { asRole, countTransferWork, prepareStatementCounting } from '../harness/work-counts';
 
 // The work a PIX → PIX transfer asks for, in counts the code alone decides (docs/BENCHMARKS.md,
 // "Transfers": the table at its top): the SQL statements and transactions its API requests and its
@@ -25,20 +25,17 @@ test('a PIX → PIX transfer: its statements, transactions, workflow tasks, acti
   const account = await internationalAccount(t.api, customer.id, 'BR1800360305000010009795493C1', 'BRASBRRJ', 'BR', 'Maria Silva');
   const api = apiClient(t.secret, own.url());
   const client = await temporalClient();
-  // As a client of bench:transfers does: create it, its deposit arrives (once the workflow waits for
-  // it); it runs to its workflow's end.
-  const transfer = async () => {
+  // As a client of bench:transfers does: create it, its deposit arrives; it runs to its workflow's end.
+  const create = async () => {
     const created = await api.post('/v0/transfers', {
       amount: '10.00', on_behalf_of: customer.id, source: { payment_rail: 'pix', currency: 'brl' },
       destination: { payment_rail: 'pix', currency: 'brl', external_account_id: account.id },
     });
     expect(created.status).toBe(201);
-    await waitForFirstWorkflowTask(client, `transfer:${created.body.id}`);
-    await sandboxDeposit(api, created.body.id);
-    await waitForWorkflowClosed(client, `transfer:${created.body.id}`);
     return created.body.id as string;
   };
-  const work = await countTransferWork({ db: testDb(), role: ROLE, client, count: 3, transfer });
+  const deposit = async (id: string) => { await sandboxDeposit(api, id); };
+  const work = await countTransferWork({ db: testDb(), role: ROLE, client, count: 3, create, deposit });
   const states = await testDb().selectFrom('transfers').select('state').where('id', 'in', work.transferIds).execute();
   expect(states.map((s) => s.state)).toEqual(['payment_processed', 'payment_processed', 'payment_processed']);
   const h = work.history;

@@ -24,13 +24,14 @@ export interface HistoryCounts {
 /** Counts of one workflow's history, as the server keeps it. */
 export async function historyCounts(client: Client, workflowId: string): Promise<HistoryCounts> {
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const payloadBytesPerEvent = events.map(payloadBytesIn);
   return {
     events: events.length,
     workflowTasks: events.filter((e) => e.workflowTaskCompletedEventAttributes).length,
     activities: events.filter((e) => e.activityTaskScheduledEventAttributes).length,
     localActivities: events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
-    payloadBytes: payloadBytesIn(events),
-    payloadBytesPerEvent: events.map(payloadBytesIn),
+    payloadBytes: payloadBytesPerEvent.reduce((sum, n) => sum + n, 0),
+    payloadBytesPerEvent,
     eventTypes: events.map((e) => String(temporal.api.enums.v1.EventType[e.eventType ?? 0]).replace('EVENT_TYPE_', '')),
   };
 }
@@ -106,16 +107,24 @@ export interface TransferWork {
 }
 
 /**
- * Runs `transfer` (which carries one transfer to its workflow's end and gives its id)
- * once to warm the processes up, then `count` times one after the other, and counts what those did.
+ * Carries one transfer after another through its cycle: `create` (its id), then, once its workflow
+ * waits for the deposit, `deposit`, then to its workflow's end. One first to warm the processes up,
+ * then `count` counted.
  */
 export async function countTransferWork(opts: {
-  db: Db; role: string; client: Client; count: number; transfer: () => Promise<string>;
+  db: Db; role: string; client: Client; count: number; create: () => Promise<string>; deposit: (transferId: string) => Promise<void>;
 }): Promise<TransferWork> {
-  await opts.transfer();
+  const transfer = async () => {
+    const id = await opts.create();
+    await waitForFirstWorkflowTask(opts.client, `transfer:${id}`);
+    await opts.deposit(id);
+    await waitForWorkflowClosed(opts.client, `transfer:${id}`);
+    return id;
+  };
+  await transfer();
   await resetStatementCounts(opts.db, opts.role);
   const ids: string[] = [];
-  for (let i = 0; i < opts.count; i++) ids.push(await opts.transfer());
+  for (let i = 0; i < opts.count; i++) ids.push(await transfer());
   const sqlCounts = await statementCounts(opts.db, opts.role);
   const histories = await Promise.all(ids.map((id) => historyCounts(opts.client, `transfer:${id}`)));
   return {
@@ -133,7 +142,7 @@ export async function countTransferWork(opts: {
  * with that first task, and its history is five events shorter (no deposit-expiry timer, one task
  * fewer): counted transfers wait, as the ceiling's workflows wait for theirs, so that both have one shape.
  */
-export async function waitForFirstWorkflowTask(client: Client, workflowId: string, timeoutMs = 30_000): Promise<void> {
+async function waitForFirstWorkflowTask(client: Client, workflowId: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const done = async () => ((await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []).some((e) => e.workflowTaskCompletedEventAttributes);
   while (!(await done())) {
@@ -143,7 +152,7 @@ export async function waitForFirstWorkflowTask(client: Client, workflowId: strin
 }
 
 /** Waits until a workflow has closed, without decoding its result (the bench's client has no codec). */
-export async function waitForWorkflowClosed(client: Client, workflowId: string, timeoutMs = 60_000): Promise<void> {
+async function waitForWorkflowClosed(client: Client, workflowId: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while ((await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING') {
     if (Date.now() > deadline) throw new Error(`${workflowId} still running after ${timeoutMs} ms`);
