@@ -1,6 +1,7 @@
 import { parseAmount } from '../../src/domain/money';
 import { readPain001 } from '../../src/providers/bank-files/sepa-messages';
 import { apiClient, createTenant, documents, individual, runCli, stack, testDb, waitFor, waitForKycStatus, type ApiClient } from '../harness';
+import { iso20022SchemaErrors } from '../harness/iso20022-schemas';
 import { TEST_ODFI, TEST_SEPA_ACCOUNT } from '../harness/stack';
 import { CLOSED_IBAN, TestBank } from '../harness/test-bank';
 import { expectLedgerBalanced, fundedCustomerWallet, tokenBalance, waitForTransferState } from '../harness/transfers';
@@ -57,7 +58,7 @@ afterAll(async () => {
   await expectLedgerBalanced();
 });
 
-test('a live SEPA payout goes out as a pain.001.001.09 the bank reads back field by field and settles; a camt.054 return (AC04) follows the returned path', async () => {
+test('a live SEPA payout goes out as a pain.001.001.09 valid against the ISO 20022 schema, which the bank reads back field by field and settles; a camt.054 return (AC04) follows the returned path', async () => {
   const tr = await usdcToSepa('54.00', account.id, 8);
   const queued = await waitFor(() => testDb().selectFrom('bank_payments').selectAll().where('reference', '=', tr.id).where('purpose', '=', 'payout').executeTakeFirst(),
     { what: 'the payout queued', timeoutMs: 60_000 });
@@ -66,9 +67,10 @@ test('a live SEPA payout goes out as a pain.001.001.09 the bank reads back field
     amountMinor: BigInt(queued.amount_minor), currency: 'EUR', creditorName: 'Erika Mustermann', creditorIban: 'FR1420041010050500013M02606',
     creditorBic: 'PSSTFRPPXXX', debtorIban: TEST_SEPA_ACCOUNT.iban, remittance: `PAYOUT ${tr.id}`,
   });
-  // The message as a whole: its namespace, count and control sum.
+  // The message as a whole: its namespace, the official schema, its count and control sum.
   const text = fs.readFileSync(path.join(stack().bankRoot!, 'inbox', credit.file), 'utf8');
   expect(text).toContain('xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09"');
+  expect(await iso20022SchemaErrors(text)).toEqual([]);
   const message = readPain001(text);
   expect(message.count).toBe(message.credits.length);
   expect(message.controlSumMinor).toBe(message.credits.reduce((s, c) => s + c.amountMinor, 0n));

@@ -3,7 +3,7 @@ import { formatAmount } from '../../src/domain/money';
 import type { ReadCredit } from '../../src/providers/bank-files/sepa-messages';
 
 // The SEPA messages the test bank sends back, written with fast-xml-parser's builder: status reports
-// (pain.002.001.10) with rejections, and debit/credit notifications (camt.054.001.08) of credits
+// (pain.002.001.11) with rejections, and debit/credit notifications (camt.054.001.08) of credits
 // for the platform and of its payments returned.
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', format: true });
@@ -16,7 +16,7 @@ function document(namespace: string, body: Record<string, unknown>): string {
 
 /** A status report rejecting each of `items` with its reason code. */
 export function pain002Rejections(messageId: string, items: { credit: ReadCredit; code: string }[]): string {
-  return document('pain.002.001.10', {
+  return document('pain.002.001.11', {
     CstmrPmtStsRpt: {
       GrpHdr: { MsgId: `STS${messageId}`.slice(0, 35), CreDtTm: now() },
       OrgnlGrpInfAndSts: { OrgnlMsgId: messageId, OrgnlMsgNmId: 'pain.001.001.09', GrpSts: 'PART' },
@@ -50,7 +50,7 @@ export function camt054(iban: string, messageId: string, entries: Notified[]): s
             BkTxCd: { Domn: { Cd: 'PMNT', Fmly: { Cd: 'RCDT', SubFmlyCd: e.kind === 'credit' ? 'ESCT' : 'RRTN' } } },
             NtryDtls: {
               TxDtls: e.kind === 'credit'
-                ? { Refs: { AcctSvcrRef: e.ref, EndToEndId: 'NOTPROVIDED' }, Amt: amount(minor), CdtDbtInd: 'CRDT', RltdPties: { Dbtr: { Nm: e.senderName } }, RmtInf: { Ustrd: e.reference } }
+                ? { Refs: { AcctSvcrRef: e.ref, EndToEndId: 'NOTPROVIDED' }, Amt: amount(minor), CdtDbtInd: 'CRDT', RltdPties: { Dbtr: { Pty: { Nm: e.senderName } } }, RmtInf: { Ustrd: e.reference } }
                 : { Refs: { AcctSvcrRef: e.ref, EndToEndId: e.credit.endToEndId }, Amt: amount(minor), CdtDbtInd: 'CRDT', RtrInf: { Rsn: { Cd: e.code } } },
             },
           };

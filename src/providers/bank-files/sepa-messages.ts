@@ -152,7 +152,7 @@ export function readCamt054(text: string): SepaNotification[] {
         else if (String(entry.CdtDbtInd) === 'CRDT') {
           out.push({
             kind: 'credit', id, amountMinor: minorOf(textOf(tx.Amt ?? entry.Amt), 'Amt'),
-            reference: String(tx.RmtInf?.Ustrd ?? '').trim().split(/\s+/)[0] ?? '', senderName: String(tx.RltdPties?.Dbtr?.Nm ?? ''),
+            reference: String(tx.RmtInf?.Ustrd ?? '').trim().split(/\s+/)[0] ?? '', senderName: String(tx.RltdPties?.Dbtr?.Pty?.Nm ?? tx.RltdPties?.Dbtr?.Nm ?? ''),
           });
         }
       }
