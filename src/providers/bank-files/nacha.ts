@@ -122,7 +122,7 @@ export async function buildAchFile(
   }
   const text = await new Promise<string>((resolve) => file.generateFile(resolve));
   const totals = totalsOf(entries);
-  checkControls(readAchFile(text), totals);
+  checkControls(readFileControl(text), totals);
   return { text, totals };
 }
 
@@ -172,19 +172,38 @@ export function controlTotals(control: AchRecord): AchTotals {
   };
 }
 
+/** The file control record: the last record before the padding of nines. */
+function readFileControl(text: string): AchRecord {
+  const lines = text.trimEnd().split(/\r?\n/);
+  let at = lines.length - 1;
+  while (at > 0 && lines[at] === NINES) at--;
+  const line = lines[at] ?? '';
+  if (line[0] !== '9' || line.length !== 94) throw new Error('The NACHA file ends without its file control record');
+  return readRecord(line, fileControlFields);
+}
+
 /** The file control must say what we summed: the library adds amounts as JavaScript numbers. */
-function checkControls(file: ReadAchFile, totals: AchTotals) {
-  const found = controlTotals(file.control);
+function checkControls(control: AchRecord, totals: AchTotals) {
+  const found = controlTotals(control);
   for (const key of Object.keys(found) as (keyof AchTotals)[]) {
     if (found[key] !== totals[key]) throw new Error(`The NACHA file's ${key} is ${found[key]}, not ${totals[key]}: the file is not used`);
   }
+}
+
+const fieldOrder = new WeakMap<Fields, [string, { width: number }][]>();
+
+/** A layout's fields in the order of their positions (worked out once per layout). */
+function orderedFields(fields: Fields): [string, { width: number }][] {
+  let order = fieldOrder.get(fields);
+  if (!order) fieldOrder.set(fields, order = Object.entries(fields).sort(([, a], [, b]) => a.position - b.position));
+  return order;
 }
 
 /** One record's fields, cut by the library's widths in the order of their positions. */
 function readRecord(line: string, fields: Fields): AchRecord {
   const out: AchRecord = {};
   let at = 0;
-  for (const [name, field] of Object.entries(fields).sort(([, a], [, b]) => a.position - b.position)) {
+  for (const [name, field] of orderedFields(fields)) {
     out[name] = line.slice(at, at + field.width).trim();
     at += field.width;
   }
