@@ -174,7 +174,8 @@ export function controlTotals(control: AchRecord): AchTotals {
 
 /** The file control record: the last record before the padding of nines. */
 function readFileControl(text: string): AchRecord {
-  const lines = text.trimEnd().split(/\r?\n/);
+  // Records end in blanks (reserved fields): only line breaks are trimmed.
+  const lines = text.replace(/[\r\n]+$/, '').split(/\r?\n/);
   let at = lines.length - 1;
   while (at > 0 && lines[at] === NINES) at--;
   const line = lines[at] ?? '';
