@@ -1,8 +1,7 @@
 import type { TransferState } from '../src/db/schema';
 import type { RailAdapter } from '../src/providers/rails';
-import { reviewTransfer, type PayeeRefusal, type TransferReviewLimits } from '../src/transfers/review';
+import { reviewRead, reviewTransfer, transferForReview, type PayeeRefusal, type TransferReviewLimits } from '../src/transfers/review';
 import { recordTransferSteps, type TransferStep } from '../src/transfers/steps';
-import { loadTransfer } from '../src/transfers/transfer';
 import { sendRecordedRailPayout, type RailPayoutSent } from './fiat-rails';
 
 export type { TransferReviewLimits };
@@ -38,14 +37,16 @@ export function createTransferReviewActivities(deps: Parameters<typeof reviewTra
      * twice and sends the same payment (its idempotency key).
      */
     async receiveReviewAndPayOut(input: { transferId: string; deposit: FundsReceived }): Promise<{ state: TransferState; payout?: RailPayoutSent } & ReviewOutcome> {
-      const created = await loadTransfer(deps.db, input.transferId);
+      // The transfer as created, read with the review's facts in one query.
+      const read = await transferForReview(deps.db, input.transferId, input.deposit.railPaymentId);
+      const created = read.transfer;
       // A retry after the payout was recorded (a crash after the commit) only sends it, as the same payment.
       const paying = created.state === 'payment_submitted' || created.state === 'payment_processed';
-      const outcome: ReviewOutcome = paying ? { reasons: [] }
-        : await reviewTransfer(deps, input.transferId, created, { depositPaymentId: input.deposit.railPaymentId });
+      const outcome: ReviewOutcome = paying ? { reasons: [] } : await reviewRead(deps, read);
       const payable = outcome.reasons.length === 0 && !outcome.undeliverable;
       const steps: TransferStep[] = [{ step: 'funds_received', ...input.deposit }, { step: 'in_review' }, ...(payable ? [{ step: 'payment_submitted' as const }] : [])];
-      const { state, transfer } = await recordTransferSteps(deps.db, input.transferId, steps);
+      // Recorded on the transfer as read above, unless it changed since (then under its lock).
+      const { state, transfer } = await recordTransferSteps(deps.db, input.transferId, steps, created);
       if (!payable) return { state, ...outcome };
       const { state: sentState, ...payout } = await sendRecordedRailPayout(deps, transfer);
       return { state: sentState, reasons: [], payout };

@@ -124,33 +124,67 @@ async function postInOneStatement(
 }
 
 /**
+ * Several movements as one statement, all or nothing: written only when every account exists, none
+ * of their keys was recorded before and the balances allow them all (checked after all of them).
+ * Answers whether it wrote them; a key another transaction recorded meanwhile is an error (the
+ * caller's transaction rolls back and is tried again).
+ */
+async function postAllInOneStatement(trx: Transaction<Database>, tenant: Tenant, movements: Movement[], accounts: { ref: LedgerAccountRef; delta: bigint }[]) {
+  const now = new Date();
+  const ids = movements.map((_, i) => newId('ledgerTransaction', now.getTime() + i));
+  const refColumns = (r: LedgerAccountRef) => sql`${r.ownerType}::text, ${r.ownerId}::text, ${r.purpose}::text, ${r.currency}::text`;
+  const entries = movements.flatMap((m, i) => m.postings.map((p) => ({ transactionId: ids[i]!, posting: p })));
+  const result = await sql<{ written: number }>`
+    with deltas (owner_type, owner_id, purpose, currency, delta) as (
+      values ${sql.join(accounts.map((a) => sql`(${refColumns(a.ref)}, ${a.delta.toString()}::numeric)`))}
+    ), locked as (
+      select a.id, a.owner_type, a.owner_id, a.purpose, a.currency, a.balance_minor, a.allow_negative, d.delta
+      from ledger_accounts a
+      join deltas d on (a.owner_type, a.owner_id, a.purpose, a.currency) = (d.owner_type, d.owner_id, d.purpose, d.currency)
+      where a.developer_id = ${tenant.developerId} and a.environment = ${tenant.environment}
+      order by a.id
+      for update of a
+    ), verdict as (
+      select count(*)::int as found, bool_and(l.allow_negative or l.balance_minor + l.delta >= 0) as covered
+      from locked l
+    ), tx as (
+      insert into ledger_transactions (id, developer_id, environment, idempotency_key, description, reference_id, created_at)
+      select m.id, ${tenant.developerId}, ${tenant.environment}, m.idempotency_key, m.description, m.reference_id, ${now}
+      from (values ${sql.join(movements.map((m, i) => sql`(${ids[i]}::text, ${m.idempotencyKey}::text, ${m.description}::text, ${m.referenceId ?? null}::text, ${i}::int)`))})
+        as m(id, idempotency_key, description, reference_id, n)
+      cross join verdict
+      where verdict.found = ${accounts.length} and verdict.covered
+        and not exists (select 1 from ledger_transactions t where t.idempotency_key in (${sql.join(movements.map((m) => m.idempotencyKey))}))
+      order by m.n
+      on conflict (idempotency_key) do nothing
+      returning id
+    ), new_balances as (
+      update ledger_accounts a set balance_minor = a.balance_minor + l.delta
+      from locked l where a.id = l.id and (select count(*) from tx) = ${movements.length}
+    ), new_entries as (
+      insert into ledger_entries (transaction_id, account_id, currency, amount_minor, created_at)
+      select e.transaction_id, l.id, e.currency, e.amount_minor, ${now}::timestamptz
+      from (values ${sql.join(entries.map((e, n) => sql`(${n}::int, ${e.transactionId}::text, ${refColumns(e.posting.account)}, ${e.posting.amountMinor.toString()}::numeric)`))})
+        as e(n, transaction_id, owner_type, owner_id, purpose, currency, amount_minor)
+      join locked l on (l.owner_type, l.owner_id, l.purpose, l.currency) = (e.owner_type, e.owner_id, e.purpose, e.currency)
+      where (select count(*) from tx) = ${movements.length}
+      order by e.n
+    )
+    select (select count(*) from tx)::int as written`.execute(trx);
+  const written = result.rows[0]!.written;
+  if (written > 0 && written < movements.length) throw new Error('A ledger movement of this change was recorded meanwhile by another transaction: the change is tried again');
+  return written === movements.length;
+}
+
+/**
  * Records one movement as a balanced set of entries (per currency they sum to zero), inside the
  * caller's database transaction. Idempotent by key: a second call with the same key changes nothing
  * and returns the first transaction. Balances that may not go negative are checked under row locks
  * (taken in id order, so concurrent movements cannot deadlock).
  */
-export async function postTransaction(
-  trx: Transaction<Database>,
-  tenant: Tenant,
-  movement: { idempotencyKey: string; description: string; referenceId?: string; postings: Posting[] },
-): Promise<{ transactionId: string; replayed: boolean }> {
-  if (movement.postings.length < 2) throw new LedgerError('empty', 'A movement needs at least two postings');
-  const sums = new Map<string, bigint>();
-  for (const p of movement.postings) {
-    if (p.amountMinor === 0n) throw new LedgerError('empty', 'A posting of zero moves nothing');
-    sums.set(p.account.currency, (sums.get(p.account.currency) ?? 0n) + p.amountMinor);
-  }
-  for (const [currency, sum] of sums) {
-    if (sum !== 0n) throw new LedgerError('unbalanced', `Postings in ${currency} sum to ${sum}, not zero`);
-  }
-  // Each account once, with the sum of its postings; sorted, so that missing ones are created in one order.
-  const byAccount = new Map<string, { ref: LedgerAccountRef; delta: bigint }>();
-  for (const p of movement.postings) {
-    const key = refKey(p.account);
-    byAccount.set(key, { ref: p.account, delta: (byAccount.get(key)?.delta ?? 0n) + p.amountMinor });
-  }
-  const accounts = [...byAccount.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, a]) => a);
-
+export async function postTransaction(trx: Transaction<Database>, tenant: Tenant, movement: Movement): Promise<{ transactionId: string; replayed: boolean }> {
+  checkMovement(movement);
+  const accounts = accountDeltas([movement]);
   let posted = await postInOneStatement(trx, tenant, movement, accounts);
   if (posted.found < accounts.length) {
     await createAccounts(trx, tenant, accounts.map((a) => a.ref));
@@ -161,6 +195,49 @@ export async function postTransaction(
   const recorded = await recordedTransaction(trx, movement.idempotencyKey);
   if (recorded) return { transactionId: recorded, replayed: true };
   throw new LedgerError('insufficient_funds', `${posted.short ?? 'an account'} would go below zero`);
+}
+
+/**
+ * Movements of one change (a transfer's steps recorded together), in one statement when every
+ * account exists, none of their keys was recorded before and no account that may not go negative
+ * would after all of them; otherwise one by one, as postTransaction posts them (creating accounts,
+ * answering replays, refusing one that goes short). Either way inside the caller's transaction.
+ */
+export async function postTransactions(trx: Transaction<Database>, tenant: Tenant, movements: Movement[]): Promise<void> {
+  if (movements.length > 1) {
+    movements.forEach(checkMovement);
+    if (await postAllInOneStatement(trx, tenant, movements, accountDeltas(movements))) return;
+  }
+  for (const movement of movements) await postTransaction(trx, tenant, movement);
+}
+
+export interface Movement {
+  idempotencyKey: string;
+  description: string;
+  referenceId?: string;
+  postings: Posting[];
+}
+
+function checkMovement(movement: Movement) {
+  if (movement.postings.length < 2) throw new LedgerError('empty', 'A movement needs at least two postings');
+  const sums = new Map<string, bigint>();
+  for (const p of movement.postings) {
+    if (p.amountMinor === 0n) throw new LedgerError('empty', 'A posting of zero moves nothing');
+    sums.set(p.account.currency, (sums.get(p.account.currency) ?? 0n) + p.amountMinor);
+  }
+  for (const [currency, sum] of sums) {
+    if (sum !== 0n) throw new LedgerError('unbalanced', `Postings in ${currency} sum to ${sum}, not zero`);
+  }
+}
+
+/** Each account once, with the sum of its postings; sorted, so that missing ones are created in one order. */
+function accountDeltas(movements: Movement[]): { ref: LedgerAccountRef; delta: bigint }[] {
+  const byAccount = new Map<string, { ref: LedgerAccountRef; delta: bigint }>();
+  for (const p of movements.flatMap((m) => m.postings)) {
+    const key = refKey(p.account);
+    byAccount.set(key, { ref: p.account, delta: (byAccount.get(key)?.delta ?? 0n) + p.amountMinor });
+  }
+  return [...byAccount.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, a]) => a);
 }
 
 /** The id of the movement recorded under a key, if any. */

@@ -130,16 +130,22 @@ export type NewPayment = Pick<PaymentRow, 'developer_id' | 'environment' | 'tran
 
 /** Inserts a payment once: a second insert with its key (a retried step) changes nothing. */
 export async function insertPayment(q: Queryable, p: NewPayment): Promise<void> {
+  await insertPayments(q, [p]);
+}
+
+/** Inserts payments in one statement, each once (by its key). */
+export async function insertPayments(q: Queryable, payments: NewPayment[]): Promise<void> {
+  if (payments.length === 0) return;
   const now = new Date();
-  await q.insertInto('payments').values({
-    id: newId('payment', now.getTime()),
+  await q.insertInto('payments').values(payments.map((p, i) => ({
+    id: newId('payment', now.getTime() + i),
     developer_id: p.developer_id, environment: p.environment, transfer_id: p.transfer_id, kind: p.kind,
     rail: p.rail, currency: p.currency, amount_minor: p.amount_minor.toString(), status: p.status,
     external_account_id: p.external_account_id ?? null, from_address: p.from_address ?? null, to_address: p.to_address ?? null,
     provider_payment_id: p.provider_payment_id ?? null, tx_hash: p.tx_hash ?? null, signed_transaction: null, network_fee: null,
     return_code: p.return_code ?? null, failure_reason: p.failure_reason ?? null,
     idempotency_key: p.idempotency_key, settles_at: null, created_at: now, updated_at: now,
-  }).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
+  }))).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
 }
 
 /** What the provider or the chain answered when the payment went out. */

@@ -11,7 +11,6 @@ import type { ChainAdapters } from '../chains';
 import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../domain/rails';
 import type { SanctionsScreener } from '../sanctions/screener';
 import { storeScreening } from '../sanctions/screenings';
-import { loadTransfer } from './transfer';
 import { routeLimitReasons } from '../payment-routes/limits';
 
 export interface TransferReviewLimits {
@@ -38,8 +37,12 @@ export interface PayeeRefusal {
 export async function reviewTransfer(
   deps: ReviewDeps, transferId: string, loaded?: TransferRow, opts: { depositPaymentId?: string } = {},
 ): Promise<{ reasons: string[]; undeliverable?: PayeeRefusal }> {
-  const t = loaded ?? await loadTransfer(deps.db, transferId);
-  const facts = await reviewFacts(deps.db, t, opts.depositPaymentId);
+  const read = await transferForReview(deps.db, transferId, opts.depositPaymentId);
+  return reviewRead(deps, { transfer: loaded ?? read.transfer, facts: read.facts });
+}
+
+/** The review of a transfer and its facts as transferForReview read them. */
+export async function reviewRead(deps: ReviewDeps, { transfer: t, facts }: TransferForReview): Promise<{ reasons: string[]; undeliverable?: PayeeRefusal }> {
   const undeliverable = await payeeRefusal(deps, t, facts.account);
   if (undeliverable) return { reasons: [], undeliverable };
   const reasons = [
@@ -54,37 +57,44 @@ export async function reviewTransfer(
 type PayeeAccount = Pick<ExternalAccountRow, 'id' | 'status' | 'account_name'>;
 
 /**
- * What the checks read, in one query: the destination account, the customer's status, the fiat
- * deposit's sender (encrypted on the rail event that named them, where the provider did), and the
- * customer's live transfers of the 24 hours up to this one (itself included), summed per currency.
- * `depositPaymentId`: the deposit's payment at the provider, for a review before the deposit is
- * recorded (else the sender is found through the recorded deposit).
+ * The transfer and what the checks read of it, in one query: the destination account, the
+ * customer's status, the fiat deposit's sender (encrypted on the rail event that named them, where
+ * the provider did), and the customer's live transfers of the 24 hours up to this one (itself
+ * included), summed per currency. `depositPaymentId`: the deposit's payment at the provider, for a
+ * review before the deposit is recorded (else the sender is found through the recorded deposit).
  */
-async function reviewFacts(db: Db, t: TransferRow, depositPaymentId?: string) {
-  const since = new Date(t.created_at.getTime() - 24 * 3600_000);
-  const facts = await db.selectFrom('customers as c').where('c.id', '=', t.customer_id)
+export async function transferForReview(db: Db, transferId: string, depositPaymentId?: string) {
+  const row = await db.selectFrom('transfers as t').innerJoin('customers as c', 'c.id', 't.customer_id').where('t.id', '=', transferId)
+    .selectAll('t')
     .select((eb) => [
-      'c.status', 'c.suspension',
+      'c.status as customer_status', 'c.suspension as customer_suspension',
       jsonObjectFrom(eb.selectFrom('external_accounts as a').select(['a.id', 'a.status', 'a.account_name'])
-        .where('a.id', '=', t.destination_external_account_id ?? '')).as('account'), // no destination account: no row
+        .whereRef('a.id', '=', 't.destination_external_account_id')).as('review_account'), // no destination account: no row
       (depositPaymentId
         ? eb.selectFrom('rail_events as e').select('e.sender_encrypted').where('e.provider_payment_id', '=', depositPaymentId)
         : eb.selectFrom('payments as p')
           .innerJoin('rail_events as e', (join) => join.onRef('e.provider_payment_id', '=', 'p.provider_payment_id'))
           .select('e.sender_encrypted')
-          .where('p.transfer_id', '=', t.id).where('p.kind', '=', 'deposit').where('p.status', '=', 'settled'))
+          .whereRef('p.transfer_id', '=', 't.id').where('p.kind', '=', 'deposit').where('p.status', '=', 'settled'))
         .where('e.type', '=', 'payment.received').where('e.sender_encrypted', 'is not', null)
-        .limit(1).as('sender_encrypted'),
+        .limit(1).as('review_sender_encrypted'),
       jsonArrayFrom(eb.selectFrom('transfers as r')
         .select(['r.source_currency', sql<string>`sum(r.amount_minor)::text`.as('total')])
-        .where('r.customer_id', '=', t.customer_id).where('r.created_at', '>=', since).where('r.created_at', '<=', t.created_at)
-        .where((w) => w.or([w('r.state', 'not in', ['canceled', 'refunded', 'awaiting_funds']), w('r.id', '=', t.id)]))
-        .groupBy('r.source_currency')).as('recent'),
+        .whereRef('r.customer_id', '=', 't.customer_id')
+        .where('r.created_at', '>=', sql<Date>`t.created_at - interval '24 hours'`).whereRef('r.created_at', '<=', 't.created_at')
+        .where((w) => w.or([w('r.state', 'not in', ['canceled', 'refunded', 'awaiting_funds']), w('r.id', '=', w.ref('t.id'))]))
+        .groupBy('r.source_currency')).as('review_recent'),
     ])
     .executeTakeFirstOrThrow();
-  return { ...facts, account: (facts.account ?? undefined) as PayeeAccount | undefined };
+  const { customer_status, customer_suspension, review_account, review_sender_encrypted, review_recent, ...transfer } = row;
+  const facts = {
+    status: customer_status, suspension: customer_suspension, account: (review_account ?? undefined) as PayeeAccount | undefined,
+    sender_encrypted: review_sender_encrypted, recent: review_recent,
+  };
+  return { transfer: transfer as TransferRow, facts };
 }
-type ReviewFacts = Awaited<ReturnType<typeof reviewFacts>>;
+type TransferForReview = Awaited<ReturnType<typeof transferForReview>>;
+type ReviewFacts = TransferForReview['facts'];
 
 /**
  * The payee checks before a payout (docs/TRANSFERS.md): the destination account deleted since the

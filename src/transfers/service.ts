@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { PlatformDeps } from '../deps';
 import type { Tenant } from '../db/tenant-scope';
 import { ApiError, invalidField, invalidStateField } from '../errors';
-import type { Database, TransferRow } from '../db/schema';
+import type { CustomerRow, Database, ExternalAccountRow, TransferRow } from '../db/schema';
 import { burnAddressError, cryptoAddressError } from '../domain/bank-validation';
 import { ASSET_SCALE, CANONICAL_DECIMAL, formatAmount, parseAmount } from '../domain/money';
 import { QuoteError, RateUnavailableError, convertMinor, quoteReceipt, samePeg, swiftChargesSplit } from '../domain/quote';
@@ -118,6 +119,29 @@ function checkAccountLegs({ source, destination }: TransferCreateInput) {
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
+/** What checkPayeeAccount reads of an external account. */
+const PAYEE_ACCOUNT_COLUMNS = ['id', 'type', 'chain', 'address', 'bank_country', 'status'] as const;
+type PayeeAccount = Pick<ExternalAccountRow, (typeof PAYEE_ACCOUNT_COLUMNS)[number]>;
+
+/**
+ * The customer a transfer is for, with the destination's external account where it names one
+ * (null: none of the customer's has that id), in one query; checked in the order the errors are
+ * reported (the customer first).
+ */
+async function customerWithPayeeAccount(trx: Executor, tenant: Tenant, input: TransferCreateInput) {
+  const accountId = input.destination.external_account_id;
+  if (!accountId) return { customer: await findBodyCustomer(trx, tenant, input.on_behalf_of, 'on_behalf_of'), payeeAccount: undefined };
+  const row = await trx.selectFrom('customers as c').selectAll('c')
+    .select((eb) => jsonObjectFrom(eb.selectFrom('external_accounts as a').select(PAYEE_ACCOUNT_COLUMNS.map((c) => `a.${c}` as const))
+      .where('a.id', '=', accountId).whereRef('a.customer_id', '=', 'c.id')
+      .where('a.developer_id', '=', tenant.developerId).where('a.environment', '=', tenant.environment)).as('payee_account'))
+    .where('c.id', '=', input.on_behalf_of).where('c.developer_id', '=', tenant.developerId).where('c.environment', '=', tenant.environment)
+    .executeTakeFirst();
+  if (!row) throw invalidField('body', 'on_behalf_of', `No such customer: '${input.on_behalf_of}'`);
+  const { payee_account: payeeAccount, ...customer } = row;
+  return { customer: customer as CustomerRow, payeeAccount: payeeAccount as PayeeAccount | null };
+}
+
 /**
  * The account a payment goes to must be the customer's, of the rail's kind, and usable: a transfer's
  * destination, or where an operator sends a rejected refund (`prefix` names the fields in errors).
@@ -125,10 +149,11 @@ type Executor = Kysely<Database> | Transaction<Database>;
 async function checkPayeeAccount(
   trx: Executor, tenant: Tenant, customerId: string,
   destination: { payment_rail: PaymentRail; external_account_id?: string; to_address?: string }, prefix: string,
+  read?: PayeeAccount | null,
 ) {
   if (!destination.external_account_id) return { toAddress: destination.to_address ?? null, account: null };
   const key = `${prefix}external_account_id`;
-  const account = await trx.selectFrom('external_accounts').selectAll()
+  const account = read !== undefined ? read : await trx.selectFrom('external_accounts').select(PAYEE_ACCOUNT_COLUMNS)
     .where('id', '=', destination.external_account_id).where('developer_id', '=', tenant.developerId).where('environment', '=', tenant.environment)
     .where('customer_id', '=', customerId).executeTakeFirst();
   if (!account) throw body(key, `No such external account of customer ${customerId}: '${destination.external_account_id}'`);
@@ -219,7 +244,7 @@ export async function prepareChainLegs(deps: PlatformDeps, tenant: Tenant, input
  * payee's external account. A standing route is checked the same way when it is created.
  */
 export async function resolveTransferParties(trx: Transaction<Database>, deps: Pick<PlatformDeps, 'chains'>, tenant: Tenant, input: TransferCreateInput, amountMinor: bigint) {
-  const customer = await findBodyCustomer(trx, tenant, input.on_behalf_of, 'on_behalf_of');
+  const { customer, payeeAccount } = await customerWithPayeeAccount(trx, tenant, input);
   if (customer.status !== 'active' || customer.kyc_status !== 'approved') {
     throw invalidStateField('on_behalf_of', `Customer ${customer.id} is ${customer.status} with KYC ${customer.kyc_status}; transfers need an active, KYC-approved customer`);
   }
@@ -230,7 +255,7 @@ export async function resolveTransferParties(trx: Transaction<Database>, deps: P
   const wallets = await resolveTransferWallets(trx, deps.chains, tenant, customer.id, input, amountMinor);
   const accounts = await resolveTransferAccounts(trx, tenant, customer.id, input);
   const toAddress = wallets.destinationAddress
-    ?? (accounts.destinationAccountId ? null : (await checkPayeeAccount(trx, tenant, customer.id, input.destination, 'destination.')).toAddress);
+    ?? (accounts.destinationAccountId ? null : (await checkPayeeAccount(trx, tenant, customer.id, input.destination, 'destination.', payeeAccount)).toAddress);
   return { customer, wallets, accounts, toAddress };
 }
 

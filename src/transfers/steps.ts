@@ -8,9 +8,9 @@ import {
   PROGRESS, TRANSITIONS, accountReleasePostings, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings,
   type RefundDestination, type TransferMoney,
 } from '../domain/transfers';
-import { postTransaction, type Posting } from '../ledger/ledger';
+import { postTransactions, type Movement, type Posting } from '../ledger/ledger';
 import { paymentKey } from '../payments/keys';
-import { insertPayment, markPaymentFailed, markPaymentSettled, findPayment, paymentSettledUpdate, type NewPayment, type PaymentSent } from '../payments/store';
+import { insertPayments, markPaymentFailed, markPaymentSettled, findPayment, paymentSettledUpdate, type NewPayment, type PaymentSent } from '../payments/store';
 import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from './transfer';
 import type { TransferStep } from '../../workflows/transfer-messages';
 
@@ -62,18 +62,39 @@ export async function recordTransferStep(db: Db, input: { transferId: string } &
  * and the events announcing its changes are written once, at the end, as one statement. Answers the
  * state they leave, and the transfer as they left it (for the rest of the same activity; never an
  * activity's result).
+ *
+ * `loaded`: the transfer as the caller read it moments ago. Steps that only add payments and ledger
+ * movements are then recorded on it without reading it again under a lock: the row's update comes
+ * first, made only if the row is still as loaded (taking its lock before the ledger's, as the
+ * locked path does), then the payments and movements. A row changed meanwhile rolls that back, and
+ * the steps are recorded on the locked row instead.
  */
-export async function recordTransferSteps(db: Db, transferId: string, steps: TransferStep[]): Promise<{ state: TransferState; transfer: TransferRow }> {
+export async function recordTransferSteps(db: Db, transferId: string, steps: TransferStep[], loaded?: TransferRow): Promise<{ state: TransferState; transfer: TransferRow }> {
+  if (loaded && steps.every((step) => INSERTS_ONLY.has(step.step))) {
+    try {
+      return await db.transaction().execute((trx) => recordOn(new StepRecorder(trx, loaded), steps, loaded.updated_at));
+    } catch (err) {
+      if (!(err instanceof TransferChangedMeanwhile)) throw err;
+    }
+  }
   return db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('transfers').selectAll().where('id', '=', transferId).forUpdate().executeTakeFirstOrThrow();
-    const recorder = new StepRecorder(trx, row);
-    for (const input of steps) {
-      if (await alreadyRecorded(trx, recorder.row, input)) continue;
-      await (STEPS[input.step] as (s: StepRecorder, i: TransferStep) => Promise<void>)(recorder, input);
-    }
-    await recorder.write();
-    return { state: recorder.row.state, transfer: recorder.row };
+    return recordOn(new StepRecorder(trx, row), steps);
   });
+}
+
+/** The transfer's row is no longer as the caller loaded it: recorded on the locked row instead. */
+class TransferChangedMeanwhile extends Error {}
+
+async function recordOn(recorder: StepRecorder, steps: TransferStep[], unchangedSince?: Date) {
+  for (const input of steps) {
+    // A step that reads or changes payments finds those of the steps before it written.
+    if (!INSERTS_ONLY.has(input.step)) await recorder.writeMoney();
+    if (await alreadyRecorded(recorder.trx as Transaction<Database>, recorder.row, input)) continue;
+    await (STEPS[input.step] as (s: StepRecorder, i: TransferStep) => Promise<void>)(recorder, input);
+  }
+  if (!(await recorder.write(unchangedSince))) throw new TransferChangedMeanwhile();
+  return { state: recorder.row.state, transfer: recorder.row };
 }
 
 /**
@@ -115,6 +136,9 @@ class StepRecorder {
   readonly money: TransferMoney;
   private change: TransferChange = {};
   private readonly events: (OutboxEvent & { at: Date })[] = [];
+  /** New payments and ledger movements, written together when the row is, or before a step that reads payments. */
+  private payments: NewPayment[] = [];
+  private movements: Movement[] = [];
 
   /** `trx`: the step's transaction; outside one (writeIfUnchanged) nothing but the final statement may be written. */
   constructor(readonly trx: Transaction<Database> | Kysely<Database>, public row: TransferRow) {
@@ -157,18 +181,16 @@ class StepRecorder {
     this.apply({ ...set, updated_at: new Date() });
   }
 
-  /** The ledger transaction of this step, keyed by the transfer and `what` (once, however often the step is retried). */
+  /** The ledger transaction of this step, keyed by the transfer and `what` (once, however often the step is retried); written with the payments. */
   async post(what: string, postings: Posting[]) {
     if (!this.trx.isTransaction) throw new Error('a ledger movement needs the step\'s transaction');
-    await postTransaction(this.trx as Transaction<Database>, tenantOf(this.row), {
-      idempotencyKey: `${this.row.id}:ledger:${what}`, description: `transfer ${what}`, referenceId: this.row.id, postings,
-    });
+    this.movements.push({ idempotencyKey: `${this.row.id}:ledger:${what}`, description: `transfer ${what}`, referenceId: this.row.id, postings });
   }
 
   /** Inserts the transfer's payment of a kind (once), on the leg the transfer quoted unless an operator chose another destination. */
-  async insertPayment(kind: PaymentKind, attempt: number, fields: Partial<NewPayment> & Pick<NewPayment, 'status'>, destination?: RefundDestination) {
+  insertPayment(kind: PaymentKind, attempt: number, fields: Partial<NewPayment> & Pick<NewPayment, 'status'>, destination?: RefundDestination) {
     const leg = paymentLeg(this.row, kind);
-    await insertPayment(this.trx, {
+    this.payments.push({
       developer_id: this.row.developer_id, environment: this.row.environment, transfer_id: this.row.id, kind, rail: leg.rail, currency: leg.currency,
       amount_minor: leg.amountMinor, idempotency_key: paymentKey(this.row.id, kind, attempt),
       external_account_id: destination ? destination.externalAccountId : leg.externalAccountId,
@@ -177,13 +199,37 @@ class StepRecorder {
     });
   }
 
-  /** Writes the changed columns and their events: one statement (none when nothing changed). */
-  async write() {
-    if (Object.keys(this.change).length === 0) return;
+  /** Writes the payments the steps so far added and their ledger movements: one statement each (when nothing stands in the way). */
+  async writeMoney() {
+    await insertPayments(this.trx, this.payments.splice(0));
+    await postTransactions(this.trx as Transaction<Database>, tenantOf(this.row), this.movements.splice(0));
+  }
+
+  /**
+   * Writes the steps' payments and movements and the changed columns with their events (one
+   * statement; none when nothing changed). With `unchangedSince`, the row's update comes first and
+   * is made only if the row's updated_at is still that; answers false, writing nothing, when it is
+   * not (or when a change has no events to tell whether it was made).
+   */
+  async write(unchangedSince?: Date): Promise<boolean> {
+    const changed = Object.keys(this.change).length > 0;
+    if (unchangedSince) {
+      if (!changed) return this.payments.length === 0 && this.movements.length === 0;
+      if (this.events.length === 0) return false;
+      const update = this.trx.updateTable('transfers').set(columnValues(this.change))
+        .where('id', '=', this.row.id).where('updated_at', '=', unchangedSince).returning('id');
+      if (!(await recordEventsIfChanged(this.trx, tenantOf(this.row), this.events.splice(0), update))) return false;
+      this.change = {};
+      await this.writeMoney();
+      return true;
+    }
+    await this.writeMoney();
+    if (!changed) return true;
     const update = this.trx.updateTable('transfers').set(columnValues(this.change)).where('id', '=', this.row.id);
     if (this.events.length > 0) await recordEvents(this.trx, tenantOf(this.row), this.events.splice(0), update);
     else await update.execute();
     this.change = {};
+    return true;
   }
 
   /**
@@ -193,6 +239,7 @@ class StepRecorder {
    * this way (the events' count tells whether the change was), so the caller's locked path takes it.
    */
   async writeIfUnchanged(loadedAt: Date, alongside: Compilable[]): Promise<boolean> {
+    if (this.payments.length > 0 || this.movements.length > 0) throw new Error('new payments and movements need the step\'s transaction');
     const update = this.trx.updateTable('transfers').set(columnValues(this.change))
       .where('id', '=', this.row.id).where('updated_at', '=', loadedAt).returning('id');
     return recordEventsIfChanged(this.trx, tenantOf(this.row), this.events.splice(0), update, alongside);
@@ -224,11 +271,14 @@ function nextEventTime(row: TransferRow): Date {
 const payout = (row: TransferRow) => ({ key: paymentKey(row.id, 'payout') });
 const refund = (row: TransferRow, attempt = 1) => ({ key: paymentKey(row.id, 'refund', attempt) });
 
+/** Steps whose only writes are new payments and ledger movements: these wait for the next write. */
+const INSERTS_ONLY: ReadonlySet<StepName> = new Set(['funds_received', 'in_review', 'hold', 'review_decided', 'payment_submitted']);
+
 /** What each step records. */
 const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, { step: K }>) => Promise<void> } = {
   async funds_received(s, input) {
     if (s.row.state !== 'awaiting_funds') return;
-    await s.insertPayment('deposit', 1, { status: 'settled', tx_hash: input.txHash ?? null, from_address: input.from ?? null, provider_payment_id: input.railPaymentId ?? null });
+    s.insertPayment('deposit', 1, { status: 'settled', tx_hash: input.txHash ?? null, from_address: input.from ?? null, provider_payment_id: input.railPaymentId ?? null });
     await s.post('deposit', depositPostings(s.money));
     s.move('funds_received', {
       state_reason: null, // what a mismatched deposit showed while the transfer waited
@@ -252,7 +302,7 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
 
   async payment_submitted(s) {
     if (s.row.state !== 'in_review') return;
-    await s.insertPayment('payout', 1, { status: 'pending' });
+    s.insertPayment('payout', 1, { status: 'pending' });
     await s.post('payout', payoutPostings(s.money));
     s.move('payment_submitted', { state_reason: null });
   },
@@ -272,14 +322,14 @@ const STEPS: { [K in StepName]: (s: StepRecorder, input: Extract<TransferStep, {
     // The payout's money is back with the platform: its ledger legs (fees included) are reversed.
     const code = input.code ?? s.row.return_code;
     if (s.row.state === 'payment_processed') await markPaymentFailed(s.trx, payout(s.row), { status: 'returned', code: input.code });
-    await s.insertPayment('return', 1, { status: 'settled', return_code: code });
+    s.insertPayment('return', 1, { status: 'settled', return_code: code });
     await s.post('payout-reversal', payoutReversalPostings(s.money));
     s.move('returned', { return_code: code, state_reason: input.reason ?? s.row.state_reason });
   },
 
   async refund_submitted(s, input) {
     const attempt = input.attempt ?? 1;
-    await s.insertPayment('refund', attempt, { status: 'pending' }, input.destination);
+    s.insertPayment('refund', attempt, { status: 'pending' }, input.destination);
     await s.post(attempt > 1 ? `refund:${attempt}` : 'refund', refundPostings(s.money));
     // A retried refund replaces the rejection shown to operators; a first one keeps why the payout failed.
     const keepsReason = s.row.state === 'returned' || s.row.state === 'undeliverable';

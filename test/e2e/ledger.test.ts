@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Tenant } from '../../src/db/tenant-scope';
-import { LedgerError, balanceOf, postTransaction, verifyLedger, type LedgerAccountRef } from '../../src/ledger/ledger';
+import { LedgerError, balanceOf, postTransaction, postTransactions, verifyLedger, type LedgerAccountRef, type Movement } from '../../src/ledger/ledger';
 import { createTenant, runCli, testDb } from '../harness';
 
 // The double-entry ledger against the real PostgreSQL.
@@ -71,6 +71,46 @@ test('concurrent first movements of new accounts create each account once, witho
   const opened = await testDb().selectFrom('ledger_accounts').select('id')
     .where('developer_id', '=', tenant.developerId).where('currency', '=', 'gbp').execute();
   expect(opened).toHaveLength(2);
+});
+
+describe('movements of one change, posted together', () => {
+  const sgd = (ownerId: string): LedgerAccountRef => ({ ownerType: 'customer', ownerId, purpose: 'customer_funds', currency: 'sgd' });
+  const clearing: LedgerAccountRef = { ownerType: 'platform', ownerId: 'sgd_rail', purpose: 'rail_clearing', currency: 'sgd' };
+  const movement = (key: string, postings: [LedgerAccountRef, bigint][]): Movement => ({
+    idempotencyKey: `${tenant.developerId}:${key}`, description: key, postings: postings.map(([account, amountMinor]) => ({ account, amountMinor })),
+  });
+  const postAll = (movements: Movement[]) => testDb().transaction().execute((trx) => postTransactions(trx, tenant, movements));
+  const recorded = (keys: string[]) => testDb().selectFrom('ledger_transactions as t').innerJoin('ledger_entries as e', 'e.transaction_id', 't.id')
+    .select(['t.idempotency_key', 'e.amount_minor']).where('t.idempotency_key', 'in', keys.map((k) => `${tenant.developerId}:${k}`)).orderBy('e.id').execute();
+
+  test('new accounts, a deposit and its payout: each a transaction with its entries, the balances once each', async () => {
+    await postAll([movement('sgd-in', [[sgd('cus_sgd'), 700n], [clearing, -700n]]), movement('sgd-out', [[sgd('cus_sgd'), -700n], [clearing, 700n]])]);
+    expect((await recorded(['sgd-in', 'sgd-out'])).map((r) => [r.idempotency_key.split(':')[1], String(r.amount_minor)]))
+      .toEqual([['sgd-in', '700'], ['sgd-in', '-700'], ['sgd-out', '-700'], ['sgd-out', '700']]);
+    expect(await balanceOf(testDb(), tenant, sgd('cus_sgd'))).toBe(0n);
+  });
+
+  test('with their accounts open: written together, balances checked after all of them (a payout its deposit funds)', async () => {
+    await postAll([movement('sgd-in-2', [[sgd('cus_sgd'), 300n], [clearing, -300n]]), movement('sgd-out-2', [[sgd('cus_sgd'), -250n], [clearing, 250n]])]);
+    expect(await recorded(['sgd-in-2', 'sgd-out-2'])).toHaveLength(4);
+    expect(await balanceOf(testDb(), tenant, sgd('cus_sgd'))).toBe(50n);
+    expect(await balanceOf(testDb(), tenant, clearing)).toBe(-50n);
+  });
+
+  test('a movement recorded before is a replay: the others are posted, each once', async () => {
+    const first = movement('sgd-in-3', [[sgd('cus_sgd'), 40n], [clearing, -40n]]);
+    await postAll([first]);
+    await postAll([first, movement('sgd-out-3', [[sgd('cus_sgd'), -90n], [clearing, 90n]])]);
+    expect(await recorded(['sgd-in-3', 'sgd-out-3'])).toHaveLength(4);
+    expect(await balanceOf(testDb(), tenant, sgd('cus_sgd'))).toBe(0n);
+  });
+
+  test('movements that would leave customer funds short are refused and write nothing', async () => {
+    await expect(postAll([movement('sgd-out-4', [[sgd('cus_sgd'), -10n], [clearing, 10n]]), movement('sgd-in-4', [[sgd('cus_sgd'), 5n], [clearing, -5n]])]))
+      .rejects.toMatchObject({ code: 'insufficient_funds' });
+    expect(await recorded(['sgd-out-4', 'sgd-in-4'])).toEqual([]);
+    expect(await balanceOf(testDb(), tenant, sgd('cus_sgd'))).toBe(0n);
+  });
 });
 
 test('entries are immutable', async () => {

@@ -67,3 +67,61 @@ test('on a row changed meanwhile: nothing is written on the stale row; recorded 
   expect(processedEvents[0].data.state_reason).toBe('changed by another writer');
   await stopWorkflow(known.id);
 });
+
+/** A PIX transfer awaiting its deposit, its workflow stopped (only this test moves it), read as an activity reads it. */
+async function awaitingPixTransfer(amount: string) {
+  const br = await approvedCustomer(t.api, 'BR');
+  const account = await internationalAccount(t.api, br.id, 'BR1800360305000010009795493C1', 'BRASBRRJ', 'BR', 'Maria Silva');
+  const tr = (await t.api.post('/v0/transfers', {
+    amount, on_behalf_of: br.id, source: { payment_rail: 'pix', currency: 'brl' },
+    destination: { payment_rail: 'pix', currency: 'brl', external_account_id: account.id },
+  })).body;
+  await stopWorkflow(tr.id);
+  return testDb().selectFrom('transfers').selectAll().where('id', '=', tr.id).executeTakeFirstOrThrow();
+}
+
+const depositToPayout = [
+  { step: 'funds_received' as const, railPaymentId: 'rp_test_deposit' }, { step: 'in_review' as const }, { step: 'payment_submitted' as const },
+];
+
+/** What the steps wrote: the transfer's payments, its ledger movements and its state events. */
+async function writtenFor(transferId: string) {
+  const payments = await testDb().selectFrom('payments').select(['kind', 'status']).where('transfer_id', '=', transferId).orderBy('id').execute();
+  const movements = await testDb().selectFrom('ledger_transactions as l').innerJoin('ledger_entries as e', 'e.transaction_id', 'l.id')
+    .select(['l.idempotency_key']).select((eb) => eb.fn.countAll<string>().as('entries')).where('l.reference_id', '=', transferId)
+    .groupBy('l.idempotency_key').orderBy('l.idempotency_key').execute();
+  const events = await testDb().selectFrom('events').select('type').where('object_id', '=', transferId).where('type', '<>', 'transfer.updated').orderBy('created_at').execute();
+  const row = await testDb().selectFrom('transfers').select(['state', 'state_reason']).where('id', '=', transferId).executeTakeFirstOrThrow();
+  return { payments, movements: movements.map((m) => [m.idempotency_key.split(':ledger:')[1], Number(m.entries)]), events: events.map((e) => e.type), row };
+}
+
+test('steps recorded on the transfer as loaded: the deposit and the payout with their ledger movements, once; again on the same stale row, nothing twice', async () => {
+  const loaded = await awaitingPixTransfer('33.00');
+  const { transfer } = await recordTransferSteps(testDb(), loaded.id, depositToPayout, loaded);
+  expect(transfer.state).toBe('payment_submitted');
+  const written = await writtenFor(loaded.id);
+  expect(written.payments).toEqual([{ kind: 'deposit', status: 'settled' }, { kind: 'payout', status: 'pending' }]);
+  expect(written.movements.map(([what]) => what)).toEqual(['deposit', 'payout']);
+  expect(written.events).toEqual(['transfer.created', 'transfer.funds_received', 'transfer.in_review', 'transfer.payment_submitted']);
+  // A retried activity holding the row it read first: the row has moved on, so it is recorded under
+  // the lock, where every step finds itself recorded.
+  expect((await recordTransferSteps(testDb(), loaded.id, depositToPayout, loaded)).state).toBe('payment_submitted');
+  expect(await writtenFor(loaded.id)).toEqual(written);
+});
+
+test('steps on a transfer changed after it was loaded: nothing is written on the stale row; recorded under the lock, once', async () => {
+  const loaded = await awaitingPixTransfer('34.00');
+  await testDb().transaction().execute(async (trx) => {
+    const locked = await trx.selectFrom('transfers').selectAll().where('id', '=', loaded.id).forUpdate().executeTakeFirstOrThrow();
+    await setStateReason(trx, locked, 'changed by another writer');
+  });
+  const { transfer } = await recordTransferSteps(testDb(), loaded.id, depositToPayout, loaded);
+  expect(transfer.state).toBe('payment_submitted');
+  const written = await writtenFor(loaded.id);
+  expect(written.payments).toEqual([{ kind: 'deposit', status: 'settled' }, { kind: 'payout', status: 'pending' }]);
+  expect(written.movements).toEqual([['deposit', written.movements[0]![1]], ['payout', written.movements[1]![1]]]);
+  expect(written.events).toEqual(['transfer.created', 'transfer.funds_received', 'transfer.in_review', 'transfer.payment_submitted']);
+  // The other writer's change came first and is shown in its own transfer.updated; the deposit then clears it.
+  const reasons = await testDb().selectFrom('events').select('data').where('object_id', '=', loaded.id).where('type', '=', 'transfer.updated').orderBy('created_at').execute();
+  expect(reasons.map((e) => (e.data as { state_reason: string | null }).state_reason).slice(0, 2)).toEqual(['changed by another writer', null]);
+});
