@@ -74,6 +74,26 @@ async function createAccounts(trx: Transaction<Database>, tenant: Tenant, refs: 
   }))).onConflict((oc) => oc.columns(['developer_id', 'environment', 'owner_type', 'owner_id', 'purpose', 'currency']).doNothing()).execute();
 }
 
+const refColumns = (r: LedgerAccountRef) => sql`${r.ownerType}::text, ${r.ownerId}::text, ${r.purpose}::text, ${r.currency}::text`;
+
+/**
+ * A movement's statement begins with its accounts' deltas (`deltas`) and the accounts locked in id
+ * order (`locked`, with each delta): concurrent movements cannot deadlock.
+ */
+function lockedWithDeltas(tenant: Tenant, accounts: { ref: LedgerAccountRef; delta: bigint }[]) {
+  return sql`
+    with deltas (owner_type, owner_id, purpose, currency, delta) as (
+      values ${sql.join(accounts.map((a) => sql`(${refColumns(a.ref)}, ${a.delta.toString()}::numeric)`))}
+    ), locked as (
+      select a.id, a.owner_type, a.owner_id, a.purpose, a.currency, a.balance_minor, a.allow_negative, d.delta
+      from ledger_accounts a
+      join deltas d on (a.owner_type, a.owner_id, a.purpose, a.currency) = (d.owner_type, d.owner_id, d.purpose, d.currency)
+      where a.developer_id = ${tenant.developerId} and a.environment = ${tenant.environment}
+      order by a.id
+      for update of a
+    )`;
+}
+
 /**
  * The movement as one statement: its accounts locked in id order (concurrent movements cannot
  * deadlock), their balances checked, and only if every account exists and none that may not go
@@ -87,18 +107,8 @@ async function postInOneStatement(
 ) {
   const now = new Date();
   const id = newId('ledgerTransaction', now.getTime());
-  const refColumns = (r: LedgerAccountRef) => sql`${r.ownerType}::text, ${r.ownerId}::text, ${r.purpose}::text, ${r.currency}::text`;
   const result = await sql<{ id: string | null; found: number; short: string | null }>`
-    with deltas (owner_type, owner_id, purpose, currency, delta) as (
-      values ${sql.join(accounts.map((a) => sql`(${refColumns(a.ref)}, ${a.delta.toString()}::numeric)`))}
-    ), locked as (
-      select a.id, a.owner_type, a.owner_id, a.purpose, a.currency, a.balance_minor, a.allow_negative, d.delta
-      from ledger_accounts a
-      join deltas d on (a.owner_type, a.owner_id, a.purpose, a.currency) = (d.owner_type, d.owner_id, d.purpose, d.currency)
-      where a.developer_id = ${tenant.developerId} and a.environment = ${tenant.environment}
-      order by a.id
-      for update of a
-    ), verdict as (
+    ${lockedWithDeltas(tenant, accounts)}, verdict as (
       select count(*)::int as found,
         min(case when not l.allow_negative and l.balance_minor + l.delta < 0 then l.purpose || ' of ' || l.owner_id || ' in ' || l.currency end) as short
       from locked l
@@ -132,19 +142,9 @@ async function postInOneStatement(
 async function postAllInOneStatement(trx: Transaction<Database>, tenant: Tenant, movements: Movement[], accounts: { ref: LedgerAccountRef; delta: bigint }[]) {
   const now = new Date();
   const ids = movements.map((_, i) => newId('ledgerTransaction', now.getTime() + i));
-  const refColumns = (r: LedgerAccountRef) => sql`${r.ownerType}::text, ${r.ownerId}::text, ${r.purpose}::text, ${r.currency}::text`;
   const entries = movements.flatMap((m, i) => m.postings.map((p) => ({ transactionId: ids[i]!, posting: p })));
   const result = await sql<{ written: number }>`
-    with deltas (owner_type, owner_id, purpose, currency, delta) as (
-      values ${sql.join(accounts.map((a) => sql`(${refColumns(a.ref)}, ${a.delta.toString()}::numeric)`))}
-    ), locked as (
-      select a.id, a.owner_type, a.owner_id, a.purpose, a.currency, a.balance_minor, a.allow_negative, d.delta
-      from ledger_accounts a
-      join deltas d on (a.owner_type, a.owner_id, a.purpose, a.currency) = (d.owner_type, d.owner_id, d.purpose, d.currency)
-      where a.developer_id = ${tenant.developerId} and a.environment = ${tenant.environment}
-      order by a.id
-      for update of a
-    ), verdict as (
+    ${lockedWithDeltas(tenant, accounts)}, verdict as (
       select count(*)::int as found, bool_and(l.allow_negative or l.balance_minor + l.delta >= 0) as covered
       from locked l
     ), tx as (

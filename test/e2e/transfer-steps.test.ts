@@ -12,14 +12,19 @@ beforeAll(async () => {
 });
 afterEach(expectLedgerBalanced);
 
-/** A PIX transfer funded and held in review (sandbox amounts ending in .15), moved on to payment_submitted as its payout activity would. */
-async function submittedPixTransfer(amount: string) {
+/** A PIX → PIX transfer of a new Brazilian customer, as the API answers its creation. */
+async function pixTransfer(amount: string) {
   const br = await approvedCustomer(t.api, 'BR');
   const account = await internationalAccount(t.api, br.id, 'BR1800360305000010009795493C1', 'BRASBRRJ', 'BR', 'Maria Silva');
-  const tr = (await t.api.post('/v0/transfers', {
+  return (await t.api.post('/v0/transfers', {
     amount, on_behalf_of: br.id, source: { payment_rail: 'pix', currency: 'brl' },
     destination: { payment_rail: 'pix', currency: 'brl', external_account_id: account.id },
   })).body;
+}
+
+/** A PIX transfer funded and held in review (sandbox amounts ending in .15), moved on to payment_submitted as its payout activity would. */
+async function submittedPixTransfer(amount: string) {
+  const tr = await pixTransfer(amount);
   await sandboxDeposit(t.api, tr.id);
   await waitFor(async () => (await t.api.get(`/v0/transfers/${tr.id}`)).body.review_reasons, { what: 'the hold' });
   const { transfer } = await recordTransferSteps(testDb(), tr.id, [{ step: 'payment_submitted' }]);
@@ -70,12 +75,7 @@ test('on a row changed meanwhile: nothing is written on the stale row; recorded 
 
 /** A PIX transfer awaiting its deposit, its workflow stopped (only this test moves it), read as an activity reads it. */
 async function awaitingPixTransfer(amount: string) {
-  const br = await approvedCustomer(t.api, 'BR');
-  const account = await internationalAccount(t.api, br.id, 'BR1800360305000010009795493C1', 'BRASBRRJ', 'BR', 'Maria Silva');
-  const tr = (await t.api.post('/v0/transfers', {
-    amount, on_behalf_of: br.id, source: { payment_rail: 'pix', currency: 'brl' },
-    destination: { payment_rail: 'pix', currency: 'brl', external_account_id: account.id },
-  })).body;
+  const tr = await pixTransfer(amount);
   await stopWorkflow(tr.id);
   return testDb().selectFrom('transfers').selectAll().where('id', '=', tr.id).executeTakeFirstOrThrow();
 }
