@@ -175,7 +175,7 @@ describe('a worker killed between the two deposits', () => {
     expect(wrong.body.verification.attempts_remaining).toBe(2);
     own.killWorker();
     own.startWorker();
-    // Sent once the workflow answers again: while no worker runs, a verification answers 503 after 10 s.
+    // Sent once the workflow answers again: while no worker runs, a verification answers 503 (after WORKFLOW_ANSWER_TIMEOUT_SECONDS).
     await waitFor(awaitingAmounts, { timeoutMs: 60_000, what: 'the restarted worker' });
     const right = await crashApi.post(`/v0/external-accounts/${account.id}/verify`, { amounts });
     expect(right.body).toMatchObject({ status: 'verified', verification: { result: 'verified', attempts_remaining: 2 } });

@@ -92,6 +92,10 @@ export async function startStack(opts: {
       DATA_DIR: path.join(opts.logDir, 'data'),
       // The sandbox clock at 43,200×: ACH settles in 2 s, a 14-day micro-deposit expiry takes 28 s.
       SANDBOX_TIME_SCALE: '43200',
+      // Two test files at a time share this stack on two cores: a loaded run has seen workflow tasks
+      // take 8 s, so requests a workflow answers wait longer than production's 10 s before their 503
+      // (the tests of that 503 start processes of their own with a short wait).
+      WORKFLOW_ANSWER_TIMEOUT_SECONDS: '30',
       // Tests run the stray-deposit scan themselves, when their scenario needs it.
       STRAY_DEPOSIT_SCAN_SECONDS: '86400',
       // Webhook retries in a fraction of a second, a hung receiver given up on after 2 s.
