@@ -23,8 +23,8 @@ export function createTransferReviewActivities(deps: Parameters<typeof reviewTra
      * review, in one local activity (a retry records nothing twice and reviews again).
      */
     async receiveDepositAndReview(input: { transferId: string; deposit: FundsReceived }): Promise<{ state: TransferState } & ReviewOutcome> {
-      const { state, transfer } = await recordTransferSteps(deps.db, input.transferId, [{ step: 'funds_received', ...input.deposit }, { step: 'in_review' }]);
-      return { state, ...(await reviewTransfer(deps, input.transferId, transfer)) };
+      const { state } = await recordTransferSteps(deps.db, input.transferId, [{ step: 'funds_received', ...input.deposit }, { step: 'in_review' }]);
+      return { state, ...(await reviewTransfer(deps, input.transferId)) };
     },
 
     /**

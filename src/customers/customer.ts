@@ -74,9 +74,12 @@ export function findCustomer(db: Executor, tenant: Tenant, id: string, opts: { f
  */
 export function findBodyCustomer(db: Executor, tenant: Tenant, id: string, key: string) {
   return findCustomer(db, tenant, id).catch((err) => {
-    throw err instanceof ApiError && err.code === 'not_found' ? invalidField('body', key, `No such customer: '${id}'`) : err;
+    throw err instanceof ApiError && err.code === 'not_found' ? unknownBodyCustomer(id, key) : err;
   });
 }
+
+/** The 400 for a request body naming a customer the key's tenant does not have. */
+export const unknownBodyCustomer = (id: string, key: string) => invalidField('body', key, `No such customer: '${id}'`);
 
 /**
  * A customer the platform may hold funds for (`what`: custodial wallets, platform accounts): active,

@@ -34,11 +34,8 @@ export interface PayeeRefusal {
  * the fiat deposit's sender (where the provider named them), listed digital-currency addresses on
  * either side, the amount threshold and the customer's 24-hour velocity; a route's own limits.
  */
-export async function reviewTransfer(
-  deps: ReviewDeps, transferId: string, loaded?: TransferRow, opts: { depositPaymentId?: string } = {},
-): Promise<{ reasons: string[]; undeliverable?: PayeeRefusal }> {
-  const read = await transferForReview(deps.db, transferId, opts.depositPaymentId);
-  return reviewRead(deps, { transfer: loaded ?? read.transfer, facts: read.facts });
+export async function reviewTransfer(deps: ReviewDeps, transferId: string): Promise<{ reasons: string[]; undeliverable?: PayeeRefusal }> {
+  return reviewRead(deps, await transferForReview(deps.db, transferId));
 }
 
 /** The review of a transfer and its facts as transferForReview read them. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { PlatformDeps } from '../deps';
-import type { Tenant } from '../db/tenant-scope';
+import { tenantRows, type Tenant } from '../db/tenant-scope';
 import { ApiError, invalidField, invalidStateField } from '../errors';
 import type { CustomerRow, Database, ExternalAccountRow, TransferRow } from '../db/schema';
 import { burnAddressError, cryptoAddressError } from '../domain/bank-validation';
@@ -13,7 +13,7 @@ import { recordChangeWithEvent } from '../domain/events';
 import { oneOfShapes, transferLegVariants } from '../domain/documented-variants';
 import { bankCollectionAccount } from '../providers/bank-files/settings';
 import { newId, randomBase62 } from '../ids';
-import { findBodyCustomer } from '../customers/customer';
+import { findBodyCustomer, unknownBodyCustomer } from '../customers/customer';
 import { serializeTransfer, type StoredReceipt } from './transfer';
 import type { RefundDestination } from '../domain/transfers';
 import { reserveFromAccount, resolveTransferAccounts } from './account-legs';
@@ -131,13 +131,12 @@ type PayeeAccount = Pick<ExternalAccountRow, (typeof PAYEE_ACCOUNT_COLUMNS)[numb
 async function customerWithPayeeAccount(trx: Executor, tenant: Tenant, input: TransferCreateInput) {
   const accountId = input.destination.external_account_id;
   if (!accountId) return { customer: await findBodyCustomer(trx, tenant, input.on_behalf_of, 'on_behalf_of'), payeeAccount: undefined };
-  const row = await trx.selectFrom('customers as c').selectAll('c')
+  const row = await tenantRows(trx, 'customers', tenant).where('id', '=', input.on_behalf_of)
     .select((eb) => jsonObjectFrom(eb.selectFrom('external_accounts as a').select(PAYEE_ACCOUNT_COLUMNS.map((c) => `a.${c}` as const))
-      .where('a.id', '=', accountId).whereRef('a.customer_id', '=', 'c.id')
+      .where('a.id', '=', accountId).whereRef('a.customer_id', '=', 'customers.id')
       .where('a.developer_id', '=', tenant.developerId).where('a.environment', '=', tenant.environment)).as('payee_account'))
-    .where('c.id', '=', input.on_behalf_of).where('c.developer_id', '=', tenant.developerId).where('c.environment', '=', tenant.environment)
     .executeTakeFirst();
-  if (!row) throw invalidField('body', 'on_behalf_of', `No such customer: '${input.on_behalf_of}'`);
+  if (!row) throw unknownBodyCustomer(input.on_behalf_of, 'on_behalf_of');
   const { payee_account: payeeAccount, ...customer } = row;
   return { customer: customer as CustomerRow, payeeAccount: payeeAccount as PayeeAccount | null };
 }

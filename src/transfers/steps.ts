@@ -215,10 +215,7 @@ class StepRecorder {
     const changed = Object.keys(this.change).length > 0;
     if (unchangedSince) {
       if (!changed) return this.payments.length === 0 && this.movements.length === 0;
-      if (this.events.length === 0) return false;
-      const update = this.trx.updateTable('transfers').set(columnValues(this.change))
-        .where('id', '=', this.row.id).where('updated_at', '=', unchangedSince).returning('id');
-      if (!(await recordEventsIfChanged(this.trx, tenantOf(this.row), this.events.splice(0), update))) return false;
+      if (this.events.length === 0 || !(await this.updateIfUnchanged(unchangedSince, []))) return false;
       this.change = {};
       await this.writeMoney();
       return true;
@@ -240,6 +237,11 @@ class StepRecorder {
    */
   async writeIfUnchanged(loadedAt: Date, alongside: Compilable[]): Promise<boolean> {
     if (this.payments.length > 0 || this.movements.length > 0) throw new Error('new payments and movements need the step\'s transaction');
+    return this.updateIfUnchanged(loadedAt, alongside);
+  }
+
+  /** The changed columns, their events and `alongside` as one statement, made only if the row's updated_at is still `loadedAt`. */
+  private updateIfUnchanged(loadedAt: Date, alongside: Compilable[]): Promise<boolean> {
     const update = this.trx.updateTable('transfers').set(columnValues(this.change))
       .where('id', '=', this.row.id).where('updated_at', '=', loadedAt).returning('id');
     return recordEventsIfChanged(this.trx, tenantOf(this.row), this.events.splice(0), update, alongside);
