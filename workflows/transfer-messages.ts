@@ -13,6 +13,12 @@ export interface TransferWorkflowInput {
   destinationIsChain: boolean;
   /** Funds that have not arrived by then cancel the transfer. */
   depositExpiryMs: number;
+  /**
+   * Started with a delay of `depositExpiryMs` (a bank deposit's transfer): no task runs until its
+   * deposit or a cancel arrives (an Update starts the first task at once) or the wait is over, so
+   * the wait counts from the workflow's start, not from its first task.
+   */
+  startsOnDeposit?: boolean;
   /** How long the receiving bank may return a settled payout (on the sandbox clock); 0 on chains. */
   returnWindowMs: number;
   /**

@@ -281,7 +281,8 @@ async function waitForFunds(run: TransferRun) {
     return;
   }
   if (!input.sourceIsChain) {
-    await condition(() => run.deposit !== undefined || run.cancelReason !== undefined, input.depositExpiryMs);
+    const waitMs = input.startsOnDeposit ? workflowInfo().startTime.getTime() + input.depositExpiryMs - Date.now() : input.depositExpiryMs;
+    if (waitMs > 0) await condition(() => run.deposit !== undefined || run.cancelReason !== undefined, waitMs);
     return;
   }
   if (input.sourceWalletIsMpc && !(await signWithCustomer(run))) return;

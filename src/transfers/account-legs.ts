@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema';
 import type { Tenant } from '../db/tenant-scope';
 import { ASSET_SCALE, formatAmount } from '../domain/money';
@@ -14,7 +14,7 @@ import { balanceOf, LedgerError, postTransaction } from '../ledger/ledger';
 type Leg = { payment_rail: string; currency: string; account_id?: string };
 
 /** The customer's platform account a transfer leg names, in the leg's currency; a 400 names the field otherwise. */
-async function legAccount(trx: Transaction<Database>, tenant: Tenant, customerId: string, leg: Leg, side: 'source' | 'destination') {
+async function legAccount(trx: Kysely<Database>, tenant: Tenant, customerId: string, leg: Leg, side: 'source' | 'destination') {
   if (!leg.account_id) return null;
   const key = `${side}.account_id`;
   const account = await trx.selectFrom('platform_accounts').selectAll().where('id', '=', leg.account_id)
@@ -25,7 +25,7 @@ async function legAccount(trx: Transaction<Database>, tenant: Tenant, customerId
   return account;
 }
 
-export async function resolveTransferAccounts(trx: Transaction<Database>, tenant: Tenant, customerId: string, input: { source: Leg; destination: Leg }) {
+export async function resolveTransferAccounts(trx: Kysely<Database>, tenant: Tenant, customerId: string, input: { source: Leg; destination: Leg }) {
   const source = await legAccount(trx, tenant, customerId, input.source, 'source');
   const destination = await legAccount(trx, tenant, customerId, input.destination, 'destination');
   return { sourceAccountId: source?.id ?? null, destinationAccountId: destination?.id ?? null };

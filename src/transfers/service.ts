@@ -242,7 +242,7 @@ export async function prepareChainLegs(deps: PlatformDeps, tenant: Tenant, input
  * approved, endorsed for both rails), its wallets and platform accounts named by the legs, and the
  * payee's external account. A standing route is checked the same way when it is created.
  */
-export async function resolveTransferParties(trx: Transaction<Database>, deps: Pick<PlatformDeps, 'chains'>, tenant: Tenant, input: TransferCreateInput, amountMinor: bigint) {
+export async function resolveTransferParties(trx: Kysely<Database>, deps: Pick<PlatformDeps, 'chains'>, tenant: Tenant, input: TransferCreateInput, amountMinor: bigint) {
   const { customer, payeeAccount } = await customerWithPayeeAccount(trx, tenant, input);
   if (customer.status !== 'active' || customer.kyc_status !== 'approved') {
     throw invalidStateField('on_behalf_of', `Customer ${customer.id} is ${customer.status} with KYC ${customer.kyc_status}; transfers need an active, KYC-approved customer`);
@@ -269,12 +269,38 @@ export interface StandingDeposit {
   instructions?: Record<string, string>;
 }
 
+/** A transfer checked and quoted, not yet written: its row, and how to write it. */
+export interface PreparedTransfer {
+  row: TransferRow;
+  /** Its source wallet signs with the customer (the workflow waits for the co-signature). */
+  sourceWalletIsMpc: boolean;
+  /** Written by one statement (the row and its event): no transaction needed. Else by `write` in the caller's transaction. */
+  oneStatement: boolean;
+  /** Writes the row with its `transfer.created` event, and reserves the amount in a source account (in a transaction). */
+  write(db: Kysely<Database>): Promise<void>;
+}
+
+/** Creates a transfer in the caller's transaction: its row, its event and any reservation. */
 export async function createTransfer(
   trx: Transaction<Database>, deps: PlatformDeps, tenant: Tenant, input: TransferCreateInput,
   prepared: { amountMinor: bigint; developerFeeMinor: bigint; sourcePosition: string | null; gasFeeMinor: bigint },
   standing?: StandingDeposit,
 ): Promise<TransferRow> {
-  const { customer, wallets, accounts, toAddress } = await resolveTransferParties(trx, deps, tenant, input, prepared.amountMinor);
+  const transfer = await prepareTransfer(trx, deps, tenant, input, prepared, standing);
+  await transfer.write(trx);
+  return transfer.row;
+}
+
+/**
+ * Checks who the transfer is for and who it pays, quotes it and builds its row and deposit
+ * instructions, reading only: what `write` then writes.
+ */
+export async function prepareTransfer(
+  db: Kysely<Database>, deps: PlatformDeps, tenant: Tenant, input: TransferCreateInput,
+  prepared: { amountMinor: bigint; developerFeeMinor: bigint; sourcePosition: string | null; gasFeeMinor: bigint },
+  standing?: StandingDeposit,
+): Promise<PreparedTransfer> {
+  const { customer, wallets, accounts, toAddress } = await resolveTransferParties(db, deps, tenant, input, prepared.amountMinor);
   const fromAddress = wallets.sourceAddress ?? input.source.from_address ?? null;
 
   const rate = await deps.rates[tenant.environment].rate(input.source.currency, input.destination.currency);
@@ -308,7 +334,7 @@ export async function createTransfer(
     instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, ...standing.instructions };
     if (depositAddress) Object.assign(instructions, { to_address: depositAddress, from_address: fromAddress! });
   } else if (isChainRail(input.source.payment_rail)) {
-    const { index } = (await sql<{ index: string }>`select nextval('deposit_address_index')::text as index`.execute(trx)).rows[0];
+    const { index } = (await sql<{ index: string }>`select nextval('deposit_address_index')::text as index`.execute(db)).rows[0];
     depositAddress = deps.chains[input.source.payment_rail].depositAddress(Number(index));
     depositIndex = index;
     instructions = {
@@ -373,11 +399,15 @@ export async function createTransfer(
     created_at: now,
     updated_at: now,
   };
-  // The row and its event in one statement.
-  const insert = trx.insertInto('transfers').values({
-    ...row, receipt: JSON.stringify(stored), deposit_instructions: JSON.stringify(instructions), review_reasons: null, review_decision: null,
-  });
-  await recordChangeWithEvent(trx, tenant, insert, { type: 'transfer.created', objectId: id, data: serializeTransfer(row) }, now);
-  if (accounts.sourceAccountId) await reserveFromAccount(trx, tenant, id, accounts.sourceAccountId, input.source.currency, prepared.amountMinor);
-  return row;
+  const write = async (trx: Kysely<Database>) => {
+    // The row and its event in one statement.
+    const insert = trx.insertInto('transfers').values({
+      ...row, receipt: JSON.stringify(stored), deposit_instructions: JSON.stringify(instructions), review_reasons: null, review_decision: null,
+    });
+    await recordChangeWithEvent(trx, tenant, insert, { type: 'transfer.created', objectId: id, data: serializeTransfer(row) }, now);
+    if (!accounts.sourceAccountId) return;
+    if (!trx.isTransaction) throw new Error('a reservation from an account is written in the transaction of its transfer');
+    await reserveFromAccount(trx as Transaction<Database>, tenant, id, accounts.sourceAccountId, input.source.currency, prepared.amountMinor);
+  };
+  return { row, sourceWalletIsMpc: wallets.sourceWalletIsMpc, oneStatement: !accounts.sourceAccountId, write };
 }

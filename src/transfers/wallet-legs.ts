@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { ChainAdapters } from '../chains';
 import type { Db } from '../db';
 import type { Database, TransferRow, WalletRow } from '../db/schema';
@@ -17,7 +17,7 @@ import { walletKeyContext, walletReservations } from '../wallets/wallet';
 
 /** The customer's wallet named by a transfer leg, holding the leg's chain; a 400 names the field otherwise. */
 async function legWallet(
-  trx: Transaction<Database>, tenant: Tenant, customerId: string, leg: { payment_rail: string; wallet_id?: string }, side: 'source' | 'destination',
+  trx: Kysely<Database>, tenant: Tenant, customerId: string, leg: { payment_rail: string; wallet_id?: string }, side: 'source' | 'destination',
 ): Promise<WalletRow | null> {
   if (!leg.wallet_id) return null;
   const key = `${side}.wallet_id`;
@@ -37,10 +37,10 @@ async function legWallet(
  * what its open transfers (awaiting their deposit) have reserved, and gas for one token transfer in
  * the chain's native asset where the wallet pays it. A 409 says what is short; nothing is created.
  */
-async function checkSpendable(trx: Transaction<Database>, chains: ChainAdapters, wallet: WalletRow, rail: ChainRail, currency: string, amountMinor: bigint) {
+async function checkSpendable(trx: Kysely<Database>, chains: ChainAdapters, wallet: WalletRow, rail: ChainRail, currency: string, amountMinor: bigint) {
   const chain = chains[rail];
   const address = wallet.addresses[rail]!;
-  const [token, native] = await chain.balancesOf(address, [currency, chain.nativeAsset], trx);
+  const [token, native] = await chain.balancesOf(address, [currency, chain.nativeAsset], trx.isTransaction ? trx as Transaction<Database> : undefined);
   const reserved = (await walletReservations(trx, wallet.id)).get(`${rail}|${currency}`) ?? 0n;
   const available = token!.confirmedMinor - reserved;
   const scale = ASSET_SCALE[currency]!;
@@ -65,7 +65,7 @@ async function checkSpendable(trx: Transaction<Database>, chains: ChainAdapters,
 
 /** The wallets of a transfer's legs, checked (the source's spendable balance too), with the addresses they stand for. */
 export async function resolveTransferWallets(
-  trx: Transaction<Database>, chains: ChainAdapters, tenant: Tenant, customerId: string,
+  trx: Kysely<Database>, chains: ChainAdapters, tenant: Tenant, customerId: string,
   input: { source: { payment_rail: string; currency: string; wallet_id?: string }; destination: { payment_rail: string; wallet_id?: string } },
   amountMinor: bigint,
 ) {

@@ -29,6 +29,12 @@ export async function startTransferWorkflow(
   // A platform account is credited in the ledger: nothing a bank could return.
   const returnWindowMs = destination.kind === 'fiat' && !row.destination_account_id ? Math.round((destination as FiatRailProfile).returnWindowMs / scale) : 0;
   const refundReturnWindowMs = source.kind === 'fiat' && !row.source_account_id ? Math.round((source as FiatRailProfile).returnWindowMs / scale) : 0;
+  const depositExpiryMs = deps.config.TRANSFER_DEPOSIT_EXPIRY_HOURS * 3600_000;
+  // A bank deposit reaches the workflow as an Update (offerDepositToTransfer), a cancel too, and an
+  // Update runs a delayed workflow's first task at once: until one comes (or the deposit expires)
+  // the workflow asks nothing of a worker. A chain deposit is watched, an account's or a route's is
+  // taken at once: those start now.
+  const startsOnDeposit = source.kind === 'fiat' && !row.source_account_id && !opts.routeDeposit;
   await deps.temporal.workflow.start<typeof transferWorkflow>('transferWorkflow', {
     workflowId: transferWorkflowId(row.id),
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -42,7 +48,8 @@ export async function startTransferWorkflow(
       ...(opts.routeDeposit ? { routeDeposit: opts.routeDeposit } : {}),
       ...(opts.routeDepositRefused ? { routeDepositRefused: opts.routeDepositRefused } : {}),
       destinationIsChain: isChainRail(row.destination_rail),
-      depositExpiryMs: deps.config.TRANSFER_DEPOSIT_EXPIRY_HOURS * 3600_000,
+      depositExpiryMs,
+      ...(startsOnDeposit ? { startsOnDeposit: true } : {}),
       returnWindowMs,
       refundReturnWindowMs,
       chainWatchMs: CHAIN_WATCH_MS,
@@ -56,7 +63,23 @@ export async function startTransferWorkflow(
     ],
     staticSummary: `${row.amount_minor} minor units of ${row.source_currency}: ${row.source_rail} → ${row.destination_rail} (${row.destination_currency})${row.route_id ? `, a deposit on route ${row.route_id}` : ''}`,
     workflowIdConflictPolicy: 'USE_EXISTING',
+    ...(startsOnDeposit ? { startDelay: depositExpiryMs } : {}),
   });
+}
+
+/**
+ * A transfer whose workflow started but whose row could not be written: the workflow is ended,
+ * unless the row was written after all (the write failed on its answer, not on the row). Best
+ * effort: where the database cannot tell, the workflow stays, and its first step fails on the
+ * missing row for operators to see.
+ */
+export async function endWorkflowOfUnwrittenTransfer(deps: Pick<PlatformDeps, 'db' | 'temporal' | 'log'>, transferId: string) {
+  try {
+    const written = await deps.db.selectFrom('transfers').select('id').where('id', '=', transferId).executeTakeFirst();
+    if (!written) await handle(deps, transferId).terminate('its transfer was not created (the row could not be written)');
+  } catch (err) {
+    deps.log.warn({ transfer_id: transferId, err: String(err) }, 'the workflow of a transfer that could not be written was left running');
+  }
 }
 
 function handle(deps: Pick<PlatformDeps, 'temporal'>, transferId: string) {

@@ -64,13 +64,6 @@ export function serializeWallet(row: WalletRow) {
 export const walletKeyContext = (wallet: { id: string; type: 'custodial' | 'mpc' }) =>
   ({ purpose: wallet.type === 'mpc' ? 'mpc-platform-share' : 'wallet-key', wallet_id: wallet.id });
 
-/** Whether the wallet (if any) is an MPC wallet, whose transactions the customer co-signs. */
-export async function isMpcWallet(db: Executor, walletId: string | null): Promise<boolean> {
-  if (!walletId) return false;
-  const row = await db.selectFrom('wallets').select('type').where('id', '=', walletId).executeTakeFirst();
-  return row?.type === 'mpc';
-}
-
 export const findWallet = (db: Executor, tenant: Tenant, id: string) => findTenantRow(db, 'wallets', tenant, id, { what: 'wallet' });
 
 /** Lower-case chain names the platform serves; `chains[i]` names the first that is not. */

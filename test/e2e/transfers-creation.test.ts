@@ -1,6 +1,7 @@
 import { apiClient, createTenant, individual, temporalClient, testDb, waitFor } from '../harness';
 import { approvedCustomer, chainKeys, chainUrl, fundedCustomerWallet, internationalAccount, RECEIVER, tokenBalance, transferTestParties, waitForTransferState } from '../harness/transfers';
 import { createPublicClient, erc20Abi, http, parseEventLogs, type Hex } from 'viem';
+import { sql } from 'kysely';
 
 // Transfers end to end, created and validated: fiat to fiat, onramp, offramp, the checks on creation, idempotency.
 // (HTTP → API → PostgreSQL → Temporal → rail simulators and local anvil chains.)
@@ -24,6 +25,11 @@ test('fiat to fiat: awaiting_funds with deposit instructions and receipt, then e
   });
   expect(tr.source_deposit_instructions).toMatchObject({ payment_rail: 'ach', currency: 'usd', amount: '250.00', bank_routing_number: expect.any(String) });
   expect(tr.source_deposit_instructions.deposit_reference).toMatch(/^FP[A-Z0-9]{12}$/);
+  // Its workflow waits for the deposit without a task: started with a delay of the deposit's expiry
+  // (72 hours), which the deposit's Update cuts short.
+  const waiting = (await (await temporalClient()).workflow.getHandle(`transfer:${tr.id}`).fetchHistory()).events ?? [];
+  expect(waiting.map((e) => e.eventType)).toEqual([1]); // WORKFLOW_EXECUTION_STARTED
+  expect(Number(waiting[0]!.workflowExecutionStartedEventAttributes!.firstWorkflowTaskBackoff!.seconds)).toBe(72 * 3600);
 
   await deposit(tr.id);
   const processed = await waitForTransferState(p.t.api, tr.id, 'payment_processed');
@@ -189,6 +195,31 @@ describe('validation', () => {
     expect((await apiClient(p.t.liveSecret).get(`/v0/transfers/${created.body.id}`)).status).toBe(404);
     expect((await p.t.api.delete(`/v0/transfers/${created.body.id}`)).status).toBe(200);
   });
+});
+
+test('a transfer whose row cannot be written once its workflow started: an error, no transfer, its workflow ended', async () => {
+  // The workflow starts first and the row is written after it (src/resources/transfers/routes.ts):
+  // PostgreSQL refusing the row (a trigger of this test) must not leave a workflow behind.
+  const marker = `cannot-be-written-${process.pid}`;
+  await sql`create or replace function refuse_test_transfer() returns trigger language plpgsql as $$
+    begin if new.client_reference_id like 'cannot-be-written-%' then raise exception 'refused by the test'; end if; return new; end $$`.execute(testDb());
+  await sql`create trigger refuse_test_transfer before insert on transfers for each row execute function refuse_test_transfer()`.execute(testDb());
+  try {
+    const refused = await p.t.api.post('/v0/transfers', achToWire('34.00', { client_reference_id: marker }));
+    expect(refused.status).toBe(500);
+    expect(refused.body.error.code).toBe('internal_error');
+  } finally {
+    await sql`drop trigger refuse_test_transfer on transfers`.execute(testDb());
+  }
+  expect(await testDb().selectFrom('transfers').select('id').where('client_reference_id', '=', marker).execute()).toEqual([]);
+  const client = await temporalClient();
+  const ended = await waitFor(async () => {
+    const found = [];
+    for await (const w of client.workflow.list({ query: `WorkflowType = 'transferWorkflow' AND CustomerId = '${p.us.id}' AND ExecutionStatus = 'Terminated'` })) found.push(w);
+    return found.length > 0 && found;
+  }, { what: 'the terminated workflow of the transfer that was not written' });
+  expect(ended).toHaveLength(1);
+  expect(ended[0]!.workflowId).toMatch(/^transfer:tr_/);
 });
 
 test('50 concurrent POSTs with one Idempotency-Key create one transfer and one workflow', async () => {

@@ -138,13 +138,15 @@ export async function countTransferWork(opts: {
 }
 
 /**
- * Waits until a workflow's first task is done. A transfer's deposit that comes sooner is delivered
- * with that first task, and its history is five events shorter (no deposit-expiry timer, one task
- * fewer): counted transfers wait, as the ceiling's workflows wait for theirs, so that both have one shape.
+ * Waits until a workflow waits for its deposit: its first task done, or (a transfer whose deposit
+ * starts it, startTransferWorkflow) started with a delay, which asks for no task. A deposit that
+ * comes before the first task is done is delivered with it and shortens the history: counted
+ * workflows wait, as the ceiling's wait for theirs, so that each has one shape.
  */
 async function waitForFirstWorkflowTask(client: Client, workflowId: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const done = async () => ((await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []).some((e) => e.workflowTaskCompletedEventAttributes);
+  const done = async () => ((await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []).some((e) => e.workflowTaskCompletedEventAttributes
+    || Number(e.workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff?.seconds ?? 0) > 0);
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`${workflowId}: no workflow task done after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));

@@ -9,13 +9,12 @@ import { ASSET_SCALE, formatAmount, parseAmount } from '../../domain/money';
 import { CANCELABLE } from '../../domain/transfers';
 import { RETURN_CODES, isChainRail, railBoundsMinor, type ChainRail, type FiatRail, type PaymentRail } from '../../domain/rails';
 import { handleRailEvent } from '../../transfers/rail-events';
-import { isMpcWallet } from '../../wallets/wallet';
 import { findPayment, findTenantPayment, latestPayment, tenantPayments } from '../../payments/store';
 import { findTransfer, PaymentSchema, serializePayment, serializeTransfer, TransferSchema } from '../../transfers/transfer';
 import { PaymentListQuery, PaymentListSchema, TransferListQuery, TransferListSchema } from './schemas';
-import { checkProvidersServe, checkTransferShape, createTransfer, prepareChainLegs, resolveRefundDestination, TransferCreate } from '../../transfers/service';
+import { checkProvidersServe, checkTransferShape, createTransfer, prepareChainLegs, prepareTransfer, resolveRefundDestination, TransferCreate } from '../../transfers/service';
 import {
-  notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,
+  endWorkflowOfUnwrittenTransfer, notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,
 } from '../../transfers/workflow-client';
 
 const TAG = 'Transfers';
@@ -29,17 +28,34 @@ export const createTransferRoute = defineRoute({
   permission: 'transfers:write',
   body: TransferCreate,
   responses: { 201: TransferSchema },
-  handler: async ({ deps, tenant, body, write }) => {
+  handler: async ({ deps, tenant, body, write, writeStatement }) => {
     const amounts = checkTransferShape(body);
     checkProvidersServe(deps, tenant, body);
     // Chain calls happen before the database transaction opens (never hold a transaction on the network).
     const chainLegs = await prepareChainLegs(deps, tenant, body);
-    return write(async (trx) => {
-      const row = await createTransfer(trx, deps, tenant, body, { ...amounts, ...chainLegs });
-      // Started inside the transaction: without Temporal the transfer is not created (503, nothing done).
-      await startTransferWorkflow(deps, tenant, row, { sourceWalletIsMpc: await isMpcWallet(trx, row.source_wallet_id) });
-      return { status: 201, body: serializeTransfer(row) };
-    });
+    if (body.source.account_id) {
+      // The row and the account's reservation in one transaction, the workflow started inside it: it
+      // takes the reserved funds at once. Without Temporal nothing is created (503).
+      return write(async (trx) => {
+        const row = await createTransfer(trx, deps, tenant, body, { ...amounts, ...chainLegs });
+        await startTransferWorkflow(deps, tenant, row);
+        return { status: 201, body: serializeTransfer(row) };
+      });
+    }
+    // Checked by reading; the workflow started, then the row and its event written in one statement.
+    // Without Temporal nothing is created (503). The workflow waits for the row: its first step on
+    // it comes with the deposit, or a watcher that reads it first tries again.
+    const transfer = await prepareTransfer(deps.db, deps, tenant, body, { ...amounts, ...chainLegs });
+    await startTransferWorkflow(deps, tenant, transfer.row, { sourceWalletIsMpc: transfer.sourceWalletIsMpc });
+    try {
+      return await writeStatement(async (db) => {
+        await transfer.write(db);
+        return { status: 201, body: serializeTransfer(transfer.row) };
+      });
+    } catch (err) {
+      await endWorkflowOfUnwrittenTransfer(deps, transfer.row.id);
+      throw err;
+    }
   },
 });
 
