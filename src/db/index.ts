@@ -33,6 +33,7 @@ import * as m0028 from './migrations/0028_bank_file_rail';
 import * as m0029 from './migrations/0029_bitcoin_outputs';
 import * as m0030 from './migrations/0030_payment_routes';
 import * as m0031 from './migrations/0031_virtual_accounts';
+import * as m0032 from './migrations/0032_abort_statement';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -88,6 +89,7 @@ const migrations: Record<string, Migration> = {
   '0029_bitcoin_outputs': m0029,
   '0030_payment_routes': m0030,
   '0031_virtual_accounts': m0031,
+  '0032_abort_statement': m0032,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

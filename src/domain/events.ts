@@ -2,11 +2,11 @@ import type { Compilable, Kysely, Transaction } from 'kysely';
 import type { Tenant } from '../db/tenant-scope';
 import type { Database, EventRow } from '../db/schema';
 import { newId } from '../ids';
-import { insertEventsWithDeliveries } from '../webhooks/fan-out';
+import { insertEventsWithDeliveries, type AllOrNothing } from '../webhooks/fan-out';
 import type { EventType } from './event-catalogue';
 
 /** The condition of a change made with a guarded one (recordEventsIfChanged). */
-export { changeMade } from '../webhooks/fan-out';
+export { changeMade, isStatementAborted, type AllOrNothing } from '../webhooks/fan-out';
 
 /**
  * The outbox: every state change writes its event in the same transaction as the change, so an
@@ -56,8 +56,9 @@ export async function recordEvents(
  */
 export async function recordEventsIfChanged(
   db: Kysely<Database> | Transaction<Database>, tenant: Tenant, events: (OutboxEvent & { at: Date })[], change: Compilable, alongside: Compilable[] = [],
+  allOrNothing?: AllOrNothing,
 ): Promise<boolean> {
-  return insertEventsWithDeliveries(db, tenant, events.map(outboxRow), new Date(), change, { alongside });
+  return insertEventsWithDeliveries(db, tenant, events.map(outboxRow), new Date(), change, { alongside, allOrNothing });
 }
 
 function outboxRow(e: OutboxEvent & { at: Date }) {

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Tenant } from '../db/tenant-scope';
 import type { Database, LedgerPurpose } from '../db/schema';
 import { newId } from '../ids';
@@ -78,17 +78,18 @@ const refColumns = (r: LedgerAccountRef) => sql`${r.ownerType}::text, ${r.ownerI
 
 /**
  * A movement's statement begins with its accounts' deltas (`deltas`) and the accounts locked in id
- * order (`locked`, with each delta): concurrent movements cannot deadlock.
+ * order (`locked`, with each delta): concurrent movements cannot deadlock. `after`: a condition the
+ * locking waits for (another change of the same statement, whose row lock comes first).
  */
-function lockedWithDeltas(tenant: Tenant, accounts: { ref: LedgerAccountRef; delta: bigint }[]) {
+function lockedWithDeltas(tenant: Tenant, accounts: { ref: LedgerAccountRef; delta: bigint }[], after: RawBuilder<boolean> = sql`true`) {
   return sql`
-    with deltas (owner_type, owner_id, purpose, currency, delta) as (
+    deltas (owner_type, owner_id, purpose, currency, delta) as (
       values ${sql.join(accounts.map((a) => sql`(${refColumns(a.ref)}, ${a.delta.toString()}::numeric)`))}
     ), locked as (
       select a.id, a.owner_type, a.owner_id, a.purpose, a.currency, a.balance_minor, a.allow_negative, d.delta
       from ledger_accounts a
       join deltas d on (a.owner_type, a.owner_id, a.purpose, a.currency) = (d.owner_type, d.owner_id, d.purpose, d.currency)
-      where a.developer_id = ${tenant.developerId} and a.environment = ${tenant.environment}
+      where a.developer_id = ${tenant.developerId} and a.environment = ${tenant.environment} and ${after}
       order by a.id
       for update of a
     )`;
@@ -108,7 +109,7 @@ async function postInOneStatement(
   const now = new Date();
   const id = newId('ledgerTransaction', now.getTime());
   const result = await sql<{ id: string | null; found: number; short: string | null }>`
-    ${lockedWithDeltas(tenant, accounts)}, verdict as (
+    with ${lockedWithDeltas(tenant, accounts)}, verdict as (
       select count(*)::int as found,
         min(case when not l.allow_negative and l.balance_minor + l.delta < 0 then l.purpose || ' of ' || l.owner_id || ' in ' || l.currency end) as short
       from locked l
@@ -140,11 +141,24 @@ async function postInOneStatement(
  * caller's transaction rolls back and is tried again).
  */
 async function postAllInOneStatement(trx: Transaction<Database>, tenant: Tenant, movements: Movement[], accounts: { ref: LedgerAccountRef; delta: bigint }[]) {
+  const result = await sql<{ written: number }>`
+    with ${allMovementsCtes(tenant, movements, accounts)}
+    select (select count(*) from tx)::int as written`.execute(trx);
+  const written = result.rows[0]!.written;
+  if (written > 0 && written < movements.length) throw new Error('A ledger movement of this change was recorded meanwhile by another transaction: the change is tried again');
+  return written === movements.length;
+}
+
+/**
+ * The common table expressions that write several movements, all or none (postAllInOneStatement),
+ * ending in `tx`, the transactions written. `after`: as lockedWithDeltas takes it.
+ */
+function allMovementsCtes(tenant: Tenant, movements: Movement[], accounts: { ref: LedgerAccountRef; delta: bigint }[], after?: RawBuilder<boolean>) {
   const now = new Date();
   const ids = movements.map((_, i) => newId('ledgerTransaction', now.getTime() + i));
   const entries = movements.flatMap((m, i) => m.postings.map((p) => ({ transactionId: ids[i]!, posting: p })));
-  const result = await sql<{ written: number }>`
-    ${lockedWithDeltas(tenant, accounts)}, verdict as (
+  return sql`
+    ${lockedWithDeltas(tenant, accounts, after)}, verdict as (
       select count(*)::int as found, bool_and(l.allow_negative or l.balance_minor + l.delta >= 0) as covered
       from locked l
     ), tx as (
@@ -169,11 +183,22 @@ async function postAllInOneStatement(trx: Transaction<Database>, tenant: Tenant,
       join locked l on (l.owner_type, l.owner_id, l.purpose, l.currency) = (e.owner_type, e.owner_id, e.purpose, e.currency)
       where (select count(*) from tx) = ${movements.length}
       order by e.n
-    )
-    select (select count(*) from tx)::int as written`.execute(trx);
-  const written = result.rows[0]!.written;
-  if (written > 0 && written < movements.length) throw new Error('A ledger movement of this change was recorded meanwhile by another transaction: the change is tried again');
-  return written === movements.length;
+    )`;
+}
+
+/**
+ * Movements written by another change's own statement (a transfer's step, src/transfers/steps.ts):
+ * its common table expressions, which lock the accounts only once `after` holds (the change has
+ * taken its row's lock), and the condition that they were all written. The statement must fail
+ * unless it holds: then nothing of it was made (accounts to create, a replay or a short account are
+ * for postTransactions, in a transaction).
+ */
+export function movementsOfStatement(tenant: Tenant, movements: Movement[], after: RawBuilder<boolean>): { ctes: RawBuilder<unknown>; allWritten: RawBuilder<boolean> } {
+  movements.forEach(checkMovement);
+  return {
+    ctes: allMovementsCtes(tenant, movements, accountDeltas(movements), after),
+    allWritten: sql<boolean>`(select count(*) from tx) = ${movements.length}`,
+  };
 }
 
 /**

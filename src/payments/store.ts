@@ -135,9 +135,13 @@ export async function insertPayment(q: Queryable, p: NewPayment): Promise<void> 
 
 /** Inserts payments in one statement, each once (by its key). */
 export async function insertPayments(q: Queryable, payments: NewPayment[]): Promise<void> {
-  if (payments.length === 0) return;
+  if (payments.length > 0) await paymentsInsert(q, payments).execute();
+}
+
+/** The statement that inserts payments (at least one), each once (by its key): to run, or to make part of another statement. */
+export function paymentsInsert(q: Queryable, payments: NewPayment[]) {
   const now = new Date();
-  await q.insertInto('payments').values(payments.map((p, i) => ({
+  return q.insertInto('payments').values(payments.map((p, i) => ({
     id: newId('payment', now.getTime() + i),
     developer_id: p.developer_id, environment: p.environment, transfer_id: p.transfer_id, kind: p.kind,
     rail: p.rail, currency: p.currency, amount_minor: p.amount_minor.toString(), status: p.status,
@@ -145,7 +149,7 @@ export async function insertPayments(q: Queryable, payments: NewPayment[]): Prom
     provider_payment_id: p.provider_payment_id ?? null, tx_hash: p.tx_hash ?? null, signed_transaction: null, network_fee: null,
     return_code: p.return_code ?? null, failure_reason: p.failure_reason ?? null,
     idempotency_key: p.idempotency_key, settles_at: null, created_at: now, updated_at: now,
-  }))).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
+  }))).onConflict((oc) => oc.column('idempotency_key').doNothing());
 }
 
 /** What the provider or the chain answered when the payment went out. */

@@ -1,16 +1,16 @@
-import type { Compilable, Kysely, Transaction } from 'kysely';
+import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Db } from '../db';
 import type { Database, PaymentKind, PaymentStatus, TransferRow, TransferState } from '../db/schema';
 import { tenantOf } from '../db/tenant-scope';
 import { transferStateEvent } from '../domain/event-catalogue';
-import { changeMade, recordEvents, recordEventsIfChanged, type OutboxEvent } from '../domain/events';
+import { changeMade, isStatementAborted, recordEvents, recordEventsIfChanged, type OutboxEvent } from '../domain/events';
 import {
   PROGRESS, TRANSITIONS, accountReleasePostings, depositPostings, payoutPostings, payoutReversalPostings, refundPostings, refundReversalPostings,
   type RefundDestination, type TransferMoney,
 } from '../domain/transfers';
-import { postTransactions, type Movement, type Posting } from '../ledger/ledger';
+import { movementsOfStatement, postTransactions, type Movement, type Posting } from '../ledger/ledger';
 import { paymentKey } from '../payments/keys';
-import { insertPayments, markPaymentFailed, markPaymentSettled, findPayment, paymentSettledUpdate, type NewPayment, type PaymentSent } from '../payments/store';
+import { insertPayments, paymentsInsert, markPaymentFailed, markPaymentSettled, findPayment, paymentSettledUpdate, type NewPayment, type PaymentSent } from '../payments/store';
 import { paymentLeg, serializeTransfer, transferMoney, type StoredReceipt } from './transfer';
 import type { TransferStep } from '../../workflows/transfer-messages';
 
@@ -64,15 +64,16 @@ export async function recordTransferStep(db: Db, input: { transferId: string } &
  * activity's result).
  *
  * `loaded`: the transfer as the caller read it moments ago. Steps that only add payments and ledger
- * movements are then recorded on it without reading it again under a lock: the row's update comes
- * first, made only if the row is still as loaded (taking its lock before the ledger's, as the
- * locked path does), then the payments and movements. A row changed meanwhile rolls that back, and
- * the steps are recorded on the locked row instead.
+ * movements are then recorded on it as one statement, without a transaction: the row's update, made
+ * only if the row is still as loaded (its lock taken before the ledger's, as the locked path takes
+ * them), its events, the payments and the movements, all or none. A row changed meanwhile, or
+ * movements that need more than one statement (accounts to create, a replay, a short account),
+ * leave nothing written, and the steps are recorded on the locked row instead.
  */
 export async function recordTransferSteps(db: Db, transferId: string, steps: TransferStep[], loaded?: TransferRow): Promise<{ state: TransferState; transfer: TransferRow }> {
   if (loaded && steps.every((step) => INSERTS_ONLY.has(step.step))) {
     try {
-      return await db.transaction().execute((trx) => recordOn(new StepRecorder(trx, loaded), steps, loaded.updated_at));
+      return await recordOn(new StepRecorder(db, loaded), steps, loaded.updated_at);
     } catch (err) {
       if (!(err instanceof TransferChangedMeanwhile)) throw err;
     }
@@ -140,7 +141,7 @@ class StepRecorder {
   private payments: NewPayment[] = [];
   private movements: Movement[] = [];
 
-  /** `trx`: the step's transaction; outside one (writeIfUnchanged) nothing but the final statement may be written. */
+  /** `trx`: the step's transaction; outside one (steps on a loaded row, writeIfUnchanged) everything goes into the final statement. */
   constructor(readonly trx: Transaction<Database> | Kysely<Database>, public row: TransferRow) {
     this.money = transferMoney(row);
   }
@@ -183,7 +184,6 @@ class StepRecorder {
 
   /** The ledger transaction of this step, keyed by the transfer and `what` (once, however often the step is retried); written with the payments. */
   async post(what: string, postings: Posting[]) {
-    if (!this.trx.isTransaction) throw new Error('a ledger movement needs the step\'s transaction');
     this.movements.push({ idempotencyKey: `${this.row.id}:ledger:${what}`, description: `transfer ${what}`, referenceId: this.row.id, postings });
   }
 
@@ -201,23 +201,23 @@ class StepRecorder {
 
   /** Writes the payments the steps so far added and their ledger movements: one statement each (when nothing stands in the way). */
   async writeMoney() {
+    if (!this.trx.isTransaction && (this.payments.length > 0 || this.movements.length > 0)) throw new Error('payments and ledger movements written on their own need the step\'s transaction');
     await insertPayments(this.trx, this.payments.splice(0));
     await postTransactions(this.trx as Transaction<Database>, tenantOf(this.row), this.movements.splice(0));
   }
 
   /**
    * Writes the steps' payments and movements and the changed columns with their events (one
-   * statement; none when nothing changed). With `unchangedSince`, the row's update comes first and
-   * is made only if the row's updated_at is still that; answers false, writing nothing, when it is
-   * not (or when a change has no events to tell whether it was made).
+   * statement; none when nothing changed). With `unchangedSince`, all of them as one statement, made
+   * only if the row's updated_at is still that and the movements can be written in it; answers
+   * false, writing nothing, when not (or when a change has no events to tell whether it was made).
    */
   async write(unchangedSince?: Date): Promise<boolean> {
     const changed = Object.keys(this.change).length > 0;
     if (unchangedSince) {
       if (!changed) return this.payments.length === 0 && this.movements.length === 0;
-      if (this.events.length === 0 || !(await this.updateIfUnchanged(unchangedSince, []))) return false;
+      if (this.events.length === 0 || !(await this.updateIfUnchanged(unchangedSince, [], { withMoney: true }))) return false;
       this.change = {};
-      await this.writeMoney();
       return true;
     }
     await this.writeMoney();
@@ -240,11 +240,27 @@ class StepRecorder {
     return this.updateIfUnchanged(loadedAt, alongside);
   }
 
-  /** The changed columns, their events and `alongside` as one statement, made only if the row's updated_at is still `loadedAt`. */
-  private updateIfUnchanged(loadedAt: Date, alongside: Compilable[]): Promise<boolean> {
+  /**
+   * The changed columns, their events and `alongside` as one statement, made only if the row's
+   * updated_at is still `loadedAt`. `withMoney`: the new payments and movements too, all or nothing
+   * (a statement that could not make them all is undone, and answers false).
+   */
+  private async updateIfUnchanged(loadedAt: Date, alongside: Compilable[], opts: { withMoney?: boolean } = {}): Promise<boolean> {
+    const tenant = tenantOf(this.row);
     const update = this.trx.updateTable('transfers').set(columnValues(this.change))
       .where('id', '=', this.row.id).where('updated_at', '=', loadedAt).returning('id');
-    return recordEventsIfChanged(this.trx, tenantOf(this.row), this.events.splice(0), update, alongside);
+    const payments = opts.withMoney ? this.payments.splice(0) : [];
+    const movements = opts.withMoney ? this.movements.splice(0) : [];
+    if (payments.length === 0 && movements.length === 0) return recordEventsIfChanged(this.trx, tenant, this.events.splice(0), update, alongside);
+    const ledger = movements.length > 0 ? movementsOfStatement(tenant, movements, changeMade) : undefined;
+    try {
+      return await recordEventsIfChanged(this.trx, tenant, this.events.splice(0), update, [...alongside, ...(payments.length > 0 ? [paymentsInsert(this.trx, payments)] : [])], {
+        ctes: ledger?.ctes, holds: ledger?.allWritten ?? sql<boolean>`true`, reason: `transfer ${this.row.id}: its step could not be recorded as one statement`,
+      });
+    } catch (err) {
+      if (isStatementAborted(err)) return false;
+      throw err;
+    }
   }
 
   private apply(change: TransferChange) {

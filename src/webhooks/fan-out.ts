@@ -1,4 +1,4 @@
-import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
+import { sql, type Compilable, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/schema';
 import type { Tenant } from '../db/tenant-scope';
 
@@ -30,13 +30,14 @@ export async function insertEventsWithDeliveries(
    * (more changes, each conditioned on `changeMade`), happen only if it changed something.
    * Answers whether it did.
    */
-  guarded?: { alongside: Compilable[] },
+  guarded?: { alongside: Compilable[]; allOrNothing?: AllOrNothing },
 ): Promise<boolean> {
   if (rows.length === 0) return false;
   const column = <K extends keyof OutboxRow>(k: K) => sql.val(rows.map((r) => r[k]));
   const alongside = (guarded?.alongside ?? []).map((q, i) => sql`${sql.raw(`alongside_${i}`)} as (${q}), `);
+  const all = guarded?.allOrNothing;
   const result = await sql<{ n: number }>`
-    with ${change ? sql`change as (${change}), ` : sql``}${sql.join(alongside, sql``)}ev as (
+    with ${change ? sql`change as (${change}), ` : sql``}${sql.join(alongside, sql``)}${all?.ctes ? sql`${all.ctes}, ` : sql``}ev as (
       insert into events (id, developer_id, environment, type, object_id, data, previous_attributes, created_at)
       select e.id, ${tenant.developerId}, ${tenant.environment}, e.type, e.object_id, e.data, e.previous_attributes, e.created_at
       from unnest(${column('id')}::text[], ${column('type')}::text[], ${column('object_id')}::text[], ${column('data')}::jsonb[],
@@ -54,9 +55,25 @@ export async function insertEventsWithDeliveries(
       where ev.type <> 'webhook.test'
       on conflict (event_id, endpoint_id) do nothing
     )
-    select count(*)::int as n from ev`.execute(trx);
+    select ${all ? sql`case when ${changeMade} and ${all.holds} then (select count(*)::int from ev) else abort_statement(${all.reason}) end` : sql`count(*)::int`} as n
+    ${all ? sql`` : sql`from ev`}`.execute(trx);
   return result.rows[0]!.n > 0;
 }
+
+/**
+ * A guarded change whose companions must all be made with it, or none: `alongside` unconditioned,
+ * `ctes` more of them (ledger movements), `holds` the condition that they were made. Unless the
+ * change was made and `holds` holds, the statement fails with `reason` (SQLSTATE FP001,
+ * isStatementAborted) and nothing of it is made.
+ */
+export interface AllOrNothing {
+  ctes?: RawBuilder<unknown>;
+  holds: RawBuilder<boolean>;
+  reason: string;
+}
+
+/** The error of a statement that abort_statement undid (AllOrNothing). */
+export const isStatementAborted = (err: unknown) => (err as { code?: string } | null)?.code === 'FP001';
 
 /** The condition a guarded change's companions carry (insertEventsWithDeliveries): the change changed something. */
 export const changeMade = sql<boolean>`exists (select 1 from change)`;

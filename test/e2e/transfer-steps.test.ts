@@ -1,6 +1,9 @@
 import { createTenant, temporalClient, testDb, waitFor, type Tenant } from '../harness';
 import { approvedCustomer, expectLedgerBalanced, internationalAccount, sandboxDeposit } from '../harness/transfers';
 import { setStateReason, recordPayoutSettledAtOnce, recordTransferSteps } from '../../src/transfers/steps';
+import { postTransaction } from '../../src/ledger/ledger';
+import { depositPostings } from '../../src/domain/transfers';
+import { transferMoney } from '../../src/transfers/transfer';
 
 // A payout that settled as it was sent is recorded on the row its activity just wrote, as one
 // statement made only if nobody changed the row meanwhile; otherwise under the row's lock. Driven on
@@ -12,10 +15,16 @@ beforeAll(async () => {
 });
 afterEach(expectLedgerBalanced);
 
-/** A PIX → PIX transfer of a new Brazilian customer, as the API answers its creation. */
-async function pixTransfer(amount: string) {
+/** A Brazilian customer and the account its PIX transfers pay. */
+async function pixPayer() {
   const br = await approvedCustomer(t.api, 'BR');
   const account = await internationalAccount(t.api, br.id, 'BR1800360305000010009795493C1', 'BRASBRRJ', 'BR', 'Maria Silva');
+  return { br, account };
+}
+
+/** A PIX → PIX transfer (of a new Brazilian customer unless `payer`), as the API answers its creation. */
+async function pixTransfer(amount: string, payer?: Awaited<ReturnType<typeof pixPayer>>) {
+  const { br, account } = payer ?? await pixPayer();
   return (await t.api.post('/v0/transfers', {
     amount, on_behalf_of: br.id, source: { payment_rail: 'pix', currency: 'brl' },
     destination: { payment_rail: 'pix', currency: 'brl', external_account_id: account.id },
@@ -74,8 +83,8 @@ test('on a row changed meanwhile: nothing is written on the stale row; recorded 
 });
 
 /** A PIX transfer awaiting its deposit, its workflow stopped (only this test moves it), read as an activity reads it. */
-async function awaitingPixTransfer(amount: string) {
-  const tr = await pixTransfer(amount);
+async function awaitingPixTransfer(amount: string, payer?: Awaited<ReturnType<typeof pixPayer>>) {
+  const tr = await pixTransfer(amount, payer);
   await stopWorkflow(tr.id);
   return testDb().selectFrom('transfers').selectAll().where('id', '=', tr.id).executeTakeFirstOrThrow();
 }
@@ -124,4 +133,36 @@ test('steps on a transfer changed after it was loaded: nothing is written on the
   // The other writer's change came first and is shown in its own transfer.updated; the deposit then clears it.
   const reasons = await testDb().selectFrom('events').select('data').where('object_id', '=', loaded.id).where('type', '=', 'transfer.updated').orderBy('created_at').execute();
   expect(reasons.map((e) => (e.data as { state_reason: string | null }).state_reason).slice(0, 2)).toEqual(['changed by another writer', null]);
+});
+
+test('steps of a customer\'s second transfer, its ledger accounts there: the row, its events, the payments and the movements in one statement, once', async () => {
+  const payer = await pixPayer();
+  const first = await awaitingPixTransfer('35.00', payer);
+  await recordTransferSteps(testDb(), first.id, depositToPayout, first);
+  const second = await awaitingPixTransfer('36.00', payer);
+  const { transfer } = await recordTransferSteps(testDb(), second.id, depositToPayout, second);
+  expect(transfer.state).toBe('payment_submitted');
+  const written = await writtenFor(second.id);
+  expect(written.payments).toEqual([{ kind: 'deposit', status: 'settled' }, { kind: 'payout', status: 'pending' }]);
+  expect(written.movements).toEqual([['deposit', written.movements[0]![1]], ['payout', written.movements[1]![1]]]);
+  expect(written.events).toEqual(['transfer.created', 'transfer.funds_received', 'transfer.in_review', 'transfer.payment_submitted']);
+  expect(written.row).toEqual({ state: 'payment_submitted', state_reason: null });
+});
+
+test('a movement of the steps recorded before: the one statement is undone as a whole; under the lock the steps are recorded, that movement once', async () => {
+  const payer = await pixPayer();
+  const first = await awaitingPixTransfer('37.00', payer);
+  await recordTransferSteps(testDb(), first.id, depositToPayout, first);
+  const loaded = await awaitingPixTransfer('38.00', payer);
+  // The deposit's movement is there already (as a crash between two transactions of an earlier
+  // design could leave it): the statement cannot write both movements, so it writes nothing.
+  await testDb().transaction().execute((trx) => postTransaction(trx, { developerId: loaded.developer_id, environment: loaded.environment }, {
+    idempotencyKey: `${loaded.id}:ledger:deposit`, description: 'transfer deposit', referenceId: loaded.id, postings: depositPostings(transferMoney(loaded)),
+  }));
+  const { transfer } = await recordTransferSteps(testDb(), loaded.id, depositToPayout, loaded);
+  expect(transfer.state).toBe('payment_submitted');
+  const written = await writtenFor(loaded.id);
+  expect(written.payments).toEqual([{ kind: 'deposit', status: 'settled' }, { kind: 'payout', status: 'pending' }]);
+  expect(written.movements).toEqual([['deposit', written.movements[0]![1]], ['payout', written.movements[1]![1]]]);
+  expect(written.events).toEqual(['transfer.created', 'transfer.funds_received', 'transfer.in_review', 'transfer.payment_submitted']);
 });

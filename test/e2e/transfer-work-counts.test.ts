@@ -9,7 +9,7 @@ import { asRole, countTransferWork, prepareStatementCounting } from '../harness/
 // and worker use), and its workflow's history as Temporal keeps it. A change that adds a statement,
 // a workflow task or a history event to a transfer fails here; one that removes some lowers the
 // bounds below with it.
-const LIMITS = { statements: 16, transactions: 1, workflowTasks: 2, activitiesAndLocalActivities: 2, historyEvents: 17 };
+const LIMITS = { statements: 12, transactions: 0, workflowTasks: 2, activitiesAndLocalActivities: 2, historyEvents: 17 };
 
 const ROLE = `fp_counted_${process.pid}`;
 beforeAll(() => prepareStatementCounting(testDb(), ROLE));
