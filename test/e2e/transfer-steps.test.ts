@@ -104,6 +104,23 @@ async function writtenFor(transferId: string) {
   return { payments, movements: movements.map((m) => [m.idempotency_key.split(':ledger:')[1], Number(m.entries)]), events: events.map((e) => e.type), row };
 }
 
+/** The deposit and the payout recorded once each: their payments, movements and state events. */
+async function expectDepositToPayoutOnce(transferId: string) {
+  const written = await writtenFor(transferId);
+  expect(written.payments).toEqual([{ kind: 'deposit', status: 'settled' }, { kind: 'payout', status: 'pending' }]);
+  expect(written.movements).toEqual([['deposit', written.movements[0]![1]], ['payout', written.movements[1]![1]]]);
+  expect(written.events).toEqual(['transfer.created', 'transfer.funds_received', 'transfer.in_review', 'transfer.payment_submitted']);
+  return written;
+}
+
+/** A transfer awaiting its deposit, of a customer whose first transfer has taken and paid out its own (its ledger accounts exist). */
+async function secondTransferOf(amounts: [string, string]) {
+  const payer = await pixPayer();
+  const first = await awaitingPixTransfer(amounts[0], payer);
+  await recordTransferSteps(testDb(), first.id, depositToPayout, first);
+  return awaitingPixTransfer(amounts[1], payer);
+}
+
 test('steps recorded on the transfer as loaded: the deposit and the payout with their ledger movements, once; again on the same stale row, nothing twice', async () => {
   const loaded = await awaitingPixTransfer('33.00');
   const { transfer } = await recordTransferSteps(testDb(), loaded.id, depositToPayout, loaded);
@@ -126,43 +143,28 @@ test('steps on a transfer changed after it was loaded: nothing is written on the
   });
   const { transfer } = await recordTransferSteps(testDb(), loaded.id, depositToPayout, loaded);
   expect(transfer.state).toBe('payment_submitted');
-  const written = await writtenFor(loaded.id);
-  expect(written.payments).toEqual([{ kind: 'deposit', status: 'settled' }, { kind: 'payout', status: 'pending' }]);
-  expect(written.movements).toEqual([['deposit', written.movements[0]![1]], ['payout', written.movements[1]![1]]]);
-  expect(written.events).toEqual(['transfer.created', 'transfer.funds_received', 'transfer.in_review', 'transfer.payment_submitted']);
+  await expectDepositToPayoutOnce(loaded.id);
   // The other writer's change came first and is shown in its own transfer.updated; the deposit then clears it.
   const reasons = await testDb().selectFrom('events').select('data').where('object_id', '=', loaded.id).where('type', '=', 'transfer.updated').orderBy('created_at').execute();
   expect(reasons.map((e) => (e.data as { state_reason: string | null }).state_reason).slice(0, 2)).toEqual(['changed by another writer', null]);
 });
 
 test('steps of a customer\'s second transfer, its ledger accounts there: the row, its events, the payments and the movements in one statement, once', async () => {
-  const payer = await pixPayer();
-  const first = await awaitingPixTransfer('35.00', payer);
-  await recordTransferSteps(testDb(), first.id, depositToPayout, first);
-  const second = await awaitingPixTransfer('36.00', payer);
+  const second = await secondTransferOf(['35.00', '36.00']);
   const { transfer } = await recordTransferSteps(testDb(), second.id, depositToPayout, second);
   expect(transfer.state).toBe('payment_submitted');
-  const written = await writtenFor(second.id);
-  expect(written.payments).toEqual([{ kind: 'deposit', status: 'settled' }, { kind: 'payout', status: 'pending' }]);
-  expect(written.movements).toEqual([['deposit', written.movements[0]![1]], ['payout', written.movements[1]![1]]]);
-  expect(written.events).toEqual(['transfer.created', 'transfer.funds_received', 'transfer.in_review', 'transfer.payment_submitted']);
+  const written = await expectDepositToPayoutOnce(second.id);
   expect(written.row).toEqual({ state: 'payment_submitted', state_reason: null });
 });
 
 test('a movement of the steps recorded before: the one statement is undone as a whole; under the lock the steps are recorded, that movement once', async () => {
-  const payer = await pixPayer();
-  const first = await awaitingPixTransfer('37.00', payer);
-  await recordTransferSteps(testDb(), first.id, depositToPayout, first);
-  const loaded = await awaitingPixTransfer('38.00', payer);
-  // The deposit's movement is there already (as a crash between two transactions of an earlier
-  // design could leave it): the statement cannot write both movements, so it writes nothing.
+  const loaded = await secondTransferOf(['37.00', '38.00']);
+  // The deposit's movement is there already (another writer recorded it): the statement cannot
+  // write both movements, so it writes nothing.
   await testDb().transaction().execute((trx) => postTransaction(trx, { developerId: loaded.developer_id, environment: loaded.environment }, {
     idempotencyKey: `${loaded.id}:ledger:deposit`, description: 'transfer deposit', referenceId: loaded.id, postings: depositPostings(transferMoney(loaded)),
   }));
   const { transfer } = await recordTransferSteps(testDb(), loaded.id, depositToPayout, loaded);
   expect(transfer.state).toBe('payment_submitted');
-  const written = await writtenFor(loaded.id);
-  expect(written.payments).toEqual([{ kind: 'deposit', status: 'settled' }, { kind: 'payout', status: 'pending' }]);
-  expect(written.movements).toEqual([['deposit', written.movements[0]![1]], ['payout', written.movements[1]![1]]]);
-  expect(written.events).toEqual(['transfer.created', 'transfer.funds_received', 'transfer.in_review', 'transfer.payment_submitted']);
+  await expectDepositToPayoutOnce(loaded.id);
 });
