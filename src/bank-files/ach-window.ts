@@ -35,9 +35,12 @@ function achFormat(settings: AchWindowSettings, cipher: DataCipher, kind: AchWin
     rails,
     settlement: RAILS[ACH_WINDOWS[kind][0]] as FiatRailProfile,
     fileable: (p) => Boolean(p.routing_number && p.number_encrypted && p.type === 'us_bank_account' && p.purpose !== 'deposit_return'),
-    build: async (payments, { now, effectiveDate, day, sequence }) => {
+    name: ({ day, sequence }) => {
       const modifier = MODIFIERS[sequence];
       if (!modifier) throw new Error(`${MODIFIERS.length} ACH files went out on ${day} already: NACHA allows no more in a day`);
+      return { name: `ACH-${day}-${modifier}.ach`, fileIdModifier: modifier };
+    },
+    build: async (payments, { now, effectiveDate, sequence }) => {
       const entries: AchEntry[] = payments.map((p) => ({
         idNumber: p.entry_ref,
         traceNumber: `${settings.originator.odfiRouting.slice(0, 8)}${p.entry_ref.slice(-7)}`,
@@ -51,8 +54,8 @@ function achFormat(settings: AchWindowSettings, cipher: DataCipher, kind: AchWin
         effectiveDate,
         entryDescription: DESCRIPTIONS[p.purpose] ?? 'PAYMENT',
       }));
-      const built = await buildAchFile({ ...settings.originator, entryDescription: 'PAYMENT' }, entries, { createdAt: now, fileIdModifier: modifier });
-      return { name: `ACH-${day}-${modifier}.ach`, fileIdModifier: modifier, text: built.text, totals: built.totals };
+      const built = await buildAchFile({ ...settings.originator, entryDescription: 'PAYMENT' }, entries, { createdAt: now, fileIdModifier: MODIFIERS[sequence]! });
+      return { text: built.text, totals: built.totals };
     },
   };
 }

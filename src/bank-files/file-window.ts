@@ -4,7 +4,7 @@ import type { Db } from '../db';
 import type { Database, Environment } from '../db/schema';
 import { realSettlementTime, type FiatRailProfile } from '../domain/rails';
 import type { AchTotals } from '../providers/bank-files/nacha';
-import { insertOutboundFile } from './outbound-files';
+import { recordOutboundFileWhileBuilt } from './outbound-files';
 
 // A file window (docs/BANK_FILES.md), whatever the format: the payments queued for it go into one
 // file, recorded with them in one transaction before anything is uploaded.
@@ -27,10 +27,12 @@ export interface WindowFormat {
   /** The rail whose settlement times give the effective date. */
   settlement: FiatRailProfile;
   fileable(p: QueuedPayment): boolean;
-  build(payments: QueuedPayment[], ctx: { now: Date; effectiveDate: string; sequence: number; day: string }): Promise<{
-    name: string; fileIdModifier: string | null; text: string; totals: AchTotals;
-  }>;
+  /** The name of the window's file (the day's `sequence`-th of its format), known before it is built. */
+  name(ctx: WindowContext): { name: string; fileIdModifier: string | null };
+  build(payments: QueuedPayment[], ctx: WindowContext): Promise<{ text: string; totals: AchTotals }>;
 }
+
+type WindowContext = { now: Date; effectiveDate: string; sequence: number; day: string };
 
 /** The code a payment gets when it cannot go in a file: no account the file could pay (R03, "no account"). */
 export const UNFILEABLE_CODE = 'R03';
@@ -65,15 +67,17 @@ export async function fileWindow(
     const effectiveDate = settlement.toISOString().slice(0, 10);
     const settlesAt = settings.settlementSeconds === undefined ? settlement : new Date(now.getTime() + settings.settlementSeconds * 1000);
     const day = now.toISOString().slice(0, 10).replaceAll('-', '');
-    const built = await format.build(fileable, { now, effectiveDate, day, sequence: await filesToday(trx, `${format.namePrefix}-${day}-`) });
+    const ctx: WindowContext = { now, effectiveDate, day, sequence: await filesToday(trx, `${format.namePrefix}-${day}-`) };
+    const { name, fileIdModifier } = format.name(ctx);
     const ids = fileable.map((p) => p.id);
-    const file = await insertOutboundFile(trx, cipher, {
-      rail: format.fileRail, name: built.name, fileIdModifier: built.fileIdModifier ?? '', text: built.text, totals: built.totals, paymentIds: ids, windowId: window.id,
-    }, now);
-    // One array parameter, not one per payment: a window may hold 10,000.
-    await trx.updateTable('bank_payments').set({ status: 'filed', file_id: file.id, effective_date: effectiveDate, settles_at: settlesAt })
-      .where(sql<boolean>`id = any(${ids}::text[])`).execute();
-    return { fileId: file.id, name: built.name, entryCount: ids.length };
+    // The file's row with its payments, and the payments filed, are written while the file is built.
+    const file = await recordOutboundFileWhileBuilt(trx, cipher, {
+      rail: format.fileRail, name, fileIdModifier: fileIdModifier ?? '', paymentIds: ids, windowId: window.id,
+    }, () => format.build(fileable, ctx), (fileId) => trx.updateTable('bank_payments')
+      .set({ status: 'filed', file_id: fileId, effective_date: effectiveDate, settles_at: settlesAt })
+      // One array parameter, not one per payment: a window may hold 10,000.
+      .where(sql<boolean>`id = any(${ids}::text[])`), now);
+    return { fileId: file.id, name, entryCount: ids.length };
   });
 }
 

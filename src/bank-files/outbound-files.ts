@@ -1,5 +1,5 @@
 import { sha256Hex, type DataCipher } from '../crypto';
-import { sql, type Transaction } from 'kysely';
+import { sql, type Compilable, type Transaction } from 'kysely';
 import type { Db } from '../db';
 import type { Database } from '../db/schema';
 import { newId } from '../ids';
@@ -31,7 +31,7 @@ export async function recordOutboundFile(db: Db, cipher: DataCipher, file: Outbo
   return db.transaction().execute((trx) => insertOutboundFile(trx, cipher, file, now));
 }
 
-/** recordOutboundFile inside the caller's transaction (a window files its payments in the same one). */
+/** recordOutboundFile inside the caller's transaction. */
 export async function insertOutboundFile(
   trx: Transaction<Database>, cipher: DataCipher, file: OutboundFile & { windowId?: string }, now = new Date(),
 ): Promise<{ id: string; sha256: string }> {
@@ -41,18 +41,71 @@ export async function insertOutboundFile(
     if (existing.sha256 !== sha256) throw new Error(`A different file named ${file.name} is recorded already`);
     return existing;
   }
-  const filed = file.paymentIds.length === 0 ? [] : await trx.selectFrom('bank_file_payments')
-    .select(['payment_id', 'file_id']).where(sql<boolean>`payment_id = any(${file.paymentIds}::text[])`).execute();
-  if (filed.length > 0) throw new PaymentAlreadyFiledError(`Payment ${filed[0].payment_id} is in file ${filed[0].file_id} already: it goes out once`);
   const id = newId('bankFile', now.getTime());
-  await trx.insertInto('bank_files').values({
-    id, rail: file.rail, direction: 'outbound', name: file.name, file_id_modifier: file.fileIdModifier, sha256,
-    contents_encrypted: cipher.encrypt(file.text), entry_count: file.totals.entryCount,
-    total_debit_minor: file.totals.totalDebitMinor, total_credit_minor: file.totals.totalCreditMinor,
-    status: 'recorded', created_at: now, uploaded_at: null, window_id: file.windowId ?? null,
-  }).execute();
-  await sql`insert into bank_file_payments (file_id, payment_id) select ${id}, unnest(${file.paymentIds}::text[])`.execute(trx);
+  await refusingFiledPayments(sql`
+    with file as (${fileRow(cipher, { ...file, id, sha256, text: file.text, totals: file.totals }, now)}), members as (${members(id, file.paymentIds)})
+    select 1`.execute(trx));
   return { id, sha256 };
+}
+
+/**
+ * Records a window's file (src/bank-files/file-window.ts) while it is built, in the caller's
+ * transaction: its row (the contents to come) with the payments in it and `alongside` (the
+ * payments' own change, which names the file) are one statement, sent first and written by the
+ * database while `build` takes this process; then the contents. A name recorded already, or a
+ * payment in another file, refuses the whole file.
+ */
+export async function recordOutboundFileWhileBuilt(
+  trx: Transaction<Database>, cipher: DataCipher, head: Omit<OutboundFile, 'text' | 'totals'> & { windowId: string },
+  build: () => Promise<{ text: string; totals: AchTotals }>, alongside: (fileId: string) => Compilable, now = new Date(),
+): Promise<{ id: string; sha256: string }> {
+  const taken = await trx.selectFrom('bank_files').select('id').where('direction', '=', 'outbound').where('name', '=', head.name).executeTakeFirst();
+  if (taken) throw new Error(`A file named ${head.name} is recorded already`);
+  const id = newId('bankFile', now.getTime());
+  const empty = { entryCount: head.paymentIds.length, entryHash: 0n, totalDebitMinor: 0n, totalCreditMinor: 0n };
+  const recording = refusingFiledPayments(sql`
+    with file as (${fileRow(cipher, { ...head, id, sha256: '', text: null, totals: empty }, now)}), members as (${members(id, head.paymentIds)}),
+      filed as (${alongside(id)})
+    select 1`.execute(trx));
+  recording.catch(() => undefined); // awaited below, once the file is built
+  // The statement is on its way before the build takes this thread.
+  await new Promise((resolve) => setImmediate(resolve));
+  let built: { text: string; totals: AchTotals };
+  try {
+    built = await build();
+  } finally {
+    await recording;
+  }
+  const sha256 = sha256Hex(built.text);
+  await trx.updateTable('bank_files').set({
+    sha256, contents_encrypted: cipher.encrypt(built.text), entry_count: built.totals.entryCount,
+    total_debit_minor: built.totals.totalDebitMinor, total_credit_minor: built.totals.totalCreditMinor,
+  }).where('id', '=', id).execute();
+  return { id, sha256 };
+}
+
+/** The insert of an outbound file's row (`text` null: its contents come later, in the same transaction). */
+function fileRow(cipher: DataCipher, f: Omit<OutboundFile, 'text' | 'paymentIds'> & { id: string; sha256: string; text: string | null; windowId?: string }, now: Date) {
+  return sql`insert into bank_files (id, rail, direction, name, file_id_modifier, sha256, contents_encrypted, entry_count, total_debit_minor, total_credit_minor, status, created_at, uploaded_at, window_id)
+    values (${f.id}, ${f.rail}, 'outbound', ${f.name}, ${f.fileIdModifier}, ${f.sha256}, ${f.text === null ? '' : cipher.encrypt(f.text)}, ${f.totals.entryCount},
+      ${f.totals.totalDebitMinor.toString()}::numeric, ${f.totals.totalCreditMinor.toString()}::numeric, 'recorded', ${now}, null, ${f.windowId ?? null})`;
+}
+
+/** The insert of the payments a file carries: one array parameter, however many (a window may hold 10,000). */
+const members = (fileId: string, paymentIds: string[]) =>
+  sql`insert into bank_file_payments (file_id, payment_id) select ${fileId}, unnest(${paymentIds}::text[])`;
+
+/** A payment is in one file at most (the unique payment_id of bank_file_payments): another file with it is refused whole. */
+async function refusingFiledPayments<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    const e = err as { code?: string; constraint?: string; detail?: string };
+    if (e.code === '23505' && e.constraint === 'bank_file_payments_payment_id_key') {
+      throw new PaymentAlreadyFiledError(`A payment of this file is in another file already (${e.detail ?? 'payment_id'}): it goes out once`);
+    }
+    throw err;
+  }
 }
 
 /**

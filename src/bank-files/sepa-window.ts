@@ -23,6 +23,7 @@ function sepaFormat(settings: SepaWindowSettings, cipher: DataCipher): WindowFor
     settlement: RAILS.sepa as FiatRailProfile,
     // Credit transfers only, to an IBAN with its BIC (a refund of a deposit whose sender we never saw has none).
     fileable: (p) => Boolean(p.type === 'international_bank_account' && p.number_encrypted && p.bic && p.direction === 'credit' && p.purpose !== 'deposit_return'),
+    name: ({ day, sequence }) => ({ name: `SCT-${day}-${sequence + 1}.xml`, fileIdModifier: null }),
     build: async (payments, { now, effectiveDate, day, sequence }) => {
       const messageId = `SCT${day}${String(sequence + 1).padStart(3, '0')}`;
       const built = buildPain001(settings.debtor, payments.map((p) => ({
@@ -33,10 +34,7 @@ function sepaFormat(settings: SepaWindowSettings, cipher: DataCipher): WindowFor
         creditorBic: p.bic!,
         remittance: `${p.purpose === 'refund' ? 'REFUND' : 'PAYOUT'} ${p.reference ?? ''}`.trim(),
       })), { messageId, createdAt: now, executionDate: effectiveDate });
-      return {
-        name: `${messageId.slice(0, 3)}-${day}-${sequence + 1}.xml`, fileIdModifier: null, text: built.text,
-        totals: { entryCount: payments.length, entryHash: 0n, totalDebitMinor: 0n, totalCreditMinor: built.totalMinor },
-      };
+      return { text: built.text, totals: { entryCount: payments.length, entryHash: 0n, totalDebitMinor: 0n, totalCreditMinor: built.totalMinor } };
     },
   };
 }

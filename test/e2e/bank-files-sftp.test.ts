@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PaymentAlreadyFiledError, recordOutboundFile, uploadRecordedFile } from '../../src/bank-files/outbound-files';
+import { PaymentAlreadyFiledError, recordOutboundFile, recordOutboundFileWhileBuilt, uploadRecordedFile } from '../../src/bank-files/outbound-files';
 import { createDataCipher } from '../../src/crypto';
 import { buildAchFile, readAchFile, type AchEntry } from '../../src/providers/bank-files/nacha';
 import { BankFileConflictError, SftpChannel, type SftpChannelSettings } from '../../src/providers/bank-files/sftp-channel';
@@ -93,4 +93,34 @@ test('a file is recorded (encrypted, with its payments) before upload; an upload
   // Another file with one of those payments is refused whole.
   await expect(recordOutboundFile(testDb(), cipher, { ...file, name: `ACH_${run}_B.txt`, fileIdModifier: 'B' })).rejects.toBeInstanceOf(PaymentAlreadyFiledError);
   expect(await testDb().selectFrom('bank_files').select('id').where('name', '=', `ACH_${run}_B.txt`).execute()).toEqual([]);
+});
+
+test("a window's file recorded while it is built: a build that fails leaves nothing of it, nor of its payments' change", async () => {
+  const cipher = createDataCipher({ DATA_ENCRYPTION_KEY: stack().encryptionKey, DATA_ENCRYPTION_PREVIOUS_KEYS: [], dataDir: '' }, { allowGenerated: false });
+  const run = `${process.pid}${Date.now()}`.slice(-8);
+  const head = { rail: 'ach', name: `ACH_${run}_W.txt`, fileIdModifier: 'W', paymentIds: [`bp_w${run}a`, `bp_w${run}b`], windowId: `window-${run}` };
+  // The payments' change names the file (as a window's marks its payments filed in it): made with
+  // its row, undone with it. Here it names it on another file's row.
+  const other = await recordOutboundFile(testDb(), cipher, {
+    rail: 'ach', name: `ACH_${run}_O.txt`, fileIdModifier: 'O', text: 'another file', totals: { entryCount: 0, entryHash: 0n, totalDebitMinor: 0n, totalCreditMinor: 0n }, paymentIds: [],
+  });
+  const named = (fileId: string) => testDb().updateTable('bank_files').set({ detail: `names ${fileId}` }).where('id', '=', other.id);
+  const otherDetail = async () => (await testDb().selectFrom('bank_files').select('detail').where('id', '=', other.id).executeTakeFirstOrThrow()).detail;
+  await expect(testDb().transaction().execute((trx) => recordOutboundFileWhileBuilt(trx, cipher, head, async () => {
+    throw new Error('the build failed');
+  }, named))).rejects.toThrow('the build failed');
+  expect(await testDb().selectFrom('bank_files').select('id').where('name', '=', head.name).execute()).toEqual([]);
+  expect(await testDb().selectFrom('bank_file_payments').select('file_id').where('payment_id', 'in', head.paymentIds).execute()).toEqual([]);
+  expect(await otherDetail()).toBeNull();
+
+  // Built: the row holds the bytes (encrypted, their checksum), the payments and the change.
+  const text = `a file of ${run}`;
+  const totals = { entryCount: 2, entryHash: 0n, totalDebitMinor: 0n, totalCreditMinor: 300n };
+  const recorded = await testDb().transaction().execute((trx) => recordOutboundFileWhileBuilt(trx, cipher, head, async () => ({ text, totals }), named));
+  const row = await testDb().selectFrom('bank_files').selectAll().where('id', '=', recorded.id).executeTakeFirstOrThrow();
+  expect(row).toMatchObject({ name: head.name, status: 'recorded', entry_count: 2, total_credit_minor: '300', window_id: head.windowId });
+  expect(await otherDetail()).toBe(`names ${recorded.id}`);
+  expect(cipher.decrypt(row.contents_encrypted).toString()).toBe(text);
+  expect(row.sha256).toBe(recorded.sha256);
+  expect((await testDb().selectFrom('bank_file_payments').select('payment_id').where('file_id', '=', recorded.id).orderBy('payment_id').execute()).map((p) => p.payment_id)).toEqual(head.paymentIds);
 });
