@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { setTimeout as wait } from 'node:timers/promises';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
-import type { EventRow, WebhookEndpointRow } from '../db/schema';
+import type { Database, EventRow, WebhookEndpointRow } from '../db/schema';
 import { serializeEvent } from '../domain/events';
 import { signingSecrets } from './endpoints';
 import { postWebhook, type PostOutcome } from './http';
@@ -26,6 +26,8 @@ interface ClaimedDelivery {
   created_at: Date;
   /** created_at to the microsecond, as stored: a redelivery requested while this one is in flight changes it. */
   requested_at: string;
+  /** Its event, read with the claim (null: the event no longer exists). */
+  event: EventRow | null;
 }
 
 /** Up to this many deliveries go to one endpoint at once (a round, recorded in one transaction). */
@@ -47,16 +49,18 @@ export function retryDelayMs(attempts: number, baseMs: number, random = Math.ran
 /** The delivery is as it was claimed: no redelivery was requested meanwhile (`redeliver` sets created_at). */
 const unchangedSinceClaim = (d: ClaimedDelivery) => sql<boolean>`created_at = ${d.requested_at}::timestamptz`;
 
+/** The due deliveries of an endpoint, leased, each with its event: one statement. */
 async function claimDue(db: Db, endpointId: string, leaseMs: number): Promise<ClaimedDelivery[]> {
   const now = new Date();
-  const { rows } = await sql<ClaimedDelivery>`
+  const { rows } = await sql<Omit<ClaimedDelivery, 'event'> & { event: (Omit<EventRow, 'created_at'> & { created_at: string }) | null }>`
     update webhook_deliveries d set next_attempt_at = ${new Date(now.getTime() + leaseMs)}
     where d.id in (
       select id from webhook_deliveries
       where endpoint_id = ${endpointId} and status = 'pending' and next_attempt_at <= ${now}
       order by next_attempt_at, id limit ${BATCH} for update skip locked)
-    returning d.id, d.event_id, d.attempts, d.created_at, d.created_at::text as requested_at`.execute(db);
-  return rows;
+    returning d.id, d.event_id, d.attempts, d.created_at, d.created_at::text as requested_at,
+      (select to_jsonb(e) from events e where e.id = d.event_id) as event`.execute(db);
+  return rows.map((r) => ({ ...r, event: r.event && { ...r.event, created_at: new Date(r.event.created_at) } }));
 }
 
 /**
@@ -76,19 +80,17 @@ export async function deliverDueWebhooks(
     // A disabled endpoint is sent nothing, not even what was queued before: that waits until it is enabled.
     const claimed = endpoint.status === 'disabled' ? [] : await claimDue(deps.db, endpointId, opts.timeoutMs * 2 + 5_000);
     if (claimed.length > 0) {
-      const events = await deps.db.selectFrom('events').selectAll().where('id', 'in', claimed.map((c) => c.event_id)).execute();
-      const byId = new Map(events.map((e) => [e.id, e]));
-      const gone = claimed.filter((c) => !byId.has(c.event_id));
+      const gone = claimed.filter((c) => !c.event);
       if (gone.length > 0) {
         // Events removed by hand (retention, a benchmark's reset): nothing to send.
         await deps.db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'the event no longer exists' })
           .where('id', 'in', gone.map((c) => c.id)).execute();
       }
-      const sendable = claimed.filter((c) => byId.has(c.event_id));
+      const sendable = claimed.filter((c) => c.event);
       for (let k = 0; k < sendable.length; k += CONCURRENCY) {
         const round = sendable.slice(k, k + CONCURRENCY);
         const secrets = signingSecrets(deps.cipher, endpoint, new Date());
-        const outcomes = await Promise.all(round.map((c) => send(endpoint, secrets, byId.get(c.event_id)!, opts)));
+        const outcomes = await Promise.all(round.map((c) => send(endpoint, secrets, c.event!, opts)));
         // Cut short (the worker stops): the round is not recorded; its leases expire and it is sent again.
         opts.signal?.throwIfAborted();
         await recordRound(deps.db, endpoint, round, outcomes, opts);
@@ -123,19 +125,23 @@ async function send(endpoint: WebhookEndpointRow, secrets: string[], event: Even
  * it is sent again.
  */
 async function recordRound(db: Db, endpoint: WebhookEndpointRow, round: ClaimedDelivery[], outcomes: SendOutcome[], opts: DeliveryOptions) {
+  const attempts = (q: Db | Transaction<Database>) => q.insertInto('webhook_attempts').values(round.map((d, i) => ({
+    delivery_id: d.id, attempted_at: outcomes[i]!.at, status_code: outcomes[i]!.statusCode ?? null, error: outcomes[i]!.error ?? null,
+    duration_ms: outcomes[i]!.durationMs,
+  })));
+  const delivered = round.filter((_, i) => outcomes[i]!.ok);
+  const settled = () => sql`
+    update webhook_deliveries d set status = 'delivered', attempts = d.attempts + 1, delivered_at = ${new Date()}, last_error = null
+    from (values ${sql.join(delivered.map((d) => sql`(${d.id}::bigint, ${d.requested_at}::timestamptz)`))}) as c (id, requested_at)
+    where d.id = c.id and d.created_at = c.requested_at`;
+  // The common round, every attempt delivered: its attempts and the settled deliveries as one statement.
+  if (delivered.length === round.length) {
+    await sql`with attempts as (${attempts(db)}) ${settled()}`.execute(db);
+    return;
+  }
   await db.transaction().execute(async (trx) => {
-    await trx.insertInto('webhook_attempts').values(round.map((d, i) => ({
-      delivery_id: d.id, attempted_at: outcomes[i]!.at, status_code: outcomes[i]!.statusCode ?? null, error: outcomes[i]!.error ?? null,
-      duration_ms: outcomes[i]!.durationMs,
-    }))).execute();
-    const delivered = round.filter((_, i) => outcomes[i]!.ok);
-    if (delivered.length > 0) {
-      const claims = sql.join(delivered.map((d) => sql`(${d.id}::bigint, ${d.requested_at}::timestamptz)`));
-      await sql`
-        update webhook_deliveries d set status = 'delivered', attempts = d.attempts + 1, delivered_at = ${new Date()}, last_error = null
-        from (values ${claims}) as c (id, requested_at)
-        where d.id = c.id and d.created_at = c.requested_at`.execute(trx);
-    }
+    await attempts(trx).execute();
+    if (delivered.length > 0) await settled().execute(trx);
     for (const [i, d] of round.entries()) {
       const o = outcomes[i]!;
       if (o.ok) continue;
