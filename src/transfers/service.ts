@@ -274,9 +274,7 @@ export interface PreparedTransfer {
   row: TransferRow;
   /** Its source wallet signs with the customer (the workflow waits for the co-signature). */
   sourceWalletIsMpc: boolean;
-  /** Written by one statement (the row and its event): no transaction needed. Else by `write` in the caller's transaction. */
-  oneStatement: boolean;
-  /** Writes the row with its `transfer.created` event, and reserves the amount in a source account (in a transaction). */
+  /** Writes the row with its `transfer.created` event (one statement), and reserves the amount in a source account (then in a transaction). */
   write(db: Kysely<Database>): Promise<void>;
 }
 
@@ -409,5 +407,5 @@ export async function prepareTransfer(
     if (!trx.isTransaction) throw new Error('a reservation from an account is written in the transaction of its transfer');
     await reserveFromAccount(trx as Transaction<Database>, tenant, id, accounts.sourceAccountId, input.source.currency, prepared.amountMinor);
   };
-  return { row, sourceWalletIsMpc: wallets.sourceWalletIsMpc, oneStatement: !accounts.sourceAccountId, write };
+  return { row, sourceWalletIsMpc: wallets.sourceWalletIsMpc, write };
 }

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { setTimeout as wait } from 'node:timers/promises';
-import { sql, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
-import type { Database, EventRow, WebhookEndpointRow } from '../db/schema';
+import type { EventRow, WebhookEndpointRow } from '../db/schema';
 import { serializeEvent } from '../domain/events';
 import { signingSecrets } from './endpoints';
 import { postWebhook, type PostOutcome } from './http';
@@ -125,7 +125,7 @@ async function send(endpoint: WebhookEndpointRow, secrets: string[], event: Even
  * it is sent again.
  */
 async function recordRound(db: Db, endpoint: WebhookEndpointRow, round: ClaimedDelivery[], outcomes: SendOutcome[], opts: DeliveryOptions) {
-  const attempts = (q: Db | Transaction<Database>) => q.insertInto('webhook_attempts').values(round.map((d, i) => ({
+  const attempts = (q: Db) => q.insertInto('webhook_attempts').values(round.map((d, i) => ({
     delivery_id: d.id, attempted_at: outcomes[i]!.at, status_code: outcomes[i]!.statusCode ?? null, error: outcomes[i]!.error ?? null,
     duration_ms: outcomes[i]!.durationMs,
   })));
