@@ -63,6 +63,10 @@ test('a reload swaps in new list versions atomically; screenings record the vers
   expect(first).toEqual([expect.objectContaining({ source: 'us_bis_dpl', entityCount: 581 })]);
   const before = screener.screen({ name: 'AARON ABRAHAM VILLA' });
   expect(before).toMatchObject({ status: 'potential_match', dataSourcesChecked: 1, listVersionIds: [first[0].id] });
+  // Asked again on the same lists: the same outcome (kept from the first time), in arrays of its own.
+  const again = screener.screen({ name: 'AARON ABRAHAM VILLA' });
+  expect(again).toEqual(before);
+  expect(again.matches).not.toBe(before.matches);
 
   // The publisher drops a listing; the next sync brings a new version.
   dpl = Buffer.from(dpl.toString('utf8').split('\n').filter((l) => !l.includes('AARON ABRAHAM VILLA')).join('\n'));
