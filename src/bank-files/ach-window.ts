@@ -40,7 +40,8 @@ function achFormat(settings: AchWindowSettings, cipher: DataCipher, kind: AchWin
       if (!modifier) throw new Error(`${MODIFIERS.length} ACH files went out on ${day} already: NACHA allows no more in a day`);
       return { name: `ACH-${day}-${modifier}.ach`, fileIdModifier: modifier };
     },
-    build: async (payments, { now, effectiveDate, sequence }) => {
+    build: async (payments, { now, effectiveDate, fileIdModifier }) => {
+      if (!fileIdModifier) throw new Error('an ACH file is built with the file id modifier of its name');
       const entries: AchEntry[] = payments.map((p) => ({
         idNumber: p.entry_ref,
         traceNumber: `${settings.originator.odfiRouting.slice(0, 8)}${p.entry_ref.slice(-7)}`,
@@ -54,7 +55,7 @@ function achFormat(settings: AchWindowSettings, cipher: DataCipher, kind: AchWin
         effectiveDate,
         entryDescription: DESCRIPTIONS[p.purpose] ?? 'PAYMENT',
       }));
-      const built = await buildAchFile({ ...settings.originator, entryDescription: 'PAYMENT' }, entries, { createdAt: now, fileIdModifier: MODIFIERS[sequence]! });
+      const built = await buildAchFile({ ...settings.originator, entryDescription: 'PAYMENT' }, entries, { createdAt: now, fileIdModifier });
       return { text: built.text, totals: built.totals };
     },
   };

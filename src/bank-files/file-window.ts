@@ -29,7 +29,8 @@ export interface WindowFormat {
   fileable(p: QueuedPayment): boolean;
   /** The name of the window's file (the day's `sequence`-th of its format), known before it is built. */
   name(ctx: WindowContext): { name: string; fileIdModifier: string | null };
-  build(payments: QueuedPayment[], ctx: WindowContext): Promise<{ text: string; totals: AchTotals }>;
+  /** The file, given the window and the name's file id modifier. */
+  build(payments: QueuedPayment[], ctx: WindowContext & { fileIdModifier: string | null }): Promise<{ text: string; totals: AchTotals }>;
 }
 
 type WindowContext = { now: Date; effectiveDate: string; sequence: number; day: string };
@@ -73,7 +74,7 @@ export async function fileWindow(
     // The file's row with its payments, and the payments filed, are written while the file is built.
     const file = await recordOutboundFileWhileBuilt(trx, cipher, {
       rail: format.fileRail, name, fileIdModifier: fileIdModifier ?? '', paymentIds: ids, windowId: window.id,
-    }, () => format.build(fileable, ctx), (fileId) => trx.updateTable('bank_payments')
+    }, () => format.build(fileable, { ...ctx, fileIdModifier }), (fileId) => trx.updateTable('bank_payments')
       .set({ status: 'filed', file_id: fileId, effective_date: effectiveDate, settles_at: settlesAt })
       // One array parameter, not one per payment: a window may hold 10,000.
       .where(sql<boolean>`id = any(${ids}::text[])`), now);

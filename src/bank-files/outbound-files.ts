@@ -36,7 +36,7 @@ export async function insertOutboundFile(
   trx: Transaction<Database>, cipher: DataCipher, file: OutboundFile & { windowId?: string }, now = new Date(),
 ): Promise<{ id: string; sha256: string }> {
   const sha256 = sha256Hex(file.text);
-  const existing = await trx.selectFrom('bank_files').select(['id', 'sha256']).where('direction', '=', 'outbound').where('name', '=', file.name).executeTakeFirst();
+  const existing = await outboundFileNamed(trx, file.name);
   if (existing) {
     if (existing.sha256 !== sha256) throw new Error(`A different file named ${file.name} is recorded already`);
     return existing;
@@ -59,8 +59,7 @@ export async function recordOutboundFileWhileBuilt(
   trx: Transaction<Database>, cipher: DataCipher, head: Omit<OutboundFile, 'text' | 'totals'> & { windowId: string },
   build: () => Promise<{ text: string; totals: AchTotals }>, alongside: (fileId: string) => Compilable, now = new Date(),
 ): Promise<{ id: string; sha256: string }> {
-  const taken = await trx.selectFrom('bank_files').select('id').where('direction', '=', 'outbound').where('name', '=', head.name).executeTakeFirst();
-  if (taken) throw new Error(`A file named ${head.name} is recorded already`);
+  if (await outboundFileNamed(trx, head.name)) throw new Error(`A file named ${head.name} is recorded already`);
   const id = newId('bankFile', now.getTime());
   const empty = { entryCount: head.paymentIds.length, entryHash: 0n, totalDebitMinor: 0n, totalCreditMinor: 0n };
   const recording = refusingFiledPayments(sql`
@@ -83,6 +82,10 @@ export async function recordOutboundFileWhileBuilt(
   }).where('id', '=', id).execute();
   return { id, sha256 };
 }
+
+/** The outbound file recorded under this name, if any: a name goes to the bank once. */
+const outboundFileNamed = (trx: Transaction<Database>, name: string) =>
+  trx.selectFrom('bank_files').select(['id', 'sha256']).where('direction', '=', 'outbound').where('name', '=', name).executeTakeFirst();
 
 /** The insert of an outbound file's row (`text` null: its contents come later, in the same transaction). */
 function fileRow(cipher: DataCipher, f: Omit<OutboundFile, 'text' | 'paymentIds'> & { id: string; sha256: string; text: string | null; windowId?: string }, now: Date) {
