@@ -4,8 +4,9 @@
 // docs/BENCHMARKS.md: sustained transfers/s, POST latency, and creation-to-processed latency. Each
 // round's concurrent phase is repeated with a webhook endpoint registered (a local receiver
 // answering 200): its transfers/s as a ratio to the phase without in the same round, the median of
-// the rounds (target ≥ 0.9), and how many of its events were delivered. Before the measured concurrent phases, BENCH_WARMUP seconds (default 60)
-// of unmeasured ones bring the API and the worker to steady state. Right before each concurrent
+// the rounds (target ≥ 0.9), and how many of its events were delivered. Before the measured
+// concurrent phases, BENCH_WARMUP seconds (default 60) of unmeasured ones bring the API and the
+// worker to steady state. Right before each concurrent
 // phase (BENCH_PAIRS rounds, default 3), on the same dev server at the same concurrency, the
 // ceiling: the transfer-shaped workflow of bench:temporal-ceiling with no work in it. Each round's
 // transfers/s and CPU per processed transfer (API, worker, dev server, PostgreSQL) are printed as
