@@ -6,7 +6,8 @@
 // chains), then e2e-alone one file at a time, with nothing beside it.
 
 const common = {
-  testEnvironment: 'node',
+  // Jest's node environment, with pooled connections dropped before the API would close them.
+  testEnvironment: '<rootDir>/test/harness/test-environment.js',
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
     // The DKLs23 library's entry is an ES module (Node requires it natively; Jest's loader needs it compiled).
