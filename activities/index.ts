@@ -34,7 +34,7 @@ export interface ActivityDeps {
   /** How long after its creation a transfer's deposit address is still read for stray deposits. */
   strayDepositWatchMs: number;
   /** Webhook delivery: timeouts, the retry schedule, and how often an idle endpoint looks for events. */
-  webhookDelivery: DeliveryOptions & { pollMs: number };
+  webhookDelivery: DeliveryOptions & { pollMs: number; idlePollMs: number };
   /** The bank's file interface, when a rail runs on it (docs/BANK_FILES.md). */
   bankFiles?: BankFileActivityDeps;
   /** What turns standing routes' deposits into transfers (src/payment-routes/carry-deposits.ts); without it the watchers only record them. */

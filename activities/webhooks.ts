@@ -4,7 +4,7 @@ import type { Db } from '../src/db';
 import { deliverDueWebhooks, type DeliveryOptions } from '../src/webhooks/delivery';
 
 /** Webhook delivery (src/webhooks/delivery.ts), on a task queue of its own: each endpoint's loop holds one slot while it waits for events. */
-export function createWebhookActivities(deps: { db: Db; cipher: DataCipher; delivery: DeliveryOptions & { pollMs: number } }) {
+export function createWebhookActivities(deps: { db: Db; cipher: DataCipher; delivery: DeliveryOptions & { pollMs: number; idlePollMs: number } }) {
   return {
     /**
      * Sends what is due to one endpoint for up to `maxWaitMs`, heartbeating; `gone` once the endpoint

@@ -238,8 +238,10 @@ const envSchema = z.object({
   WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().positive().max(720).default(72),
   /** An endpoint that has not answered within this many milliseconds has failed the attempt. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(20_000).default(10_000),
-  /** How often an endpoint's delivery loop looks for new events when it has none. */
+  /** How soon an endpoint's delivery loop looks again after a look that sent something, or its first look that found nothing… */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /** …and the longest it waits once the endpoint is quiet (the waits double up to this; a scheduled retry is never waited past). */
+  WEBHOOK_IDLE_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(2_000),
   /** How long one wallet watcher activity runs before the next (it looks at the chain every poll interval meanwhile). */
   WALLET_WATCH_PERIOD_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),
   /** How long an MPC wallet's key generation waits for the customer's signer before the wallet fails (docs/MPC.md). */

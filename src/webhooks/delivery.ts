@@ -63,16 +63,41 @@ async function claimDue(db: Db, endpointId: string, leaseMs: number): Promise<Cl
   return rows.map((r) => ({ ...r, event: r.event && { ...r.event, created_at: new Date(r.event.created_at) } }));
 }
 
+/** When the endpoint's next pending delivery is due (a retry, or one leased now), or null when none is pending. */
+async function nextAttemptAt(db: Db, endpointId: string): Promise<Date | null> {
+  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('at'))
+    .where('endpoint_id', '=', endpointId).where('status', '=', 'pending').executeTakeFirst();
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** How long to wait before the next look after `idleLooks` looks in a row found nothing: `pollMs`, doubling, up to `idlePollMs`. */
+export function idleWaitMs(idleLooks: number, pollMs: number, idlePollMs: number): number {
+  return Math.max(pollMs, Math.min(idlePollMs, pollMs * 2 ** Math.min(Math.max(0, idleLooks - 1), 20)));
+}
+
+export interface DeliveryLoopOptions extends DeliveryOptions {
+  maxWaitMs: number;
+  /** The wait after a look that sent something, and the first wait once the endpoint falls quiet. */
+  pollMs: number;
+  /** The longest wait of a quiet endpoint (the waits double up to it); never past its next scheduled retry. */
+  idlePollMs: number;
+  beat: () => void;
+  signal?: AbortSignal;
+}
+
 /**
  * Sends what is due to one endpoint, for up to `maxWaitMs`: due deliveries in batches, up to
- * CONCURRENCY at once, looking again every `pollMs` when nothing is due. `beat` after each look (the
+ * CONCURRENCY at once. When nothing is due it looks again after `pollMs`, then waits twice as long
+ * each quiet look up to `idlePollMs`, but never past the endpoint's next scheduled retry: a quiet
+ * endpoint costs the database little, and retries keep their schedule. `beat` after each look (the
  * activity heartbeats). `gone`: the endpoint was deleted, and its loop can end.
  */
 export async function deliverDueWebhooks(
-  deps: DeliveryDeps, endpointId: string, opts: DeliveryOptions & { maxWaitMs: number; pollMs: number; beat: () => void; signal?: AbortSignal },
+  deps: DeliveryDeps, endpointId: string, opts: DeliveryLoopOptions,
 ): Promise<{ delivered: number; failed: number; gone: boolean }> {
   const until = Date.now() + opts.maxWaitMs;
   const totals = { delivered: 0, failed: 0, gone: false };
+  let idleLooks = 0;
   for (;;) {
     opts.signal?.throwIfAborted();
     const endpoint = await deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpointId).executeTakeFirst();
@@ -100,8 +125,15 @@ export async function deliverDueWebhooks(
     }
     opts.beat();
     if (Date.now() >= until) return totals;
+    if (claimed.length >= BATCH) continue;
+    idleLooks = claimed.length > 0 ? 0 : idleLooks + 1;
+    let waitMs = idleWaitMs(idleLooks, opts.pollMs, opts.idlePollMs);
+    if (idleLooks > 0 && endpoint.status !== 'disabled') {
+      const next = await nextAttemptAt(deps.db, endpointId);
+      if (next) waitMs = Math.min(waitMs, Math.max(0, next.getTime() - Date.now()));
+    }
     // An abort ends the wait early; the check at the top of the loop then ends the loop.
-    if (claimed.length < BATCH) await wait(Math.min(opts.pollMs, Math.max(0, until - Date.now())), undefined, { signal: opts.signal }).catch(() => undefined);
+    await wait(Math.min(waitMs, Math.max(0, until - Date.now())), undefined, { signal: opts.signal }).catch(() => undefined);
   }
 }
 

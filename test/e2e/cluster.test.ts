@@ -30,7 +30,7 @@ let apis: ApiClient[];
 
 beforeAll(async () => {
   // The suite's fast clocks and lists, as the suite's own stack has them.
-  const tuning = ['SANDBOX_TIME_SCALE', 'STRAY_DEPOSIT_SCAN_SECONDS', 'WEBHOOK_RETRY_BASE_MS', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_POLL_MS', 'SANCTIONS_DATA_DIR'];
+  const tuning = ['SANDBOX_TIME_SCALE', 'STRAY_DEPOSIT_SCAN_SECONDS', 'WEBHOOK_RETRY_BASE_MS', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_POLL_MS', 'WEBHOOK_IDLE_POLL_MS', 'SANCTIONS_DATA_DIR'];
   const env = {
     ...process.env,
     ...Object.fromEntries(tuning.map((k) => [k, stack().processEnv[k]])),

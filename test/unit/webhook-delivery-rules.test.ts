@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { isPublicAddress, liveUrlProblem, publicOnlyLookup } from '../../src/webhooks/addresses';
 import { postWebhook } from '../../src/webhooks/http';
-import { retryDelayMs, webhookSignature } from '../../src/webhooks/delivery';
+import { idleWaitMs, retryDelayMs, webhookSignature } from '../../src/webhooks/delivery';
 
 describe('which addresses a live webhook may reach (addresses alone, no traffic)', () => {
   test.each([
@@ -77,4 +77,11 @@ describe('signature and retry schedule', () => {
     expect(attempts).toBeGreaterThan(70);
     expect(attempts).toBeLessThan(80);
   });
+});
+
+test('a quiet endpoint is looked at after pollMs, then twice as long each quiet look, up to the idle ceiling', () => {
+  expect([0, 1, 2, 3, 4, 5, 6, 100].map((n) => idleWaitMs(n, 500, 2_000))).toEqual([500, 500, 1_000, 2_000, 2_000, 2_000, 2_000, 2_000]);
+  expect([1, 2, 3, 4, 5].map((n) => idleWaitMs(n, 100, 1_000))).toEqual([100, 200, 400, 800, 1_000]);
+  // A ceiling below pollMs never shortens the wait.
+  expect(idleWaitMs(3, 500, 100)).toBe(500);
 });
