@@ -17,7 +17,7 @@ import { createTransferReviewActivities, type TransferReviewLimits } from './tra
 import { createWalletWatchActivities } from './wallet-watch';
 import { createWebhookActivities } from './webhooks';
 import { createMpcActivities } from './mpc';
-import type { DeliveryOptions } from '../src/webhooks/delivery';
+import type { DeliverySettings } from '../src/webhooks/delivery';
 import { createBankFileActivities, type BankFileActivityDeps } from './bank-files';
 
 export interface ActivityDeps {
@@ -34,7 +34,7 @@ export interface ActivityDeps {
   /** How long after its creation a transfer's deposit address is still read for stray deposits. */
   strayDepositWatchMs: number;
   /** Webhook delivery: timeouts, the retry schedule, and how often an idle endpoint looks for events. */
-  webhookDelivery: DeliveryOptions & { pollMs: number; idlePollMs: number };
+  webhookDelivery: DeliverySettings;
   /** The bank's file interface, when a rail runs on it (docs/BANK_FILES.md). */
   bankFiles?: BankFileActivityDeps;
   /** What turns standing routes' deposits into transfers (src/payment-routes/carry-deposits.ts); without it the watchers only record them. */

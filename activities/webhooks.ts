@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
 import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
-import { deliverDueWebhooks, type DeliveryOptions } from '../src/webhooks/delivery';
+import { deliverDueWebhooks, type DeliverySettings } from '../src/webhooks/delivery';
 
 /** Webhook delivery (src/webhooks/delivery.ts), on a task queue of its own: each endpoint's loop holds one slot while it waits for events. */
-export function createWebhookActivities(deps: { db: Db; cipher: DataCipher; delivery: DeliveryOptions & { pollMs: number; idlePollMs: number } }) {
+export function createWebhookActivities(deps: { db: Db; cipher: DataCipher; delivery: DeliverySettings }) {
   return {
     /**
      * Sends what is due to one endpoint for up to `maxWaitMs`, heartbeating; `gone` once the endpoint

@@ -38,7 +38,7 @@ export function activityDepsFromConfig(
     webhookDelivery: {
       retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, retryWindowMs: config.WEBHOOK_RETRY_WINDOW_HOURS * 3600_000,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS, pollMs: config.WEBHOOK_POLL_MS,
-      idlePollMs: Math.max(config.WEBHOOK_POLL_MS, config.WEBHOOK_IDLE_POLL_MS),
+      idlePollMs: config.WEBHOOK_IDLE_POLL_MS,
     },
   };
 }

@@ -75,12 +75,16 @@ export function idleWaitMs(idleLooks: number, pollMs: number, idlePollMs: number
   return Math.max(pollMs, Math.min(idlePollMs, pollMs * 2 ** Math.min(Math.max(0, idleLooks - 1), 20)));
 }
 
-export interface DeliveryLoopOptions extends DeliveryOptions {
-  maxWaitMs: number;
+/** The delivery loop's settings, from configuration. */
+export interface DeliverySettings extends DeliveryOptions {
   /** The wait after a look that sent something, and the first wait once the endpoint falls quiet. */
   pollMs: number;
   /** The longest wait of a quiet endpoint (the waits double up to it); never past its next scheduled retry. */
   idlePollMs: number;
+}
+
+export interface DeliveryLoopOptions extends DeliverySettings {
+  maxWaitMs: number;
   beat: () => void;
   signal?: AbortSignal;
 }
