@@ -1,12 +1,18 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { MaintenanceActivities } from '../activities/maintenance';
 
-const { reapExpiredIdempotencyKeys } = proxyActivities<MaintenanceActivities>({
+const { reapExpiredIdempotencyKeys, reapOldTransferVolumes } = proxyActivities<MaintenanceActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { maximumAttempts: 5 },
 });
 
-/** Run hourly by the Temporal schedule `maintenance:reap-idempotency-keys`. */
+/**
+ * Run hourly by the Temporal schedule `maintenance:reap-idempotency-keys`: expired idempotency keys,
+ * then the hourly transfer totals no velocity check reads (runs started before that step skip it).
+ * Answers how many idempotency keys went.
+ */
 export async function reapIdempotencyKeysWorkflow(): Promise<number> {
-  return reapExpiredIdempotencyKeys();
+  const keys = await reapExpiredIdempotencyKeys();
+  if (patched('reap-transfer-volumes')) await reapOldTransferVolumes();
+  return keys;
 }

@@ -34,6 +34,7 @@ import * as m0029 from './migrations/0029_bitcoin_outputs';
 import * as m0030 from './migrations/0030_payment_routes';
 import * as m0031 from './migrations/0031_virtual_accounts';
 import * as m0032 from './migrations/0032_abort_statement';
+import * as m0033 from './migrations/0033_transfer_volumes';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -90,6 +91,7 @@ const migrations: Record<string, Migration> = {
   '0030_payment_routes': m0030,
   '0031_virtual_accounts': m0031,
   '0032_abort_statement': m0032,
+  '0033_transfer_volumes': m0033,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

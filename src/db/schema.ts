@@ -217,6 +217,17 @@ export interface ReviewDecision {
   decided_at: string;
 }
 
+/**
+ * A customer's live transfers (funded, not canceled or refunded) summed per source currency and UTC
+ * hour of creation, kept by database triggers on transfers (migration 0033): the review's velocity.
+ */
+export interface TransferVolumesTable {
+  customer_id: string;
+  currency: string;
+  hour: Date;
+  amount_minor: Numeric;
+}
+
 export interface TransfersTable {
   id: string;
   developer_id: string;
@@ -676,6 +687,7 @@ export interface Database {
   ledger_transactions: LedgerTransactionsTable;
   ledger_entries: LedgerEntriesTable;
   transfers: TransfersTable;
+  transfer_volumes: TransferVolumesTable;
   payments: PaymentsTable;
   chain_nonces: ChainNoncesTable;
   simulated_chain_transactions: SimulatedChainTransactionsTable;

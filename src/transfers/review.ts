@@ -56,8 +56,8 @@ type PayeeAccount = Pick<ExternalAccountRow, 'id' | 'status' | 'account_name'>;
 /**
  * The transfer and what the checks read of it, in one query: the destination account, the
  * customer's status, the fiat deposit's sender (encrypted on the rail event that named them, where
- * the provider did), and the customer's live transfers of the 24 hours up to this one (itself
- * included), summed per currency. `depositPaymentId`: the deposit's payment at the provider, for a
+ * the provider did), and the customer's live transfers (funded, not canceled or refunded) of this
+ * one's UTC hour and the 24 before it (itself included), summed per currency. `depositPaymentId`: the deposit's payment at the provider, for a
  * review before the deposit is recorded (else the sender is found through the recorded deposit).
  */
 export async function transferForReview(db: Db, transferId: string, depositPaymentId?: string) {
@@ -75,20 +75,32 @@ export async function transferForReview(db: Db, transferId: string, depositPayme
           .whereRef('p.transfer_id', '=', 't.id').where('p.kind', '=', 'deposit').where('p.status', '=', 'settled'))
         .where('e.type', '=', 'payment.received').where('e.sender_encrypted', 'is not', null)
         .limit(1).as('review_sender_encrypted'),
-      jsonArrayFrom(eb.selectFrom('transfers as r')
-        .select(['r.source_currency', sql<string>`sum(r.amount_minor)::text`.as('total')])
-        .whereRef('r.customer_id', '=', 't.customer_id')
-        .where('r.created_at', '>=', sql<Date>`t.created_at - interval '24 hours'`).whereRef('r.created_at', '<=', 't.created_at')
-        .where((w) => w.or([w('r.state', 'not in', ['canceled', 'refunded', 'awaiting_funds']), w('r.id', '=', w.ref('t.id'))]))
-        .groupBy('r.source_currency')).as('review_recent'),
+      // The customer's running totals of the hours of the window (migration 0033), not their transfers.
+      jsonArrayFrom(eb.selectFrom('transfer_volumes as v')
+        .select(['v.currency as source_currency', sql<string>`sum(v.amount_minor)::text`.as('total')])
+        .whereRef('v.customer_id', '=', 't.customer_id')
+        .where('v.hour', '>=', sql<Date>`date_trunc('hour', t.created_at - interval '24 hours', 'UTC')`)
+        .where('v.hour', '<=', sql<Date>`date_trunc('hour', t.created_at, 'UTC')`)
+        .groupBy('v.currency')).as('review_recent'),
     ])
     .executeTakeFirstOrThrow();
   const { customer_status, customer_suspension, review_account, review_sender_encrypted, review_recent, ...transfer } = row;
   const facts = {
     status: customer_status, suspension: customer_suspension, account: (review_account ?? undefined) as PayeeAccount | undefined,
-    sender_encrypted: review_sender_encrypted, recent: review_recent,
+    sender_encrypted: review_sender_encrypted, recent: withOwnAmount(review_recent, transfer as TransferRow),
   };
   return { transfer: transfer as TransferRow, facts };
+}
+
+/** The states in which a transfer does not count toward its customer's velocity (as migration 0033's triggers count). */
+const UNCOUNTED_STATES: readonly string[] = ['awaiting_funds', 'canceled', 'refunded'];
+
+/** The customer's totals with the transfer's own amount, which they do not hold yet when it is reviewed before its deposit is recorded. */
+function withOwnAmount(recent: { source_currency: string; total: string }[], t: TransferRow) {
+  if (!UNCOUNTED_STATES.includes(t.state)) return recent;
+  const own = recent.find((r) => r.source_currency === t.source_currency);
+  if (!own) return [...recent, { source_currency: t.source_currency, total: String(t.amount_minor) }];
+  return recent.map((r) => (r === own ? { ...r, total: (BigInt(r.total) + BigInt(t.amount_minor)).toString() } : r));
 }
 type TransferForReview = Awaited<ReturnType<typeof transferForReview>>;
 type ReviewFacts = TransferForReview['facts'];

@@ -128,8 +128,15 @@ test('amount threshold and 24-hour velocity hold transfers for review', async ()
   const over = await send('9000.00');
   const heldVelocity = await waitFor(async () => (await p.t.api.get(`/v0/transfers/${over}`)).body.review_reasons && (await p.t.api.get(`/v0/transfers/${over}`)).body);
   expect(heldVelocity.review_reasons).toEqual([expect.stringMatching(/^velocity_limit/)]);
+  // The customer's running total (what the check reads) counted it while it was funded.
+  const total = async () => (await testDb().selectFrom('transfer_volumes').select((eb) => eb.fn.sum<string>('amount_minor').as('n'))
+    .where('customer_id', '=', big.id).executeTakeFirstOrThrow()).n;
+  expect(await total()).toBe('5500000');
+  // Canceled and refunded, it no longer counts; one awaiting its deposit does not count yet.
   expect((await p.t.api.delete(`/v0/transfers/${over}`)).status).toBe(200);
   await waitForTransferState(p.t.api, over, 'canceled');
+  expect((await p.t.api.post('/v0/transfers', { ...achToWire('9000.00'), on_behalf_of: big.id, destination: { payment_rail: 'wire', currency: 'usd', external_account_id: account.id } })).status).toBe(201);
+  expect(await total()).toBe('4600000');
 }, 120_000);
 
 describe('deposit expiry', () => {
