@@ -218,11 +218,13 @@ export interface ReviewDecision {
 }
 
 /**
- * A customer's live transfers (funded, not canceled or refunded) summed per source currency and UTC
- * hour of creation, kept by database triggers on transfers (migration 0033): the review's velocity.
+ * Live transfers (funded, not canceled or refunded) summed per customer and per payment route, by
+ * source currency and UTC hour of creation, kept by database triggers on transfers (migration 0033):
+ * what the review's 24-hour limits read.
  */
 export interface TransferVolumesTable {
-  customer_id: string;
+  owner_type: 'customer' | 'route';
+  owner_id: string;
   currency: string;
   hour: Date;
   amount_minor: Numeric;

@@ -1,8 +1,10 @@
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { z } from 'zod';
 import type { Db } from '../db';
 import type { PaymentRouteRow, TransferRow } from '../db/schema';
 import { ASSET_SCALE, CANONICAL_DECIMAL, formatAmount, parseAmount } from '../domain/money';
 import { invalidField } from '../errors';
+import { volumesOfDay, withOwnAmount } from '../transfers/volumes';
 
 // A route's own limits, in its source currency: per deposit, and per 24 hours of its deposits. A
 // deposit over one is not refused (the money has arrived): its transfer is held in review for an
@@ -42,15 +44,19 @@ export function serializeLimits(row: LimitColumns & Pick<PaymentRouteRow, 'sourc
   return { per_deposit: shown(row.limit_per_deposit_minor), per_day: shown(row.limit_per_day_minor) };
 }
 
-/** Why a route's transfer is held: its deposit over the route's limit, or the route's 24 hours up to it over theirs. */
-export async function routeLimitReasons(db: Db, t: Pick<TransferRow, 'id' | 'route_id' | 'amount_minor' | 'created_at' | 'source_currency'>): Promise<string[]> {
+/**
+ * Why a route's transfer is held: its deposit over the route's limit, or the route's live transfers
+ * of this one's UTC hour and the 24 before it (this one included) over theirs (running totals, read
+ * only when the route has a per-day limit).
+ */
+export async function routeLimitReasons(
+  db: Db, t: Pick<TransferRow, 'id' | 'route_id' | 'amount_minor' | 'created_at' | 'source_currency' | 'state'>,
+): Promise<string[]> {
   if (!t.route_id) return [];
-  const since = new Date(t.created_at.getTime() - 24 * 3600_000);
   const route = await db.selectFrom('payment_routes as p').where('p.id', '=', t.route_id)
     .select(['p.limit_per_deposit_minor', 'p.limit_per_day_minor', 'p.source_currency'])
-    .select((eb) => eb.selectFrom('transfers as r').where('r.route_id', '=', t.route_id).where('r.created_at', '>=', since)
-      .where('r.created_at', '<=', t.created_at).where('r.state', 'not in', ['canceled', 'refunded'])
-      .select((x) => x.fn.sum<string>('r.amount_minor').as('total')).as('day_total'))
+    .select((eb) => eb.case().when('p.limit_per_day_minor', 'is not', null)
+      .then(jsonArrayFrom(volumesOfDay(eb, { type: 'route', id: eb.ref('p.id') }, t.created_at))).end().as('day_totals'))
     .executeTakeFirst();
   if (!route) return [];
   const limits = serializeLimits(route);
@@ -58,7 +64,8 @@ export async function routeLimitReasons(db: Db, t: Pick<TransferRow, 'id' | 'rou
   if (route.limit_per_deposit_minor !== null && BigInt(t.amount_minor) > BigInt(route.limit_per_deposit_minor)) {
     reasons.push(`route_limit: the deposit is above the route's limit of ${limits.per_deposit} ${t.source_currency} per deposit`);
   }
-  if (route.limit_per_day_minor !== null && BigInt(route.day_total ?? '0') > BigInt(route.limit_per_day_minor)) {
+  const dayTotal = withOwnAmount(route.day_totals ?? [], t).find((r) => r.currency === t.source_currency)?.total ?? '0';
+  if (route.limit_per_day_minor !== null && BigInt(dayTotal) > BigInt(route.limit_per_day_minor)) {
     reasons.push(`route_limit: the route's deposits of 24 hours are above its limit of ${limits.per_day} ${t.source_currency} per day`);
   }
   return reasons;

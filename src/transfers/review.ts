@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
@@ -12,6 +11,7 @@ import { RAILS, isChainRail, type FiatRailProfile, type PaymentRail } from '../d
 import type { SanctionsScreener } from '../sanctions/screener';
 import { storeScreening } from '../sanctions/screenings';
 import { routeLimitReasons } from '../payment-routes/limits';
+import { volumesOfDay, withOwnAmount } from './volumes';
 
 export interface TransferReviewLimits {
   /** In US dollars. */
@@ -75,13 +75,7 @@ export async function transferForReview(db: Db, transferId: string, depositPayme
           .whereRef('p.transfer_id', '=', 't.id').where('p.kind', '=', 'deposit').where('p.status', '=', 'settled'))
         .where('e.type', '=', 'payment.received').where('e.sender_encrypted', 'is not', null)
         .limit(1).as('review_sender_encrypted'),
-      // The customer's running totals of the hours of the window (migration 0033), not their transfers.
-      jsonArrayFrom(eb.selectFrom('transfer_volumes as v')
-        .select(['v.currency as source_currency', sql<string>`sum(v.amount_minor)::text`.as('total')])
-        .whereRef('v.customer_id', '=', 't.customer_id')
-        .where('v.hour', '>=', sql<Date>`date_trunc('hour', t.created_at - interval '24 hours', 'UTC')`)
-        .where('v.hour', '<=', sql<Date>`date_trunc('hour', t.created_at, 'UTC')`)
-        .groupBy('v.currency')).as('review_recent'),
+      jsonArrayFrom(volumesOfDay(eb, { type: 'customer', id: eb.ref('t.customer_id') }, eb.ref('t.created_at'))).as('review_recent'),
     ])
     .executeTakeFirstOrThrow();
   const { customer_status, customer_suspension, review_account, review_sender_encrypted, review_recent, ...transfer } = row;
@@ -90,17 +84,6 @@ export async function transferForReview(db: Db, transferId: string, depositPayme
     sender_encrypted: review_sender_encrypted, recent: withOwnAmount(review_recent, transfer as TransferRow),
   };
   return { transfer: transfer as TransferRow, facts };
-}
-
-/** The states in which a transfer does not count toward its customer's velocity (as migration 0033's triggers count). */
-const UNCOUNTED_STATES: readonly string[] = ['awaiting_funds', 'canceled', 'refunded'];
-
-/** The customer's totals with the transfer's own amount, which they do not hold yet when it is reviewed before its deposit is recorded. */
-function withOwnAmount(recent: { source_currency: string; total: string }[], t: TransferRow) {
-  if (!UNCOUNTED_STATES.includes(t.state)) return recent;
-  const own = recent.find((r) => r.source_currency === t.source_currency);
-  if (!own) return [...recent, { source_currency: t.source_currency, total: String(t.amount_minor) }];
-  return recent.map((r) => (r === own ? { ...r, total: (BigInt(r.total) + BigInt(t.amount_minor)).toString() } : r));
 }
 type TransferForReview = Awaited<ReturnType<typeof transferForReview>>;
 type ReviewFacts = TransferForReview['facts'];
@@ -163,7 +146,7 @@ async function limitReasons(deps: ReviewDeps, t: TransferRow, recent: ReviewFact
   }
   // The customer's live transfers of the last 24 hours (reviewFacts).
   let totalUsd = 0n;
-  for (const r of recent) totalUsd += await usdMinor(BigInt(r.total), r.source_currency);
+  for (const r of recent) totalUsd += await usdMinor(BigInt(r.total), r.currency);
   if (totalUsd > BigInt(Math.round(deps.limits.dailyLimitUsd * 100))) {
     reasons.push(`velocity_limit: the customer's transfers in 24 hours exceed ${deps.limits.dailyLimitUsd} USD`);
   }

@@ -130,7 +130,7 @@ test('amount threshold and 24-hour velocity hold transfers for review', async ()
   expect(heldVelocity.review_reasons).toEqual([expect.stringMatching(/^velocity_limit/)]);
   // The customer's running total (what the check reads) counted it while it was funded.
   const total = async () => (await testDb().selectFrom('transfer_volumes').select((eb) => eb.fn.sum<string>('amount_minor').as('n'))
-    .where('customer_id', '=', big.id).executeTakeFirstOrThrow()).n;
+    .where('owner_type', '=', 'customer').where('owner_id', '=', big.id).executeTakeFirstOrThrow()).n;
   expect(await total()).toBe('5500000');
   // Canceled and refunded, it no longer counts; one awaiting its deposit does not count yet.
   expect((await p.t.api.delete(`/v0/transfers/${over}`)).status).toBe(200);
@@ -138,6 +138,16 @@ test('amount threshold and 24-hour velocity hold transfers for review', async ()
   expect((await p.t.api.post('/v0/transfers', { ...achToWire('9000.00'), on_behalf_of: big.id, destination: { payment_rail: 'wire', currency: 'usd', external_account_id: account.id } })).status).toBe(201);
   expect(await total()).toBe('4600000');
 }, 120_000);
+
+test('the hourly maintenance drops running totals no 24-hour limit reads any more (older than 48 hours)', async () => {
+  const hour = (hoursAgo: number) => new Date(Math.floor(Date.now() / 3600_000 - hoursAgo) * 3600_000);
+  const owner = `cus_reaped_${Date.now()}`;
+  await testDb().insertInto('transfer_volumes').values([49, 30].map((h) => ({ owner_type: 'customer' as const, owner_id: owner, currency: 'usd', hour: hour(h), amount_minor: '100' }))).execute();
+  const { createMaintenanceActivities } = await import('../../activities/maintenance');
+  expect(await createMaintenanceActivities(testDb(), 24).reapOldTransferVolumes()).toBeGreaterThanOrEqual(1);
+  const left = await testDb().selectFrom('transfer_volumes').select('hour').where('owner_id', '=', owner).execute();
+  expect(left.map((r) => r.hour)).toEqual([hour(30)]);
+});
 
 describe('deposit expiry', () => {
   // An API process whose transfers wait 3.6 s for their deposit (TRANSFER_DEPOSIT_EXPIRY_HOURS=0.001);

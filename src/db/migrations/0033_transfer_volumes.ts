@@ -2,16 +2,18 @@ import { Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
-    -- A customer's live transfers (funded, not canceled or refunded) summed per source currency and
-    -- UTC hour of creation: the review's 24-hour velocity (src/transfers/review.ts) reads at most 25
-    -- rows of it instead of every transfer of the customer's day. Kept by the triggers below, in the
+    -- Live transfers (funded, not canceled or refunded) summed per customer, and per payment route,
+    -- by source currency and UTC hour of creation: the review's 24-hour limits (the customer's
+    -- velocity, src/transfers/review.ts; a route's per-day limit, src/payment-routes/limits.ts) read
+    -- at most 25 rows of it instead of every transfer of the day. Kept by the triggers below, in the
     -- statement that changes a transfer's state, whichever code path changes it.
     create table transfer_volumes (
-      customer_id text not null,
+      owner_type text not null check (owner_type in ('customer', 'route')),
+      owner_id text not null,
       currency text not null,
       hour timestamptz not null,
       amount_minor numeric(78, 0) not null,
-      primary key (customer_id, hour, currency)
+      primary key (owner_type, owner_id, hour, currency)
     );
     create index transfer_volumes_hour on transfer_volumes (hour);
 
@@ -25,9 +27,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       else
         delta := -new.amount_minor;
       end if;
-      insert into transfer_volumes (customer_id, currency, hour, amount_minor)
-      values (new.customer_id, new.source_currency, date_trunc('hour', new.created_at, 'UTC'), delta)
-      on conflict (customer_id, hour, currency) do update set amount_minor = transfer_volumes.amount_minor + excluded.amount_minor;
+      insert into transfer_volumes (owner_type, owner_id, currency, hour, amount_minor)
+      select o.owner_type, o.owner_id, new.source_currency, date_trunc('hour', new.created_at, 'UTC'), delta
+      from (values ('customer', new.customer_id), ('route', new.route_id)) as o (owner_type, owner_id)
+      where o.owner_id is not null
+      on conflict (owner_type, owner_id, hour, currency) do update set amount_minor = transfer_volumes.amount_minor + excluded.amount_minor;
       return null;
     end
     $$;
@@ -39,11 +43,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       execute function transfer_volumes_follow();
 
     -- The transfers already live within the window.
-    insert into transfer_volumes (customer_id, currency, hour, amount_minor)
-    select customer_id, source_currency, date_trunc('hour', created_at, 'UTC'), sum(amount_minor)
-    from transfers
-    where state not in ('awaiting_funds', 'canceled', 'refunded') and created_at >= now() - interval '26 hours'
-    group by 1, 2, 3;
+    insert into transfer_volumes (owner_type, owner_id, currency, hour, amount_minor)
+    select o.owner_type, o.owner_id, t.source_currency, date_trunc('hour', t.created_at, 'UTC'), sum(t.amount_minor)
+    from transfers t
+    cross join lateral (values ('customer', t.customer_id), ('route', t.route_id)) as o (owner_type, owner_id)
+    where o.owner_id is not null and t.state not in ('awaiting_funds', 'canceled', 'refunded') and t.created_at >= now() - interval '26 hours'
+    group by 1, 2, 3, 4;
   `.execute(db);
 }
 
