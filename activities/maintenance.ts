@@ -1,6 +1,6 @@
 import type { Db } from '../src/db';
 
-/** A customer's velocity reads 25 hours of running totals (src/transfers/review.ts); older hours are dropped a day later. */
+/** The 24-hour limits read 25 hours of running totals (src/transfers/volumes.ts); older hours are dropped a day later. */
 const TRANSFER_VOLUME_RETENTION_HOURS = 48;
 
 export function createMaintenanceActivities(db: Db, retentionHours: number) {
@@ -12,7 +12,7 @@ export function createMaintenanceActivities(db: Db, retentionHours: number) {
       return Number(result.numDeletedRows);
     },
 
-    /** The hourly running totals of customers' transfers that no velocity check reads any more. */
+    /** The hourly running totals of transfers (per customer, per route) that no 24-hour limit reads any more. */
     async reapOldTransferVolumes(): Promise<number> {
       const cutoff = new Date(Date.now() - TRANSFER_VOLUME_RETENTION_HOURS * 3600_000);
       const result = await db.deleteFrom('transfer_volumes').where('hour', '<', cutoff).executeTakeFirst();

@@ -57,8 +57,9 @@ type PayeeAccount = Pick<ExternalAccountRow, 'id' | 'status' | 'account_name'>;
  * The transfer and what the checks read of it, in one query: the destination account, the
  * customer's status, the fiat deposit's sender (encrypted on the rail event that named them, where
  * the provider did), and the customer's live transfers (funded, not canceled or refunded) of this
- * one's UTC hour and the 24 before it (itself included), summed per currency. `depositPaymentId`: the deposit's payment at the provider, for a
- * review before the deposit is recorded (else the sender is found through the recorded deposit).
+ * one's UTC hour and the 24 before it (itself included), summed per currency (volumes.ts).
+ * `depositPaymentId`: the deposit's payment at the provider, for a review before the deposit is
+ * recorded (else the sender is found through the recorded deposit).
  */
 export async function transferForReview(db: Db, transferId: string, depositPaymentId?: string) {
   const row = await db.selectFrom('transfers as t').innerJoin('customers as c', 'c.id', 't.customer_id').where('t.id', '=', transferId)
@@ -144,7 +145,7 @@ async function limitReasons(deps: ReviewDeps, t: TransferRow, recent: ReviewFact
   if (await usdMinor(BigInt(t.amount_minor), t.source_currency) >= BigInt(Math.round(deps.limits.reviewThresholdUsd * 100))) {
     reasons.push(`amount_threshold: ${t.amount_minor} minor units of ${t.source_currency} is at least ${deps.limits.reviewThresholdUsd} USD`);
   }
-  // The customer's live transfers of the last 24 hours (reviewFacts).
+  // The customer's live transfers of the day up to this one (transferForReview).
   let totalUsd = 0n;
   for (const r of recent) totalUsd += await usdMinor(BigInt(r.total), r.currency);
   if (totalUsd > BigInt(Math.round(deps.limits.dailyLimitUsd * 100))) {
