@@ -114,8 +114,11 @@ test('cancelling the workflow in Temporal: while on hold the funds go back; once
 test('amount threshold and 24-hour velocity hold transfers for review', async () => {
   const big = await approvedCustomer(p.t.api, 'US');
   const account = await verifiedUsAccount(p.t.api, big.id);
+  const create = (amount: string) => p.t.api.post('/v0/transfers', {
+    ...achToWire(amount), on_behalf_of: big.id, destination: { payment_rail: 'wire', currency: 'usd', external_account_id: account.id },
+  });
   const send = async (amount: string) => {
-    const tr = (await p.t.api.post('/v0/transfers', { ...achToWire(amount), on_behalf_of: big.id, destination: { payment_rail: 'wire', currency: 'usd', external_account_id: account.id } })).body;
+    const tr = (await create(amount)).body;
     await deposit(tr.id);
     return tr.id as string;
   };
@@ -135,7 +138,7 @@ test('amount threshold and 24-hour velocity hold transfers for review', async ()
   // Canceled and refunded, it no longer counts; one awaiting its deposit does not count yet.
   expect((await p.t.api.delete(`/v0/transfers/${over}`)).status).toBe(200);
   await waitForTransferState(p.t.api, over, 'canceled');
-  expect((await p.t.api.post('/v0/transfers', { ...achToWire('9000.00'), on_behalf_of: big.id, destination: { payment_rail: 'wire', currency: 'usd', external_account_id: account.id } })).status).toBe(201);
+  expect((await create('9000.00')).status).toBe(201);
   expect(await total()).toBe('4600000');
 }, 120_000);
 
