@@ -8,7 +8,7 @@ const { reapExpiredIdempotencyKeys, reapOldTransferVolumes } = proxyActivities<M
 
 /**
  * Run hourly by the Temporal schedule `maintenance:reap-idempotency-keys`: expired idempotency keys,
- * then the hourly transfer totals no velocity check reads (runs started before that step skip it).
+ * then the hourly transfer totals no 24-hour limit reads (runs started before that step skip it).
  * Answers how many idempotency keys went.
  */
 export async function reapIdempotencyKeysWorkflow(): Promise<number> {
