@@ -94,7 +94,8 @@ export interface DeliveryLoopOptions extends DeliverySettings {
  * CONCURRENCY at once. When nothing is due it looks again after `pollMs`, then waits twice as long
  * each quiet look up to `idlePollMs`, but never past the endpoint's next scheduled retry: a quiet
  * endpoint costs the database little, and retries keep their schedule. `beat` after each look (the
- * activity heartbeats). `gone`: the endpoint was deleted, and its loop can end.
+ * activity heartbeats). `gone`: the endpoint was deleted (or its creation never committed), and its
+ * loop can end.
  */
 export async function deliverDueWebhooks(
   deps: DeliveryDeps, endpointId: string, opts: DeliveryLoopOptions,
@@ -102,10 +103,20 @@ export async function deliverDueWebhooks(
   const until = Date.now() + opts.maxWaitMs;
   const totals = { delivered: 0, failed: 0, gone: false };
   let idleLooks = 0;
+  // An abort ends a wait early; the check at the top of the loop then ends the loop.
+  const pause = (ms: number) => wait(Math.min(ms, Math.max(0, until - Date.now())), undefined, { signal: opts.signal }).catch(() => undefined);
   for (;;) {
     opts.signal?.throwIfAborted();
     const endpoint = await deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpointId).executeTakeFirst();
-    if (!endpoint || endpoint.deleted_at) return { ...totals, gone: true };
+    if (endpoint?.deleted_at) return { ...totals, gone: true };
+    if (!endpoint) {
+      // The API starts this loop inside the transaction that creates the endpoint, so the first look
+      // may come before that commits. Still not there when the period ends: that creation was rolled back.
+      if (Date.now() >= until) return { ...totals, gone: true };
+      opts.beat();
+      await pause(opts.pollMs);
+      continue;
+    }
     // A disabled endpoint is sent nothing, not even what was queued before: that waits until it is enabled.
     const claimed = endpoint.status === 'disabled' ? [] : await claimDue(deps.db, endpointId, opts.timeoutMs * 2 + 5_000);
     if (claimed.length > 0) {
@@ -136,8 +147,7 @@ export async function deliverDueWebhooks(
       const next = await nextAttemptAt(deps.db, endpointId);
       if (next) waitMs = Math.min(waitMs, Math.max(0, next.getTime() - Date.now()));
     }
-    // An abort ends the wait early; the check at the top of the loop then ends the loop.
-    await wait(Math.min(waitMs, Math.max(0, until - Date.now())), undefined, { signal: opts.signal }).catch(() => undefined);
+    await pause(waitMs);
   }
 }
 

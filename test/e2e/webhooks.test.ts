@@ -1,6 +1,8 @@
-import { apiClient, createTenant, individual, testDb, waitFor, type Tenant } from '../harness';
+import { sql } from 'kysely';
+import { apiClient, createTenant, individual, temporalClient, testDb, waitFor, type Tenant } from '../harness';
 import { customerCreatedEvent, receiversOfThisFile, registerWebhook, verifySignature, type webhookReceiver } from '../harness/webhook-receiver';
 import { EVENT_CATALOGUE } from '../../src/domain/event-catalogue';
+import { deliverDueWebhooks } from '../../src/webhooks/delivery';
 
 let t: Tenant;
 beforeAll(async () => {
@@ -113,6 +115,43 @@ describe('delivery', () => {
     // Exponential backoff: each wait is longer than the one before, give or take the jitter.
     const gaps = got.slice(1).map((g, i) => g.at - got[i]!.at);
     expect(gaps[2]).toBeGreaterThan(gaps[0]!);
+  });
+
+  test('an endpoint whose creation commits late still gets its events: its delivery loop waits for it', async () => {
+    // The API starts the endpoint's loop inside the transaction that creates it. Here that COMMIT
+    // takes 3 s (a deferred trigger sleeps in it), so the loop's first look finds no endpoint yet.
+    const tenant = await createTenant();
+    const r = await receiver();
+    const fn = `slow_commit_${tenant.secret.slice(-12).toLowerCase().replace(/[^a-z0-9]/g, '_')}`;
+    await sql.raw(`create function ${fn}() returns trigger language plpgsql as $$ begin
+      if new.url = '${r.url}' then perform pg_sleep(3); end if; return null; end $$`).execute(testDb());
+    await sql.raw(`create constraint trigger ${fn} after insert on webhook_endpoints deferrable initially deferred
+      for each row execute function ${fn}()`).execute(testDb());
+    let endpoint: { id: string };
+    try {
+      endpoint = await register(tenant, r.url, ['customer.created']);
+    } finally {
+      await sql.raw(`drop trigger if exists ${fn} on webhook_endpoints; drop function if exists ${fn}()`).execute(testDb());
+    }
+    const { eventId } = await customerCreated(tenant);
+    await waitForWebhook(r, eventId);
+    const loop = await (await temporalClient()).workflow.getHandle(`webhook-endpoint:${endpoint.id}`).describe();
+    expect(loop.status.name).toBe('RUNNING');
+  });
+
+  test('a loop whose endpoint never committed ends with its period; a deleted endpoint\'s ends at its next look', async () => {
+    const loop = (endpointId: string, maxWaitMs: number) => deliverDueWebhooks({ db: testDb(), cipher: undefined as never }, endpointId, {
+      retryBaseMs: 200, retryWindowMs: 3_600_000, timeoutMs: 2_000, pollMs: 50, idlePollMs: 200, maxWaitMs, beat: () => undefined,
+    });
+    const started = Date.now();
+    expect(await loop('whk_0VcNeverCommitted0000000000000000', 1_000)).toEqual({ delivered: 0, failed: 0, gone: true });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    const tenant = await createTenant();
+    const endpoint = await register(tenant, (await receiver()).url);
+    expect((await tenant.api.delete(`/v0/webhooks/${endpoint.id}`)).status).toBe(200);
+    const deletedAt = Date.now();
+    expect(await loop(endpoint.id, 600_000)).toEqual({ delivered: 0, failed: 0, gone: true });
+    expect(Date.now() - deletedAt).toBeLessThan(60_000);
   });
 
   test('a receiver that does not answer within the timeout is tried again', async () => {
