@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { base32, base58, base58check } from '@scure/base';
 import { Address, NETWORK, TEST_NETWORK } from '@scure/btc-signer';
 import { extractIBAN, isValidBIC } from 'ibantools';
+import { address as solanaAddress, isOffCurveAddress } from '@solana/kit';
 import { isAddress } from 'viem';
 import { isEvmChain, type CryptoChain, type SimulatedChain } from './rails';
 
@@ -130,6 +131,11 @@ export function burnAddressError(chain: CryptoChain, address: string): string | 
     return EVM_BURN.has(address.toLowerCase()) || /^0x0{38}[0-9a-f]{2}$/i.test(address) ? burn : null;
   }
   if (chain === 'solana' && SOLANA_BURN.has(address)) return burn;
+  // A program-derived address (off the ed25519 curve) has no private key: tokens paid to its token
+  // account can only move if the program behind it moves them, so a payee must be a key's owner.
+  if (chain === 'solana' && !base58.decode(address).every((b) => b === 0) && isOffCurveAddress(solanaAddress(address))) {
+    return 'is off the ed25519 curve (a program-derived address): no one holds its key, so tokens paid to it could be lost; give the wallet\'s own address';
+  }
   const payload = (() => {
     switch (chain) {
       case 'solana': return base58.decode(address);

@@ -34,32 +34,39 @@ async function legWallet(
 
 /**
  * What a source wallet can spend must cover the amount: its confirmed holdings of the currency less
- * what its open transfers (awaiting their deposit) have reserved, and gas for one token transfer in
- * the chain's native asset where the wallet pays it. A 409 says what is short; nothing is created.
+ * what its open transfers (awaiting their deposit) have reserved. Where the wallet pays its own
+ * network fee (EVM gas, bitcoin's fee), each open send also holds back one fee estimate of the
+ * native asset. Read under the wallet's row lock, so concurrent creations see each other. A 409 says
+ * what is short; nothing is created.
  */
 async function checkSpendable(trx: Kysely<Database>, chains: ChainAdapters, wallet: WalletRow, rail: ChainRail, currency: string, amountMinor: bigint) {
   const chain = chains[rail];
   const address = wallet.addresses[rail]!;
   const [token, native] = await chain.balancesOf(address, [currency, chain.nativeAsset], trx.isTransaction ? trx as Transaction<Database> : undefined);
-  const reserved = (await walletReservations(trx, wallet.id)).get(`${rail}|${currency}`) ?? 0n;
+  const open = await walletReservations(trx, wallet.id);
+  const fee = chain.walletsPayGas ? await chain.estimatePayoutFee(currency) : 0n;
+  const feesHeld = fee * BigInt(open.sends.get(rail) ?? 0);
+  const reservedOf = (asset: string) => (open.amounts.get(`${rail}|${asset}`) ?? 0n) + (asset === chain.nativeAsset ? feesHeld : 0n);
+  const reserved = reservedOf(currency);
   const available = token!.confirmedMinor - reserved;
   const scale = ASSET_SCALE[currency]!;
+  const shown = (v: bigint) => formatAmount(v < 0n ? 0n : v, scale);
   if (available < amountMinor) {
-    throw invalidStateField('source.wallet_id', `Wallet ${wallet.id} can spend ${formatAmount(available < 0n ? 0n : available, scale)} ${currency} on ${rail} `
-      + `(${formatAmount(token!.confirmedMinor, scale)} held, ${formatAmount(reserved, scale)} reserved by its open transfers); the transfer needs ${formatAmount(amountMinor, scale)}`);
+    throw invalidStateField('source.wallet_id', `Wallet ${wallet.id} can spend ${shown(available)} ${currency} on ${rail} `
+      + `(${shown(token!.confirmedMinor)} held, ${shown(reserved)} reserved by its open transfers); the transfer needs ${formatAmount(amountMinor, scale)}`);
   }
-  if (chain.walletsPayGas) {
-    const gas = await chain.estimatePayoutFee(currency);
-    // Where the asset sent is the one fees are paid in (btc on bitcoin), the two add up.
-    if (currency === chain.nativeAsset && available - amountMinor < gas) {
-      throw invalidStateField('source.wallet_id', `Wallet ${wallet.id} can spend ${formatAmount(available < 0n ? 0n : available, scale)} ${currency} on ${rail}; `
-        + `the transfer needs ${formatAmount(amountMinor, scale)} and about ${formatAmount(gas, scale)} for the network fee of sending it`);
-    }
-    const nativeScale = ASSET_SCALE[chain.nativeAsset] ?? 18;
-    if (native!.confirmedMinor < gas) {
-      throw invalidStateField('source.wallet_id', `Wallet ${wallet.id} holds ${formatAmount(native!.confirmedMinor, nativeScale)} ${chain.nativeAsset} on ${rail}; `
-        + `sending the deposit takes about ${formatAmount(gas, nativeScale)} ${chain.nativeAsset} of gas`);
-    }
+  if (!chain.walletsPayGas) return;
+  // Where the asset sent is the one fees are paid in (btc on bitcoin), the two add up.
+  if (currency === chain.nativeAsset && available - amountMinor < fee) {
+    throw invalidStateField('source.wallet_id', `Wallet ${wallet.id} can spend ${shown(available)} ${currency} on ${rail}; `
+      + `the transfer needs ${formatAmount(amountMinor, scale)} and about ${formatAmount(fee, scale)} for the network fee of sending it`);
+  }
+  const nativeScale = ASSET_SCALE[chain.nativeAsset] ?? 18;
+  const nativeFree = native!.confirmedMinor - reservedOf(chain.nativeAsset);
+  if (currency !== chain.nativeAsset && nativeFree < fee) {
+    throw invalidStateField('source.wallet_id', `Wallet ${wallet.id} has ${formatAmount(nativeFree < 0n ? 0n : nativeFree, nativeScale)} ${chain.nativeAsset} on ${rail} `
+      + `free for gas (${formatAmount(native!.confirmedMinor, nativeScale)} held, the rest held for its open transfers' sends); `
+      + `sending the deposit takes about ${formatAmount(fee, nativeScale)} ${chain.nativeAsset} of gas`);
   }
 }
 

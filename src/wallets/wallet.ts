@@ -150,14 +150,23 @@ export async function prepareWalletChains(
   }));
 }
 
+/** What a wallet's open transfers hold back: amounts by `{chain}|{currency}`, and how many sends each chain still owes. */
+export interface WalletReservations {
+  amounts: Map<string, bigint>;
+  sends: Map<string, number>;
+}
+
 /**
- * What the wallet's open transfers have reserved (those still awaiting the deposit the wallet sends),
- * by `{chain}|{currency}`: no longer spendable, not yet gone on chain as far as a confirmed balance shows.
+ * What the wallet's open transfers have reserved (those still awaiting the deposit the wallet sends):
+ * no longer spendable, not yet gone on chain as far as a confirmed balance shows.
  */
-export async function walletReservations(db: Executor, walletId: string): Promise<Map<string, bigint>> {
-  const rows = await db.selectFrom('transfers').select(['source_rail', 'source_currency', sql<string>`sum(amount_minor)::text`.as('reserved')])
+export async function walletReservations(db: Executor, walletId: string): Promise<WalletReservations> {
+  const rows = await db.selectFrom('transfers')
+    .select(['source_rail', 'source_currency', sql<string>`sum(amount_minor)::text`.as('reserved'), sql<string>`count(*)::text`.as('sends')])
     .where('source_wallet_id', '=', walletId).where('state', '=', 'awaiting_funds').groupBy(['source_rail', 'source_currency']).execute();
-  return new Map(rows.map((r) => [`${r.source_rail}|${r.source_currency}`, BigInt(r.reserved)]));
+  const sends = new Map<string, number>();
+  for (const r of rows) sends.set(r.source_rail, (sends.get(r.source_rail) ?? 0) + Number(r.sends));
+  return { amounts: new Map(rows.map((r) => [`${r.source_rail}|${r.source_currency}`, BigInt(r.reserved)])), sends };
 }
 
 /**
@@ -170,11 +179,12 @@ export async function walletBalances(db: Executor, chains: ChainAdapters, row: W
   const reserved = await walletReservations(db, row.id);
   const perChain = await Promise.all((row.chains as ChainRail[]).map(async (chain) => {
     const adapter = chains[chain];
-    const assets = [adapter.nativeAsset, ...RAILS[chain].currencies];
+    // bitcoin's one currency is its native asset: listed once.
+    const assets = [...new Set([adapter.nativeAsset, ...RAILS[chain].currencies])];
     const balances = await adapter.balancesOf(row.addresses[chain]!, assets);
     return balances.map((b) => {
       const scale = ASSET_SCALE[b.asset] ?? 18;
-      const out = reserved.get(`${chain}|${b.asset}`) ?? 0n;
+      const out = reserved.amounts.get(`${chain}|${b.asset}`) ?? 0n;
       const incoming = b.latestMinor > b.confirmedMinor ? b.latestMinor - b.confirmedMinor : 0n;
       const spendable = b.confirmedMinor > out ? b.confirmedMinor - out : 0n;
       return { chain, currency: b.asset, balance: formatAmount(spendable, scale), pending: formatAmount(incoming + out, scale) };

@@ -30,7 +30,7 @@ async function customerWallet(amountMinor: bigint): Promise<KeyPairSigner> {
   const wallet = await generateKeyPairSigner();
   await node.airdrop(wallet.address, 1_000_000_000n);
   const treasury = await keys.treasury.signer();
-  const funded = await signTokenTransfer(node, { feePayer: treasury, authority: treasury, mint: usdcMint, decimals: 6, to: wallet.address, amountMinor });
+  const funded = await signTokenTransfer(node, { feePayer: treasury, authority: treasury, mint: usdcMint, decimals: 6, to: wallet.address, amountMinor, memo: 'test funding' });
   await node.broadcast(funded.wire);
   return wallet;
 }
@@ -52,7 +52,7 @@ test('USDC sent by the customer to a transfer\'s deposit address on solana is fo
   const instructions = created.body.source_deposit_instructions;
   expect(instructions).toMatchObject({ payment_rail: 'solana', currency: 'usdc', amount: '25.000000', to_address: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/) });
   // The customer's wallet sends it as wallets do: to the owner's associated token account, creating it.
-  const sent = await signTokenTransfer(node, { feePayer: wallet, authority: wallet, mint: usdcMint, decimals: 6, to: address(instructions.to_address), amountMinor: 25_000_000n });
+  const sent = await signTokenTransfer(node, { feePayer: wallet, authority: wallet, mint: usdcMint, decimals: 6, to: address(instructions.to_address), amountMinor: 25_000_000n, memo: 'customer deposit' });
   await node.broadcast(sent.wire);
   transferIds.push(created.body.id);
   const done = await waitForTransferState(t.api, created.body.id, 'payment_processed', 60_000);
@@ -84,11 +84,11 @@ test('ACH in, USDC out on solana to an address with no token account: the payout
   expect(payout).toMatchObject({ payment_rail: 'solana', status: 'settled', tx_hash: done.receipt.destination_tx_hash, network_fee: `${5000n + rent} (smallest unit of sol)` });
 }, 120_000);
 
-test('a payout to a frozen token account, or to a token account given as a wallet, is undeliverable: nothing is sent, the deposit is refunded; a mint is refused at creation', async () => {
+test('a payout to a frozen token account is undeliverable: nothing is sent, the deposit is refunded; a mint, or a token account given as a wallet, is refused at creation', async () => {
   const us = await approvedCustomer(t.api, 'US');
   const frozen = await generateKeyPairSigner();
   // The receiver's token account exists and the issuer froze it.
-  const opened = await signTokenTransfer(node, { feePayer: await keys.treasury.signer(), authority: await keys.treasury.signer(), mint: usdcMint, decimals: 6, to: frozen.address, amountMinor: 1n });
+  const opened = await signTokenTransfer(node, { feePayer: await keys.treasury.signer(), authority: await keys.treasury.signer(), mint: usdcMint, decimals: 6, to: frozen.address, amountMinor: 1n, memo: 'test opening' });
   await node.broadcast(opened.wire);
   const freeze = await signInstructions(node, await keys.treasury.signer(), [
     getFreezeAccountInstruction({ account: await node.associatedTokenAccount(frozen.address, usdcMint), mint: usdcMint, owner: await keys.issuer.signer() }),
@@ -102,14 +102,18 @@ test('a payout to a frozen token account, or to a token account given as a walle
   // The mint itself is refused when the transfer is created: tokens sent to it would be lost.
   const toMint = await payoutTo(usdcMint);
   expect([toMint.status, toMint.body.error.source]).toEqual([400, { location: 'body', key: 'destination.to_address' }]);
-  // The frozen owner, and its token account given as if it were a wallet.
-  for (const to of [frozen.address, frozenAccount]) {
+  // Its token account given as if it were a wallet: an associated token account is off the ed25519
+  // curve (a program-derived address), refused at creation too.
+  const toTokenAccount = await payoutTo(frozenAccount);
+  expect([toTokenAccount.status, toTokenAccount.body.error.source]).toEqual([400, { location: 'body', key: 'destination.to_address' }]);
+  expect(toTokenAccount.body.error.message).toMatch(/off the ed25519 curve/);
+  // The frozen owner: found at payout, refunded.
+  {
+    const to = frozen.address;
     const tr = (await payoutTo(to)).body;
     await sandboxDeposit(t.api, tr.id);
     const refunded = await waitForTransferState(t.api, tr.id, 'refunded', 60_000);
-    expect(refunded.state_reason).toBe(to === frozenAccount
-      ? `${to} is an account of program TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA, not a wallet: tokens sent to it would be lost`
-      : `the usdc token account of ${to} on solana is frozen`);
+    expect(refunded.state_reason).toBe(`the usdc token account of ${to} on solana is frozen`);
     const payments = (await t.api.get(`/v0/payments?transfer_id=${tr.id}`)).body.data;
     expect(payments.map((x: any) => [x.kind, x.status]).sort()).toEqual([['deposit', 'settled'], ['refund', 'settled']]);
   }

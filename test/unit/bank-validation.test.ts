@@ -1,4 +1,6 @@
-import { abaRoutingError, bicCheck, clabeError, cryptoAddressError, ibanCheck } from '../../src/domain/bank-validation';
+import { address, generateKeyPairSigner, getProgramDerivedAddress } from '@solana/kit';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { abaRoutingError, bicCheck, burnAddressError, clabeError, cryptoAddressError, ibanCheck } from '../../src/domain/bank-validation';
 
 // Published real-world examples: Federal Reserve routing numbers of large banks, the IBAN registry's
 // examples, EIP-55's test vectors, BIP addresses, well-known program / contract / documentation addresses.
@@ -62,4 +64,15 @@ test.each([
   ['stellar', 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN6', /checksum/],
 ] as const)('%s address %s is refused', (chain, address, why) => {
   expect(cryptoAddressError(chain, address)).toMatch(why);
+});
+
+test('a Solana payee off the ed25519 curve (a program-derived address, such as an associated token account) is refused; a key\'s owner is not', async () => {
+  const owner = await generateKeyPairSigner();
+  const [tokenAccount] = await findAssociatedTokenPda({ owner: owner.address, mint: address('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [vault] = await getProgramDerivedAddress({ programAddress: TOKEN_PROGRAM_ADDRESS, seeds: ['vault'] });
+  for (const pda of [tokenAccount, vault]) {
+    expect(cryptoAddressError('solana', pda)).toBeNull();
+    expect(burnAddressError('solana', pda)).toMatch(/off the ed25519 curve \(a program-derived address\)/);
+  }
+  expect(burnAddressError('solana', owner.address)).toBeNull();
 });

@@ -119,6 +119,18 @@ export class EvmNode {
     return { token, data };
   }
 
+  /**
+   * Whether `nonce` of `address` was used, as deep as confirmations require, by a transaction that is
+   * none of `hashes`: then none of them can ever be mined ("nonce too low" does not mean sent).
+   */
+  async nonceTakenByAnother(address: Hex, nonce: number, hashes: Hex[]): Promise<boolean> {
+    const latest = await this.client.getBlockNumber();
+    const deep = latest - BigInt(this.deps.confirmations) + 1n;
+    if (deep < 0n || (await this.client.getTransactionCount({ address, blockNumber: deep })) <= nonce) return false;
+    for (const hash of hashes) if (await this.client.getTransactionReceipt({ hash }).catch(() => null)) return false;
+    return true;
+  }
+
   /** Whether a receipt is as deep as the chain's confirmations require. */
   async isDeepEnough(receipt: TransactionReceipt): Promise<boolean> {
     const latest = await this.client.getBlockNumber();

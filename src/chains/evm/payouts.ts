@@ -1,4 +1,4 @@
-import { keccak256, type Hex, type TransactionReceipt } from 'viem';
+import { keccak256, parseTransaction, type Hex, type TransactionReceipt } from 'viem';
 import type { Db } from '../../db';
 import { recordMinedTransaction, signedTransactionOf, storeSignedTransaction } from '../../payments/store';
 import type { PayoutRequest, PayoutStatus } from '../chain-adapter';
@@ -42,7 +42,13 @@ export class EvmPayouts {
       receipt = await this.node.client.getTransactionReceipt({ hash }).catch(() => null);
       if (receipt) break;
     }
-    if (!receipt) return { status: 'pending', txHash: await this.keepMoving(idempotencyKey, row.signed_transaction as Hex) };
+    if (!receipt) {
+      const { nonce } = parseTransaction(row.signed_transaction as Hex);
+      if (await this.node.nonceTakenByAnother(this.treasury.address, nonce!, hashes)) {
+        return { status: 'failed', txHash: row.tx_hash as Hex, reason: `nonce ${nonce} of ${this.treasury.address} was used by another transaction: this payout was never mined` };
+      }
+      return { status: 'pending', txHash: await this.keepMoving(idempotencyKey, row.signed_transaction as Hex) };
+    }
     const txHash = receipt.transactionHash;
     // An earlier transaction won: the payment names the one that was mined.
     if (txHash !== row.tx_hash) await recordMinedTransaction(this.db, idempotencyKey, txHash, hashes.filter((h) => h !== txHash));

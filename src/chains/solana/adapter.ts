@@ -1,6 +1,8 @@
 import { address, createKeyPairSignerFromPrivateKeyBytes, type Address } from '@solana/kit';
 import { AccountState, getCreateAssociatedTokenIdempotentInstructionAsync, getMintToCheckedInstruction } from '@solana-program/token';
+import { getAddMemoInstruction } from '@solana-program/memo';
 import { ASSET_SCALE } from '../../domain/money';
+import { randomBase62 } from '../../ids';
 import { RAILS } from '../../domain/rails';
 import type { Db } from '../../db';
 import {
@@ -147,7 +149,7 @@ export class SolanaChainAdapter implements ChainAdapter, SandboxChainFunding {
       await this.checkReceiver(r.currency, r.to);
       return signTokenTransfer(this.node, {
         feePayer: await this.deps.keys.treasury.signer(), authority: await this.deps.keys.treasury.signer(),
-        mint: this.deps.mint(r.currency), decimals: ASSET_SCALE[r.currency]!, to: address(r.to), amountMinor: r.amountMinor,
+        mint: this.deps.mint(r.currency), decimals: ASSET_SCALE[r.currency]!, to: address(r.to), amountMinor: r.amountMinor, memo: r.idempotencyKey,
       });
     });
   }
@@ -184,6 +186,7 @@ export class SolanaChainAdapter implements ChainAdapter, SandboxChainFunding {
         if (owner.address !== r.from) throw new Error(`wallet ${r.walletId}: its key does not open to its solana address`);
         return await signTokenTransfer(this.node, {
           feePayer: await this.deps.keys.treasury.signer(), authority: owner, mint, decimals: ASSET_SCALE[r.currency]!, to: address(r.to), amountMinor: r.amountMinor,
+          memo: r.idempotencyKey,
         });
       } finally {
         key.fill(0);
@@ -199,7 +202,7 @@ export class SolanaChainAdapter implements ChainAdapter, SandboxChainFunding {
     const owner = this.deps.keys.deposit(q.depositIndex);
     return sweepOnce(this.node, this.deps.db, { ...q, from: owner.address }, async () => signTokenTransfer(this.node, {
       feePayer: await this.deps.keys.treasury.signer(), authority: await owner.signer(), mint: this.deps.mint(q.currency), decimals: ASSET_SCALE[q.currency]!,
-      to: this.deps.keys.treasury.address, amountMinor: q.amountMinor, closeSourceTo: this.deps.keys.treasury.address,
+      to: this.deps.keys.treasury.address, amountMinor: q.amountMinor, closeSourceTo: this.deps.keys.treasury.address, memo: q.sweepKey,
     }));
   }
 
@@ -213,6 +216,8 @@ export class SolanaChainAdapter implements ChainAdapter, SandboxChainFunding {
     const signed = await signInstructions(this.node, await this.deps.keys.treasury.signer(), [
       await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: await this.deps.keys.treasury.signer(), owner, mint }),
       getMintToCheckedInstruction({ mint, token, mintAuthority: issuer, amount: q.amountMinor, decimals: ASSET_SCALE[q.currency]! }),
+      // Two deposits of one amount to one address are two transactions, not one signature.
+      getAddMemoInstruction({ memo: `sandbox deposit ${randomBase62(16)}` }),
     ]);
     await this.node.broadcast(signed.wire);
     return { txHash: signed.signature };

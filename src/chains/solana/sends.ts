@@ -2,8 +2,8 @@ import type { Db } from '../../db';
 import { recordMinedTransaction, signedTransactionOf, storeSignedTransaction } from '../../payments/store';
 import { markSwept, startSweep, storeSweepTransaction, sweepByKey } from '../../payments/sweeps';
 import { claimWalletTransaction, storedWalletTransaction, storeWalletTransaction } from '../../wallets/signed-transactions';
-import type { PayoutStatus, SweepStatus } from '../chain-adapter';
-import { signatureOf, type SolanaNode } from './node';
+import { PayoutRejectedError, type PayoutStatus, type SweepStatus } from '../chain-adapter';
+import { errorText, signatureOf, type SolanaNode } from './node';
 import type { SignedSolanaTransaction } from './transactions';
 
 // Transactions the platform sends on Solana (payouts, refunds, sweeps, wallet sends): each is signed,
@@ -152,9 +152,23 @@ export async function sweepOnce(
   return { status: 'swept', txHash: landed.signature };
 }
 
-/** A token transfer signed by a wallet's own key: signed once, stored, sent; signed anew only once it can no longer land. */
+/**
+ * A token transfer signed by a wallet's own key: signed once, stored, sent; signed anew only once it
+ * can no longer land. A cluster that refuses it because the wallet holds too little (the token
+ * program's InsufficientFunds) has refused the send for good: PayoutRejectedError, never a retry.
+ */
 export async function walletSendOnce(
   node: SolanaNode, db: Db, q: { key: string; walletId: string; transferId: string | null }, sign: () => Promise<SignedSolanaTransaction>,
 ): Promise<{ txHash: string }> {
-  return { txHash: (await sendOnce(node, walletSlot(db, q), sign, () => sign())).signature };
+  try {
+    return { txHash: (await sendOnce(node, walletSlot(db, q), sign, () => sign())).signature };
+  } catch (err) {
+    if (isInsufficientFunds(err)) throw new PayoutRejectedError(`the wallet holds too little to send it on solana: ${errorText(err).slice(0, 300)}`);
+    throw err;
+  }
+}
+
+/** The token program's error 1 (InsufficientFunds), or the runtime's lack of lamports, in a preflight refusal. */
+export function isInsufficientFunds(err: unknown): boolean {
+  return /"Custom":1\b|custom program error: 0x1\b|insufficient funds|InsufficientFunds/i.test(errorText(err));
 }

@@ -7,6 +7,7 @@ import {
 import {
   getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstructionAsync, getTransferCheckedInstruction,
 } from '@solana-program/token';
+import { getAddMemoInstruction } from '@solana-program/memo';
 import type { SolanaNode } from './node';
 
 /** A transaction signed and ready to send: its wire bytes (base64) and its signature (its id on the chain). */
@@ -19,9 +20,11 @@ export interface SignedSolanaTransaction {
  * A token transfer between two owners' associated token accounts, its fee paid by `feePayer`:
  * the receiver's account is created first when it does not exist (its rent paid by the fee payer),
  * and with `closeSourceTo` the emptied source account is closed, its rent going there (a sweep).
+ * `memo` names the payment it makes (its idempotency key): two payments of the same amount to the same
+ * owner on the same blockhash would otherwise be byte-identical, one transaction with one signature.
  */
 export async function signTokenTransfer(node: SolanaNode, q: {
-  feePayer: KeyPairSigner; authority: KeyPairSigner; mint: Address; decimals: number; to: Address; amountMinor: bigint; closeSourceTo?: Address;
+  feePayer: KeyPairSigner; authority: KeyPairSigner; mint: Address; decimals: number; to: Address; amountMinor: bigint; closeSourceTo?: Address; memo: string;
 }): Promise<SignedSolanaTransaction> {
   const [source, destination] = await Promise.all([node.associatedTokenAccount(q.authority.address, q.mint), node.associatedTokenAccount(q.to, q.mint)]);
   const instructions: Instruction[] = [
@@ -29,6 +32,7 @@ export async function signTokenTransfer(node: SolanaNode, q: {
     getTransferCheckedInstruction({ source, mint: q.mint, destination, authority: q.authority, amount: q.amountMinor, decimals: q.decimals }),
   ];
   if (q.closeSourceTo) instructions.push(getCloseAccountInstruction({ account: source, destination: q.closeSourceTo, owner: q.authority }));
+  instructions.push(getAddMemoInstruction({ memo: q.memo }));
   return signInstructions(node, q.feePayer, instructions);
 }
 

@@ -12,7 +12,7 @@ import { handleRailEvent } from '../../transfers/rail-events';
 import { findPayment, findTenantPayment, latestPayment, tenantPayments } from '../../payments/store';
 import { findTransfer, PaymentSchema, serializePayment, serializeTransfer, TransferSchema } from '../../transfers/transfer';
 import { PaymentListQuery, PaymentListSchema, TransferListQuery, TransferListSchema } from './schemas';
-import { checkProvidersServe, checkTransferShape, createTransfer, prepareChainLegs, prepareTransfer, resolveRefundDestination, TransferCreate } from '../../transfers/service';
+import { checkProvidersServe, checkTransferShape, prepareChainLegs, prepareTransfer, resolveRefundDestination, TransferCreate } from '../../transfers/service';
 import {
   endWorkflowOfUnwrittenTransfer, notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,
 } from '../../transfers/workflow-client';
@@ -33,13 +33,16 @@ export const createTransferRoute = defineRoute({
     checkProvidersServe(deps, tenant, body);
     // Chain calls happen before the database transaction opens (never hold a transaction on the network).
     const chainLegs = await prepareChainLegs(deps, tenant, body);
-    if (body.source.account_id) {
-      // The row and the account's reservation in one transaction, the workflow started inside it: it
-      // takes the reserved funds at once. Without Temporal nothing is created (503).
+    if (body.source.account_id || body.source.wallet_id) {
+      // What the source holds is reserved in the transaction that writes the row, under the account's
+      // or the wallet's row lock: concurrent transfers from one source see each other, and no more are
+      // accepted than it can fund (docs/WALLETS.md). The workflow is started inside it: without
+      // Temporal nothing is created (503).
       return write(async (trx) => {
-        const row = await createTransfer(trx, deps, tenant, body, { ...amounts, ...chainLegs });
-        await startTransferWorkflow(deps, tenant, row);
-        return { status: 201, body: serializeTransfer(row) };
+        const transfer = await prepareTransfer(trx, deps, tenant, body, { ...amounts, ...chainLegs });
+        await transfer.write(trx);
+        await startTransferWorkflow(deps, tenant, transfer.row, { sourceWalletIsMpc: transfer.sourceWalletIsMpc });
+        return { status: 201, body: serializeTransfer(transfer.row) };
       });
     }
     // Checked by reading; the workflow started, then the row and its event written in one statement.
