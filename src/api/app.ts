@@ -14,6 +14,7 @@ import { EVENT_PAYLOADS } from '../resources/events/payloads';
 import { hostedKycRouter } from '../resources/kyc/hosted-page';
 import { railWebhookRouter } from '../resources/transfers/rail-webhook';
 import { isDependencyDown } from './dependency-errors';
+import { ChainNeedsOperatorError } from '../chains/chain-adapter';
 
 // KYC documents; an MPC key generation's third round (two messages of about 0.5 MB each).
 const LARGE_BODY_PATHS = [/^\/v0\/customers\/[^/]+\/kyc$/, /^\/kyc\/[^/]+\/submit$/, /^\/v0\/wallets\/[^/]+\/mpc_sessions\/[^/]+\/messages$/];
@@ -192,6 +193,11 @@ function toApiError(err: unknown): ApiError {
   if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
     return new ApiError('unsupported_media_type', 'Unsupported body encoding');
   }
+  if (err instanceof ChainNeedsOperatorError) {
+    return new ApiError('service_unavailable', `${err.chain} is unavailable until an operator acts: ${err.message}. Nothing was done; the other chains are unaffected.`, undefined, {
+      'Retry-After': '60',
+    });
+  }
   if (isDependencyDown(err)) {
     return new ApiError('service_unavailable', 'A dependency is unavailable; nothing was done. Retry later.', undefined, {
       'Retry-After': '1',
@@ -210,5 +216,7 @@ async function readiness(deps: AppDeps) {
   // Not a reason to be unready (the sandbox screens on the snapshot), but said where operators look.
   const sanctions = deps.sanctions.snapshotWarning() ?? (deps.sanctions.ready ? 'ok' : 'no lists loaded');
   // Also not a reason to be unready: what live keys can use, and what answers them 503.
-  return { database, temporal, sanctions, live: deps.availability.live };
+  // A chain that needs an operator is degraded, not a reason to be unready: the other chains go on.
+  const chains = Object.fromEntries(Object.entries(deps.chains).map(([name, c]) => [name, c.degraded?.() ? `degraded: ${c.degraded()}` : 'ok']));
+  return { database, temporal, sanctions, chains, live: deps.availability.live };
 }

@@ -96,10 +96,23 @@ export class ChainUnavailableError extends Error {
 }
 
 /**
+ * A chain the platform cannot trust right now until an operator acts (the bitcoin output index met a
+ * reorganisation deeper than it follows): every request that needs it answers 503 naming the chain,
+ * `/readyz` shows it degraded, the other chains go on (docs/OPERATIONS.md).
+ */
+export class ChainNeedsOperatorError extends ChainUnavailableError {
+  constructor(readonly chain: string, message: string) {
+    super(message);
+  }
+}
+
+/**
  * What the transfer engine needs from a chain. EVM chains implement it over JSON-RPC (viem) against
  * anvil locally and real nodes in production; solana, stellar and tron have sandbox simulators.
  */
 export interface ChainAdapter {
+  /** Why the chain needs an operator, when it does (ChainNeedsOperatorError was met); shown by `/readyz`. */
+  degraded?(): string | undefined;
   readonly chain: ChainRail;
   readonly nativeAsset: string;
   /** The address customers send to for deposit number `index` (one per transfer). */

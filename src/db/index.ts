@@ -36,6 +36,7 @@ import * as m0031 from './migrations/0031_virtual_accounts';
 import * as m0032 from './migrations/0032_abort_statement';
 import * as m0033 from './migrations/0033_transfer_volumes';
 import * as m0034 from './migrations/0034_one_payment_per_signature';
+import * as m0035 from './migrations/0035_bitcoin_unconfirmed_change';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -94,6 +95,7 @@ const migrations: Record<string, Migration> = {
   '0032_abort_statement': m0032,
   '0033_transfer_volumes': m0033,
   '0034_one_payment_per_signature': m0034,
+  '0035_bitcoin_unconfirmed_change': m0035,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -644,6 +644,20 @@ export interface BitcoinOutputsTable {
   spent_height: number | null;
 }
 
+/** The change of a signed transaction of the platform's or a wallet's before a block holds it (migration 0035). */
+export interface BitcoinUnconfirmedChangeTable {
+  txid: string;
+  vout: number;
+  address: string;
+  amount_sats: string;
+  owner: 'platform' | 'faucet' | 'wallet';
+  wallet_id: string | null;
+  key_index: number | null;
+  depth: number;
+  made_by: string;
+  reserved_by: string | null;
+}
+
 export interface BankPaymentsTable {
   id: string;
   developer_id: string;
@@ -712,6 +726,7 @@ export interface Database {
   bank_payments: BankPaymentsTable;
   bitcoin_blocks: BitcoinBlocksTable;
   bitcoin_outputs: BitcoinOutputsTable;
+  bitcoin_unconfirmed_change: BitcoinUnconfirmedChangeTable;
   payment_routes: PaymentRoutesTable;
   route_deposits: RouteDepositsTable;
 }

@@ -48,7 +48,8 @@ export async function startAnvilNodes(opts: { basePort: number; mnemonic: string
         args.push('--state', path.join(opts.stateDir, `anvil-${chain}.json`), '--state-interval', '1');
         pidFile = path.join(opts.stateDir, `anvil-${chain}.pid`);
       }
-      const node = await startServiceProcess({ command: anvil, args, pidFile });
+      const ports = pidFile ? [{ port, what: `The ${chain} node (anvil)`, setting: `ANVIL_BASE_PORT (the ${EVM_CHAINS.length} EVM chains take ports from it)` }] : [];
+      const node = await startServiceProcess({ command: anvil, args, pidFile, ports });
       nodes.push(node);
       const url = `http://127.0.0.1:${port}`;
       const client = createPublicClient({ transport: http(url, { retryCount: 0, timeout: 1000 }) });

@@ -69,7 +69,7 @@ export async function prepareSandboxBitcoin(rpc: BitcoinRpc, keys: BitcoinKeys) 
   for (let height = 1; height <= 15; height++) {
     const [coinbase] = decodeBlock(await rpc.rawBlock(await rpc.blockHash(height)), network).transactions;
     const out = coinbase!.outputs.find((o) => o.address === keys.faucet.address)!;
-    rewards.push({ txid: coinbase!.txid, vout: out.vout, address: out.address!, amountSats: out.amountSats, keyIndex: keys.faucet.index });
+    rewards.push({ txid: coinbase!.txid, vout: out.vout, address: out.address!, amountSats: out.amountSats, keyIndex: keys.faucet.index, depth: 0 });
   }
   const float = buildSpend({
     network, outputs: Array.from({ length: FLOAT_COINS }, () => ({ address: keys.treasury.address, amount: FLOAT_COIN_SATS })),

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { PgliteSessionQueue } from './pglite-session-queue';
+import { ensurePortFree } from './service-process';
 
 /**
  * Embedded PostgreSQL (PGlite) kept under DATA_DIR, served over the PostgreSQL wire protocol so the
@@ -10,6 +11,7 @@ import { PgliteSessionQueue } from './pglite-session-queue';
  * at a time: code must never wait on a second connection while holding a transaction.
  */
 export async function startEmbeddedPostgres(opts: { dataDir: string; port: number }) {
+  await ensurePortFree({ port: opts.port, what: 'The embedded PostgreSQL (PGlite)', setting: 'PGLITE_PORT' });
   const dir = path.join(opts.dataDir, 'pglite');
   fs.mkdirSync(dir, { recursive: true });
   const db = await PGlite.create(dir);

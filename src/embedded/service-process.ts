@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 const STOP_GRACE_MS = 10_000;
@@ -31,9 +32,12 @@ export async function startServiceProcess(opts: {
   command: string; args: string[]; pidFile?: string;
   /** Its environment (default: ours) and a file its output is appended to (default: stderr kept in memory only). */
   env?: NodeJS.ProcessEnv; logFile?: string;
+  /** The ports it will listen on, each with the setting that moves it: checked free once a leftover of ours is ended. */
+  ports?: PortClaim[];
 }): Promise<ServiceProcess> {
   const { pidFile } = opts;
   if (pidFile) await endLeftoverProcess(pidFile, opts.command);
+  for (const claim of opts.ports ?? []) await ensurePortFree(claim);
   const log = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
   const child = spawn(opts.command, opts.args, { detached: pidFile !== undefined, env: opts.env, stdio: ['ignore', log, log === 'ignore' ? 'pipe' : log] });
   if (typeof log === 'number') fs.closeSync(log);
@@ -121,6 +125,30 @@ export function lockDataDir(dataDir: string): () => void {
     fs.rmSync(lockFile, { force: true }); // left by a start that was killed
   }
   throw new Error(`${dataDir} is being claimed by another start at the same moment`);
+}
+
+/** A port a server of ours will listen on, what the server is, and the setting that moves it. */
+export interface PortClaim {
+  port: number;
+  what: string;
+  setting: string;
+}
+
+/**
+ * Stops the start with a clear message when another program (another stack's node, say) already
+ * listens on the port: a second stack would otherwise talk to the first one's server and diverge
+ * from it as soon as either stops.
+ */
+export async function ensurePortFree(claim: PortClaim): Promise<void> {
+  const free = await new Promise<boolean>((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port: claim.port, host: '127.0.0.1', exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+  if (!free) {
+    throw new Error(`${claim.what} cannot listen on port ${claim.port}: another program holds it (another start of the platform, with another DATA_DIR?). `
+      + `Stop it, or set ${claim.setting} to a free port`);
+  }
 }
 
 /** Ends the server a pid file names if it is still running and the process that started it is gone. */

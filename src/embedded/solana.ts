@@ -33,6 +33,7 @@ export async function startSolanaNode(opts: { port: number; mnemonic: string; st
   }
   const node = await startServiceProcess({
     command: process.execPath, args: ['--import', 'tsx', path.join(__dirname, '../main/solana-node.ts')], env, pidFile,
+    ports: pidFile ? [{ port: opts.port, what: 'The sandbox Solana node', setting: 'SOLANA_NODE_PORT' }] : [],
   });
   const url = `http://127.0.0.1:${opts.port}`;
   try {

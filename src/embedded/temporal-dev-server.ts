@@ -30,6 +30,10 @@ export async function startTemporalDevServer(opts: DevServerOptions) {
   const server = await startServiceProcess({
     command: cli,
     pidFile: path.join(opts.dataDir, 'temporal.pid'),
+    ports: [
+      { port: opts.port, what: 'The Temporal dev server', setting: 'TEMPORAL_PORT' },
+      { port: opts.uiPort, what: 'The Temporal Web UI', setting: 'TEMPORAL_UI_PORT' },
+    ],
     args: [
       'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--ui-port', String(opts.uiPort),
       '--namespace', opts.namespace, '--db-filename', path.join(opts.dataDir, 'temporal.sqlite'), '--log-level', 'error',

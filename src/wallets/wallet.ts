@@ -3,7 +3,7 @@ import { privateKeyToAddress, generatePrivateKey } from 'viem/accounts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ChainAdapters } from '../chains';
-import { ChainUnavailableError } from '../chains/chain-adapter';
+import { ChainNeedsOperatorError, ChainUnavailableError } from '../chains/chain-adapter';
 import { findCustodyCustomer } from '../customers/customer';
 import type { Database, WalletRow } from '../db/schema';
 import { findTenantRow, type Tenant } from '../db/tenant-scope';
@@ -144,7 +144,7 @@ export async function prepareWalletChains(
     try {
       return { chain, position: await adapters[chain].currentPosition(), walletAddress: adapters[chain].walletAddress?.bind(adapters[chain]) };
     } catch (err) {
-      if (err instanceof ChainUnavailableError) throw invalidField('body', `chains[${i}]`, `${chain} is not served here: ${err.message}`);
+      if (err instanceof ChainUnavailableError && !(err instanceof ChainNeedsOperatorError)) throw invalidField('body', `chains[${i}]`, `${chain} is not served here: ${err.message}`);
       throw err;
     }
   }));

@@ -42,7 +42,7 @@ test('a raw block is decoded with its transaction ids: the genesis block', () =>
 describe('a spend', () => {
   const keys = new BitcoinKeys(ABANDON, 'regtest');
   const network = BITCOIN_NETWORKS.regtest;
-  const coin = (n: number, amountSats: bigint): Coin => ({ txid: n.toString(16).padStart(64, '0'), vout: 0, address: keys.treasury.address, amountSats, keyIndex: 0 });
+  const coin = (n: number, amountSats: bigint): Coin => ({ txid: n.toString(16).padStart(64, '0'), vout: 0, address: keys.treasury.address, amountSats, keyIndex: 0, depth: 0 });
   const payee = keys.key(5).address;
   const spend = (available: Coin[], amount: bigint, onShort: 'reject' | 'wait' = 'wait') => buildSpend({
     network, outputs: [{ address: payee, amount }], changeAddress: keys.treasury.address, feeRate: 3n, available, privateKeyOf: () => keys.treasury.privateKey(), onShort,

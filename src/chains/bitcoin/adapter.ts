@@ -7,7 +7,8 @@ import {
   ChainUnavailableError, PayoutRejectedError, type AssetBalance, type ChainAdapter, type PayoutRequest, type PayoutStatus, type PreparedWalletTransaction,
   type SandboxChainFunding, type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest,
 } from '../chain-adapter';
-import { feeRateOf, freeCoins, payeeOutputs, reservedCoins, signSpend, type Coin, type CoinOwner, type SpendContext } from './coins';
+import { feeRateOf, freeCoins, NoFreeCoinsError, payeeOutputs, reservedCoins, signSpend, type Coin, type CoinOwner, type SpendContext } from './coins';
+import { hasSpendsInFlight } from './unconfirmed-change';
 import { BITCOIN_NETWORKS, walletBitcoinAddress, walletBitcoinKey, type BitcoinKeys } from './keys';
 import { BitcoinOutputIndex } from './output-index';
 import { BitcoinRpc } from './rpc';
@@ -71,8 +72,14 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
     return this.deps.keys.deposit(index).address;
   }
 
+  /** Also brings the index up: a chain that needs an operator takes no new transfer (ChainNeedsOperatorError, a 503). */
   async checkCurrency(currency: string): Promise<void> {
     if (currency !== 'btc') throw new ChainUnavailableError(`bitcoin carries btc, not ${currency}`);
+    await this.tip();
+  }
+
+  degraded(): string | undefined {
+    return this.index.needsOperator?.message;
   }
 
   isTokenContract(): boolean {
@@ -166,12 +173,22 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
     return { tip, feeRate };
   }
 
-  /** A spend of `owner`'s free coins paying `outputs`, change to `changeAddress`, its coins held under `key`. */
+  /**
+   * A spend of `owner`'s free coins paying `outputs`, change to `changeAddress`, its coins held under
+   * `key`. A wallet short of free coins while its own spends are still out waits for their change
+   * (NoFreeCoinsError, tried again) rather than refusing: what it holds was checked when its transfers were created.
+   */
   private async spend(trx: Transaction<Database>, key: string, owner: CoinOwner, at: SpendContext, q: {
     outputs: { address: string; amount: bigint }[]; changeAddress: string; privateKeyOf: (coin: Coin) => Uint8Array; onShort: 'reject' | 'wait';
   }) {
     const available = await freeCoins(trx, owner, { tip: at.tip, confirmations: this.deps.confirmations });
-    return signSpend(trx, key, { ...q, network: this.network, feeRate: at.feeRate, available });
+    const changeKeyIndex = owner.owner === 'platform' ? this.deps.keys.treasury.index : owner.owner === 'faucet' ? this.deps.keys.faucet.index : null;
+    try {
+      return await signSpend(trx, key, { ...owner, changeKeyIndex }, { ...q, network: this.network, feeRate: at.feeRate, available });
+    } catch (err) {
+      if (err instanceof PayoutRejectedError && owner.owner === 'wallet' && await hasSpendsInFlight(trx, owner)) throw new NoFreeCoinsError(err.message);
+      throw err;
+    }
   }
 
   private platformKey = (coin: Coin) => this.deps.keys.key(coin.keyIndex!).privateKey();
@@ -201,7 +218,7 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
     const bumped = previous + (previous / 2n > 2n ? previous / 2n : 2n);
     const available = await freeCoins(trx, { owner: 'platform' }, { tip, confirmations: this.deps.confirmations });
     const treasury = this.deps.keys.treasury.address;
-    return signSpend(trx, key, {
+    return signSpend(trx, key, { owner: 'platform', changeKeyIndex: this.deps.keys.treasury.index }, {
       network: this.network, outputs: payeeOutputs(stored, this.network, treasury), changeAddress: treasury, feeRate: bumped > estimate ? bumped : estimate,
       required, available, privateKeyOf: this.platformKey, onShort: 'wait',
     });

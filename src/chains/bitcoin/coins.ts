@@ -4,6 +4,7 @@ import type { Kysely, Transaction as DbTransaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import { PayoutRejectedError } from '../chain-adapter';
 import type { BitcoinNetwork } from './keys';
+import { freeUnconfirmedChange, recordUnconfirmedChange, reservedUnconfirmedChange } from './unconfirmed-change';
 
 /** Whose coins a transaction spends: the platform's (treasury and deposit addresses), the sandbox faucet's, or one wallet's. */
 export type CoinOwner = { owner: 'platform' } | { owner: 'faucet' } | { owner: 'wallet'; walletId: string };
@@ -20,6 +21,8 @@ export interface Coin {
   address: string;
   amountSats: bigint;
   keyIndex: number | null;
+  /** 0 for a coin a block holds; else how many unconfirmed transactions lead to it (bitcoin_unconfirmed_change). */
+  depth: number;
 }
 
 /** Opt-in replace-by-fee (BIP-125): every input signals it, so a stuck payout can be bumped. */
@@ -34,28 +37,30 @@ export class NoFreeCoinsError extends Error {
 
 /**
  * The owner's unspent coins that no signed transaction holds and that are deep enough to spend: a
- * block reward after 100 blocks, change of the owner's own transactions at one confirmation, any
- * other at `confirmations`. Locked until the caller's transaction ends: two payments never pick one coin.
+ * block reward after 100 blocks, change of the owner's own transactions at once (unconfirmed, while
+ * its chain is short enough) or at one confirmation, any other at `confirmations`. Locked until the
+ * caller's transaction ends: two payments never pick one coin.
  */
 export async function freeCoins(trx: DbTransaction<Database>, owner: CoinOwner, q: { tip: number; confirmations: number; exclude?: string }): Promise<Coin[]> {
   let query = trx.selectFrom('bitcoin_outputs').select(['txid', 'vout', 'address', 'amount_sats', 'key_index', 'coinbase', 'own_change', 'height'])
     .where('owner', '=', owner.owner).where('spent_txid', 'is', null).where('reserved_by', 'is', null).where('amount_sats', '>', '0');
   if (owner.owner === 'wallet') query = query.where('wallet_id', '=', owner.walletId);
   const rows = await query.orderBy('amount_sats', 'desc').limit(500).forUpdate().execute();
-  return rows.filter((r) => {
+  const mined = rows.filter((r) => {
     const depth = q.tip - r.height + 1;
     return r.coinbase ? depth > COINBASE_MATURITY : depth >= (r.own_change ? 1 : q.confirmations);
   }).map(coinOf);
+  return [...mined, ...await freeUnconfirmedChange(trx, owner)];
 }
 
 /** The coins a signed transaction holds (its key). */
 export async function reservedCoins(trx: DbTransaction<Database>, key: string): Promise<Coin[]> {
   const rows = await trx.selectFrom('bitcoin_outputs').select(['txid', 'vout', 'address', 'amount_sats', 'key_index']).where('reserved_by', '=', key).forUpdate().execute();
-  return rows.map(coinOf);
+  return [...rows.map(coinOf), ...await reservedUnconfirmedChange(trx, key)];
 }
 
 function coinOf(r: { txid: string; vout: number; address: string; amount_sats: string; key_index: number | null }): Coin {
-  return { txid: r.txid, vout: r.vout, address: r.address, amountSats: BigInt(r.amount_sats), keyIndex: r.key_index };
+  return { txid: r.txid, vout: r.vout, address: r.address, amountSats: BigInt(r.amount_sats), keyIndex: r.key_index, depth: 0 };
 }
 
 export interface SignedBitcoinTransaction {
@@ -100,18 +105,27 @@ export function buildSpend(q: {
   return { raw: hex.encode(tx.extract()), txid: tx.id, feeSats: tx.fee, spent };
 }
 
-/** buildSpend, its coins then held under `key` in the caller's database transaction (the one that stores the bytes). */
-export async function signSpend(trx: DbTransaction<Database>, key: string, q: Parameters<typeof buildSpend>[0]): Promise<SignedBitcoinTransaction> {
+/**
+ * buildSpend, its coins then held under `key` in the caller's database transaction (the one that
+ * stores the bytes), and its change recorded as the owner's unconfirmed change.
+ */
+export async function signSpend(
+  trx: DbTransaction<Database>, key: string, owner: CoinOwner & { changeKeyIndex: number | null }, q: Parameters<typeof buildSpend>[0],
+): Promise<SignedBitcoinTransaction> {
   const { spent, ...signed } = buildSpend(q);
   for (const c of spent) {
-    await trx.updateTable('bitcoin_outputs').set({ reserved_by: key }).where('txid', '=', c.txid).where('vout', '=', c.vout).execute();
+    const table = c.depth === 0 ? 'bitcoin_outputs' : 'bitcoin_unconfirmed_change';
+    await trx.updateTable(table).set({ reserved_by: key }).where('txid', '=', c.txid).where('vout', '=', c.vout).execute();
   }
+  await recordUnconfirmedChange(trx, key, { ...signed, network: q.network, changeAddress: q.changeAddress, owner, changeKeyIndex: owner.changeKeyIndex, spent });
   return signed;
 }
 
-/** Lets go of the coins a transaction the node refused held. */
+/** Lets go of the coins a transaction the node refused held, and forgets the change it would have made. */
 export async function releaseCoins(trx: DbTransaction<Database> | Kysely<Database>, key: string): Promise<void> {
   await trx.updateTable('bitcoin_outputs').set({ reserved_by: null }).where('reserved_by', '=', key).where('spent_txid', 'is', null).execute();
+  await trx.updateTable('bitcoin_unconfirmed_change').set({ reserved_by: null }).where('reserved_by', '=', key).execute();
+  await trx.deleteFrom('bitcoin_unconfirmed_change').where('made_by', '=', key).execute();
 }
 
 /** The payee outputs of a signed transaction (all but those to `changeAddress`), for its replacement. */

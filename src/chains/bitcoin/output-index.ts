@@ -4,6 +4,8 @@ import type { BitcoinOutputsTable, Database } from '../../db/schema';
 import { decodeBlock, type BlockTransaction } from './blocks';
 import { BITCOIN_NETWORKS, type BitcoinKeys } from './keys';
 import type { BitcoinRpc } from './rpc';
+import { confirmUnconfirmedChange } from './unconfirmed-change';
+import { ChainNeedsOperatorError } from '../chain-adapter';
 
 type Owner = Pick<BitcoinOutputsTable, 'owner' | 'wallet_id' | 'key_index'>;
 type NewOutput = Omit<BitcoinOutputsTable, 'reserved_by' | 'spent_txid' | 'spent_height'>;
@@ -38,7 +40,13 @@ export class BitcoinOutputIndex {
    */
   async sync(): Promise<{ tip: number; caughtUp: boolean }> {
     if (this.last && this.last.result.caughtUp && Date.now() - this.last.at < this.opts.reuseMs) return this.last.result;
-    this.inFlight ??= this.read().finally(() => {
+    this.inFlight ??= this.read().then((result) => {
+      this.needsOperator = undefined;
+      return result;
+    }, (err: unknown) => {
+      if (err instanceof ChainNeedsOperatorError) this.needsOperator = err;
+      throw err;
+    }).finally(() => {
       this.inFlight = undefined;
     });
     const result = await this.inFlight;
@@ -58,6 +66,9 @@ export class BitcoinOutputIndex {
       return { tip: Math.max(last, top), caughtUp: last >= nodeTip };
     });
   }
+
+  /** What the last look met that needs an operator, until a look succeeds again. */
+  needsOperator: ChainNeedsOperatorError | undefined;
 
   /** The tip of this process's last look, if it made one. */
   lastTip(): number | undefined {
@@ -79,7 +90,9 @@ export class BitcoinOutputIndex {
       const current = await this.rpc.blockHash(height).catch(() => null);
       if (current === stored.hash) break;
     }
-    if (height < top - MAX_REORG_DEPTH) throw new Error(`bitcoin: a reorganisation deeper than ${MAX_REORG_DEPTH} blocks below ${top}: the output index needs an operator`);
+    if (height < top - MAX_REORG_DEPTH) {
+      throw new ChainNeedsOperatorError('bitcoin', `bitcoin: a reorganisation deeper than ${MAX_REORG_DEPTH} blocks below ${top}: the output index needs an operator`);
+    }
     if (height < top) {
       await trx.deleteFrom('bitcoin_outputs').where('height', '>', height).execute();
       await trx.updateTable('bitcoin_outputs').set({ spent_txid: null, spent_height: null }).where('spent_height', '>', height).execute();
@@ -113,6 +126,7 @@ export class BitcoinOutputIndex {
       }
     }
     if (created.length > 0) await trx.insertInto('bitcoin_outputs').values(created).onConflict((oc) => oc.doNothing()).execute();
+    await confirmUnconfirmedChange(trx, [...new Set(created.map((o) => o.txid))]);
     await trx.insertInto('bitcoin_blocks').values({ height, hash }).execute();
   }
 

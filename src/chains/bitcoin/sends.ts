@@ -7,6 +7,7 @@ import { claimWalletTransaction, storedWalletTransaction, storeWalletTransaction
 import { PayoutRejectedError, type PayoutStatus } from '../chain-adapter';
 import type { SignedBitcoinTransaction, SpendContext } from './coins';
 import { releaseCoins } from './coins';
+import { hasUnconfirmedRelatives } from './unconfirmed-change';
 import { BitcoinRpcError, type BitcoinRpc } from './rpc';
 
 // Transactions the platform sends on Bitcoin (payouts, refunds, stray returns, wallet sends): each is
@@ -100,11 +101,16 @@ export class BitcoinPaymentSends {
     const mined = await minedOf(db, signatures);
     if (mined) {
       // A transaction it replaced was mined after all: the payment names the one a block holds.
-      if (mined.txid !== row.tx_hash) await recordMinedTransaction(db, key, mined.txid, signatures.filter((s) => s !== mined.txid));
+      if (mined.txid !== row.tx_hash) {
+        await recordMinedTransaction(db, key, mined.txid, signatures.filter((s) => s !== mined.txid));
+        // The change the replacement would have made never comes.
+        await db.deleteFrom('bitcoin_unconfirmed_change').where('made_by', '=', key).where('txid', '<>', mined.txid).execute();
+      }
       if (tip - mined.height + 1 < this.deps.confirmations) return { status: 'pending', txHash: mined.txid };
       return { status: 'confirmed', txHash: mined.txid, networkFee: (await feeOf(db, mined.txid)).toString(), nativeAsset: 'btc' };
     }
-    if (Date.now() - row.updated_at.getTime() < this.deps.rbfAfterMs) {
+    // A transaction in a chain of unconfirmed change is never replaced: its children spend its outputs.
+    if (Date.now() - row.updated_at.getTime() < this.deps.rbfAfterMs || await hasUnconfirmedRelatives(db, key)) {
       await rpc.sendRawTransaction(hex.decode(row.signed_transaction));
       return { status: 'pending', txHash: row.tx_hash! };
     }

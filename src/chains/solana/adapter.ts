@@ -1,6 +1,5 @@
 import { address, createKeyPairSignerFromPrivateKeyBytes, type Address } from '@solana/kit';
 import { AccountState, getCreateAssociatedTokenIdempotentInstructionAsync, getMintToCheckedInstruction } from '@solana-program/token';
-import { getAddMemoInstruction } from '@solana-program/memo';
 import { ASSET_SCALE } from '../../domain/money';
 import { randomBase62 } from '../../ids';
 import { RAILS } from '../../domain/rails';
@@ -12,7 +11,7 @@ import {
 import { walletSolanaSeed, type SolanaKeys } from './keys';
 import { SolanaNode, type TokenMovement } from './node';
 import { SolanaPaymentSends, sweepOnce, walletSendOnce } from './sends';
-import { resignWithFreshBlockhash, signInstructions, signTokenTransfer } from './transactions';
+import { memoInstruction, resignWithFreshBlockhash, signInstructions, signTokenTransfer } from './transactions';
 
 /** The signature fee, per signature (lamports): Solana's base fee. */
 const SIGNATURE_FEE = 5_000n;
@@ -217,7 +216,7 @@ export class SolanaChainAdapter implements ChainAdapter, SandboxChainFunding {
       await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: await this.deps.keys.treasury.signer(), owner, mint }),
       getMintToCheckedInstruction({ mint, token, mintAuthority: issuer, amount: q.amountMinor, decimals: ASSET_SCALE[q.currency]! }),
       // Two deposits of one amount to one address are two transactions, not one signature.
-      getAddMemoInstruction({ memo: `sandbox deposit ${randomBase62(16)}` }),
+      memoInstruction(`sandbox deposit ${randomBase62(16)}`),
     ]);
     await this.node.broadcast(signed.wire);
     return { txHash: signed.signature };

@@ -1,5 +1,5 @@
 import {
-  addSignersToTransactionMessage, appendTransactionMessageInstructions, createTransactionMessage, decompileTransactionMessage, getBase64Encoder,
+  address, addSignersToTransactionMessage, appendTransactionMessageInstructions, createTransactionMessage, decompileTransactionMessage, getBase64Encoder,
   getBase64EncodedWireTransaction, getCompiledTransactionMessageDecoder, getSignatureFromTransaction, getTransactionDecoder, pipe,
   setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners,
   type Address, type Instruction, type KeyPairSigner,
@@ -9,6 +9,15 @@ import {
 } from '@solana-program/token';
 import { getAddMemoInstruction } from '@solana-program/memo';
 import type { SolanaNode } from './node';
+
+/**
+ * SPL Memo (v3), deployed on every cluster: the memo program @solana-program/memo names by default is
+ * a newer one that LiteSVM and older clusters do not hold.
+ */
+export const SPL_MEMO_PROGRAM = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+
+/** A memo instruction naming what a transaction pays (no signer: it only logs its text). */
+export const memoInstruction = (memo: string): Instruction => getAddMemoInstruction({ memo }, { programAddress: SPL_MEMO_PROGRAM });
 
 /** A transaction signed and ready to send: its wire bytes (base64) and its signature (its id on the chain). */
 export interface SignedSolanaTransaction {
@@ -32,7 +41,7 @@ export async function signTokenTransfer(node: SolanaNode, q: {
     getTransferCheckedInstruction({ source, mint: q.mint, destination, authority: q.authority, amount: q.amountMinor, decimals: q.decimals }),
   ];
   if (q.closeSourceTo) instructions.push(getCloseAccountInstruction({ account: source, destination: q.closeSourceTo, owner: q.authority }));
-  instructions.push(getAddMemoInstruction({ memo: q.memo }));
+  instructions.push(memoInstruction(q.memo));
   return signInstructions(node, q.feePayer, instructions);
 }
 
