@@ -6,6 +6,7 @@ import { decodeBlock } from '../chains/bitcoin/blocks';
 import { buildSpend, type Coin } from '../chains/bitcoin/coins';
 import { BITCOIN_NETWORKS, BitcoinKeys } from '../chains/bitcoin/keys';
 import { BitcoinRpc } from '../chains/bitcoin/rpc';
+import { journalBlocks, restoreJournalBlocks } from './bitcoin-journal';
 import { startServiceProcess, waitUntilAnswering } from './service-process';
 
 /**
@@ -33,7 +34,7 @@ export function resolveBtcd(): string {
  * process beside ours; on a fresh chain, the faucet's first block rewards and the treasury's float.
  * With a state directory the chain survives restarts; without one it lives in a temporary folder.
  */
-export async function startBitcoinNode(opts: { port: number; mnemonic: string; stateDir?: string; blockMs?: number }) {
+export async function startBitcoinNode(opts: { port: number; mnemonic: string; stateDir?: string; blockMs?: number; journalMs?: number }) {
   const keys = new BitcoinKeys(opts.mnemonic, 'regtest');
   const dir = opts.stateDir ? path.join(opts.stateDir, 'bitcoin') : fs.mkdtempSync(path.join(os.tmpdir(), 'fp-btcd-'));
   const node = await startServiceProcess({
@@ -45,14 +46,27 @@ export async function startBitcoinNode(opts: { port: number; mnemonic: string; s
     pidFile: opts.stateDir ? path.join(opts.stateDir, 'bitcoin.pid') : undefined,
   });
   const url = `http://sandbox:sandbox@127.0.0.1:${opts.port}`;
+  const rpc = new BitcoinRpc(url);
+  // A kept chain (`npm start`) journals its blocks: at each stop, and every JOURNAL_MS meanwhile.
+  const journal = opts.stateDir ? path.join(dir, 'blocks.journal') : undefined;
+  let journalTimer: NodeJS.Timeout | undefined;
+  // One journaling at a time: two would append the same blocks twice.
+  let journaling = Promise.resolve();
+  const journalNow = (file: string) => (journaling = journaling.then(() => journalBlocks(rpc, file)).catch(() => undefined));
   const stop = async () => {
+    clearInterval(journalTimer);
+    if (journal && !node.exited()) await journalNow(journal);
     await node.stop();
     if (!opts.stateDir) fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const rpc = new BitcoinRpc(url);
     await waitUntilAnswering(node, 'the Bitcoin node', () => rpc.blockCount());
+    if (journal) await restoreJournalBlocks(rpc, journal);
     await prepareSandboxBitcoin(rpc, keys);
+    if (journal) {
+      await journalNow(journal);
+      journalTimer = setInterval(() => void journalNow(journal), opts.journalMs ?? 5_000).unref();
+    }
   } catch (err) {
     await stop();
     throw err;

@@ -42,6 +42,7 @@ beforeAll(async () => {
     PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH,
     DATA_DIR: dataDir, PORT: String(port), PGLITE_PORT: String(await freePort()), TEMPORAL_PORT: String(await freePort()),
     TEMPORAL_UI_PORT: String(await freePort()), ANVIL_BASE_PORT: String(await freePortRange(EVM_CHAINS.length)),
+    SOLANA_NODE_PORT: String(await freePort()), BITCOIN_NODE_PORT: String(await freePort()),
     CHAIN_TREASURY_MNEMONIC: treasuryMnemonic,
     STRAY_DEPOSIT_SCAN_SECONDS: '2',
   };
@@ -113,6 +114,32 @@ async function stopWithCtrlC(run: ReturnType<typeof npmStart>) {
 
 const sandboxKey = () => fs.readFileSync(path.join(dataDir, 'default-sandbox-key'), 'utf8').trim();
 
+/** `npm start` on another DATA_DIR and the same ports as the running one, but for `fresh` settings; answers how it ended. */
+async function otherStartOnPorts(fresh: readonly string[]) {
+  const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-embedded-other-'));
+  const ports = Object.fromEntries(await Promise.all(fresh.map(async (k) => [k, String(k === 'ANVIL_BASE_PORT' ? await freePortRange(EVM_CHAINS.length) : await freePort())])));
+  const logFile = path.join(logDir, `embedded-other-${fresh.length}.log`);
+  const out = fs.openSync(logFile, 'w');
+  const child = spawn('npm', ['start'], { cwd: repoRoot, env: { ...env, ...ports, DATA_DIR: otherDir }, detached: true, stdio: ['ignore', out, out] });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  fs.rmSync(otherDir, { recursive: true, force: true });
+  return { code, log: fs.readFileSync(logFile, 'utf8') };
+}
+
+/** The newest block of each embedded chain: base's anvil, the Solana node's slot, the Bitcoin node's height. */
+async function embeddedChainTips() {
+  const rpc = async (url: string, method: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '1.0', id: 1, method, params: [] }) });
+    return (await res.json() as { result: unknown }).result;
+  };
+  const base = `http://127.0.0.1:${Number(env.ANVIL_BASE_PORT) + EVM_CHAINS.indexOf('base')}`;
+  return {
+    base: Number(BigInt(await rpc(base, 'eth_blockNumber') as string)),
+    solana: Number(await rpc(`http://127.0.0.1:${env.SOLANA_NODE_PORT}`, 'getSlot')),
+    bitcoin: Number(await rpc(`http://127.0.0.1:${env.BITCOIN_NODE_PORT}`, 'getblockcount', { Authorization: `Basic ${Buffer.from('sandbox:sandbox').toString('base64')}` })),
+  };
+}
+
 test('Ctrl-C right after a request stops the API, the worker, then the servers; a restart keeps the data; a second start on the same DATA_DIR is refused', async () => {
   const first = npmStart('first');
   await untilRunning(first);
@@ -129,6 +156,16 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   expect(await second.exit).not.toBe(0);
   expect(second.log()).toContain(`${dataDir} is in use by another start`);
   expect(servers.every(alive)).toBe(true);
+  // Another DATA_DIR on the same ports: each embedded server refuses a port another program holds,
+  // naming the setting, instead of talking to the first stack's server.
+  for (const [fresh, setting] of [[[], 'PGLITE_PORT'], [['PGLITE_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT', 'ANVIL_BASE_PORT'], 'SOLANA_NODE_PORT'],
+    [['PGLITE_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT', 'ANVIL_BASE_PORT', 'SOLANA_NODE_PORT'], 'BITCOIN_NODE_PORT']] as const) {
+    const other = await otherStartOnPorts(fresh);
+    expect(other.code).not.toBe(0);
+    expect(other.log).toMatch(new RegExp(`cannot listen on port ${env[setting]}: another program holds it .* set ${setting} to a free port`));
+  }
+  expect(servers.every(alive)).toBe(true);
+  const chainTips = await embeddedChainTips();
 
   const api = apiClient(sandboxKey(), apiUrl);
   // A webhook endpoint that never answers: its deliveries are in flight when Ctrl-C comes.
@@ -162,6 +199,9 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
 
   const restarted = npmStart('restarted');
   await untilRunning(restarted);
+  // Every chain kept its blocks across the stop (btcd's own state does not keep those it mined: a journal gives them back).
+  const tipsAfter = await embeddedChainTips();
+  for (const chain of Object.keys(chainTips) as (keyof typeof chainTips)[]) expect([chain, tipsAfter[chain] >= chainTips[chain]]).toEqual([chain, true]);
   expect((await api.get(`/v0/customers/${created.body.id}`)).status).toBe(200);
   await waitForKycStatus(api, created.body.id, 'approved');
 
@@ -185,7 +225,7 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   expect((await api.post('/v0/sanctions/screen', { name: 'Jane Doe' })).body.status).toBe('clear');
   expect((await (await fetch(`${apiUrl}/readyz`)).json()).status.sanctions).toMatch(/the shipped snapshot is loaded; its oldest list was published 2024-05-03/);
   await stopWithCtrlC(restarted);
-}, 180_000); // three starts of the whole stack (seven chain nodes, the Temporal dev server), two Ctrl-C stops
+}, 300_000); // three starts of the whole stack (seven chain nodes, the Temporal dev server), two Ctrl-C stops, three starts refused on ports in use
 
 test('the servers a killed start left behind are ended by the next start, which keeps the data', async () => {
   const killed = npmStart('killed');
