@@ -7,7 +7,7 @@ import { buildSpend, type Coin } from '../chains/bitcoin/coins';
 import { BITCOIN_NETWORKS, BitcoinKeys } from '../chains/bitcoin/keys';
 import { BitcoinRpc } from '../chains/bitcoin/rpc';
 import { journalBlocks, restoreJournalBlocks } from './bitcoin-journal';
-import { startServiceProcess, waitUntilAnswering } from './service-process';
+import { endLeftoverProcess, ensurePortFree, startServiceProcess, waitUntilAnswering } from './service-process';
 
 /**
  * Blocks mined on a fresh sandbox chain: regtest activates segwit by miners' signalling, three
@@ -37,10 +37,18 @@ export function resolveBtcd(): string {
 export async function startBitcoinNode(opts: { port: number; mnemonic: string; stateDir?: string; blockMs?: number; journalMs?: number }) {
   const keys = new BitcoinKeys(opts.mnemonic, 'regtest');
   const dir = opts.stateDir ? path.join(opts.stateDir, 'bitcoin') : fs.mkdtempSync(path.join(os.tmpdir(), 'fp-btcd-'));
+  const btcd = resolveBtcd();
+  if (opts.stateDir) {
+    // btcd's port is checked here, before the process that runs it starts: once a btcd a killed start
+    // left behind is ended, a port still held is another program's, and waiting for an answer on it
+    // would take that program's node for ours.
+    await endLeftoverProcess(path.join(opts.stateDir, 'btcd.pid'), btcd);
+    await ensurePortFree({ port: opts.port, what: 'The sandbox Bitcoin node (btcd)', setting: 'BITCOIN_NODE_PORT' });
+  }
   const node = await startServiceProcess({
     command: process.execPath, args: ['--import', 'tsx', path.join(__dirname, '../main/bitcoin-node.ts')],
     env: {
-      ...process.env, BTCD_PATH: resolveBtcd(), BITCOIN_NODE_PORT: String(opts.port), BITCOIN_NODE_DIR: dir, BITCOIN_BLOCK_MS: String(opts.blockMs ?? 2_000),
+      ...process.env, BTCD_PATH: btcd, BITCOIN_NODE_PORT: String(opts.port), BITCOIN_NODE_DIR: dir, BITCOIN_BLOCK_MS: String(opts.blockMs ?? 2_000),
       BITCOIN_MINING_ADDRESS: keys.faucet.address, ...(opts.stateDir ? { BITCOIN_BTCD_PID_FILE: path.join(opts.stateDir, 'btcd.pid') } : {}),
     },
     pidFile: opts.stateDir ? path.join(opts.stateDir, 'bitcoin.pid') : undefined,

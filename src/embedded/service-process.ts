@@ -152,7 +152,7 @@ export async function ensurePortFree(claim: PortClaim): Promise<void> {
 }
 
 /** Ends the server a pid file names if it is still running and the process that started it is gone. */
-async function endLeftoverProcess(pidFile: string, command: string) {
+export async function endLeftoverProcess(pidFile: string, command: string) {
   let pid: number, owner: number;
   try {
     [pid, owner] = fs.readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);

@@ -29,7 +29,6 @@ void (async () => {
       '--rpcmaxclients=200', '--rpcmaxconcurrentreqs=200', '--nolisten', `--miningaddr=${env.BITCOIN_MINING_ADDRESS}`,
     ],
     pidFile: env.BITCOIN_BTCD_PID_FILE,
-    ports: env.BITCOIN_BTCD_PID_FILE ? [{ port: env.BITCOIN_NODE_PORT, what: 'The sandbox Bitcoin node (btcd)', setting: 'BITCOIN_NODE_PORT' }] : [],
   });
   const rpc = new BitcoinRpc(`http://${SANDBOX_RPC_USER}:${SANDBOX_RPC_USER}@127.0.0.1:${env.BITCOIN_NODE_PORT}`);
   let timer: NodeJS.Timeout | undefined;

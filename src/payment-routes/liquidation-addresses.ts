@@ -4,7 +4,7 @@ import type { PlatformDeps } from '../deps';
 import { findCustomer } from '../customers/customer';
 import type { Database, PaymentRouteRow } from '../db/schema';
 import type { Tenant } from '../db/tenant-scope';
-import { cryptoAddressError } from '../domain/bank-validation';
+import { burnAddressError, cryptoAddressError } from '../domain/bank-validation';
 import { recordEvent } from '../domain/events';
 import { CHAIN_RAILS, type ChainRail, type CryptoChain } from '../domain/rails';
 import { invalidField } from '../errors';
@@ -66,7 +66,8 @@ export function serializeLiquidationAddress(row: PaymentRouteRow) {
 
 function checkReturnAddress(chain: ChainRail, address: string | null | undefined) {
   if (!address) return;
-  const error = cryptoAddressError(chain as CryptoChain, address);
+  // A refund address that burns money or that no key holds (a Solana program-derived address) is refused, as for transfers' refunds.
+  const error = cryptoAddressError(chain as CryptoChain, address) ?? burnAddressError(chain as CryptoChain, address);
   if (error) throw invalidField('body', 'return_address', error);
 }
 

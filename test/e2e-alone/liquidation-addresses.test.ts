@@ -1,3 +1,5 @@
+import { address, generateKeyPairSigner } from '@solana/kit';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { apiClient, createTenant, stack, temporalClient, testDb, waitFor } from '../harness';
 import { apiAndWorkerOfTheirOwn } from '../harness/own-processes';
 import { expectChainHistoriesReplay, expectLedgerBalanced, fundedCustomerWallet, RECEIVER, tokenBalance, transferTestParties } from '../harness/transfers';
@@ -109,6 +111,7 @@ test('three deposits on a base liquidation address, one while the worker is SIGK
 }, 900_000);
 
 test('a liquidation address is refused when its route could not carry a deposit, and changes nothing', async () => {
+  const [offCurve] = await findAssociatedTokenPda({ owner: (await generateKeyPairSigner()).address, mint: address('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'), tokenProgram: TOKEN_PROGRAM_ADDRESS });
   const before = await testDb().selectFrom('payment_routes').select(({ fn }) => fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   const bad = [
     { chain: 'base', currency: 'usdc', destination: { payment_rail: 'ethereum', currency: 'usdc' } },
@@ -116,6 +119,11 @@ test('a liquidation address is refused when its route could not carry a deposit,
     { chain: 'base', currency: 'usdc', destination: { payment_rail: 'wire', currency: 'usd', external_account_id: 'ext_nope' } },
     { chain: 'base', currency: 'usdc', developer_fee_percent: '100', destination: { payment_rail: 'ethereum', currency: 'usdc', to_address: RECEIVER } },
     { chain: 'base', currency: 'usdc', return_address: 'not-an-address', destination: { payment_rail: 'ethereum', currency: 'usdc', to_address: RECEIVER } },
+    // Refund addresses that burn money, and Solana addresses no key holds (a program-derived address).
+    { chain: 'base', currency: 'usdc', return_address: '0x000000000000000000000000000000000000dEaD', destination: { payment_rail: 'ethereum', currency: 'usdc', to_address: RECEIVER } },
+    { chain: 'base', currency: 'usdc', return_address: '0x0000000000000000000000000000000000000000', destination: { payment_rail: 'ethereum', currency: 'usdc', to_address: RECEIVER } },
+    { chain: 'solana', currency: 'usdc', return_address: offCurve, destination: { payment_rail: 'ethereum', currency: 'usdc', to_address: RECEIVER } },
+    { chain: 'base', currency: 'usdc', destination: { payment_rail: 'solana', currency: 'usdc', to_address: offCurve } },
   ];
   for (const body of bad) {
     const res = await api.post(`/v0/customers/${p.us.id}/liquidation_addresses`, body);

@@ -44,6 +44,8 @@ test('a bitcoin wallet: funded, its balance pending under six blocks then spenda
   expect(await balanceBecomes({ balance: '0.00000000', pending: '0.50000000' })).toMatchObject({ chain: 'bitcoin' });
   await mineBlocks(5);
   await balanceBecomes({ balance: '0.50000000', pending: '0.00000000' });
+  // bitcoin's one currency is its native asset: listed once.
+  expect((await t.api.get(`/v0/wallets/${w.id}/balances`)).body.data).toEqual([{ chain: 'bitcoin', currency: 'btc', balance: '0.50000000', pending: '0.00000000' }]);
   const incoming = await waitFor(async () => (await t.api.get(`/v0/wallets/${w.id}/transactions`)).body.data.find((x: any) => x.direction === 'incoming' && x.state === 'confirmed'),
     { what: 'the funding in the wallet\'s history', timeoutMs: 30_000 });
   expect(incoming).toMatchObject({ chain: 'bitcoin', currency: 'btc', amount: '0.50000000', counterparty_address: bitcoinKeys.faucet.address });

@@ -129,8 +129,10 @@ async function otherStartOnPorts(fresh: readonly string[]) {
 /** The newest block of each embedded chain: base's anvil, the Solana node's slot, the Bitcoin node's height. */
 async function embeddedChainTips() {
   const rpc = async (url: string, method: string, headers: Record<string, string> = {}) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '1.0', id: 1, method, params: [] }) });
-    return (await res.json() as { result: unknown }).result;
+    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: headers.Authorization ? '1.0' : '2.0', id: 1, method, params: [] }) });
+    const { result } = await res.json() as { result: unknown };
+    if (result === undefined || result === null) throw new Error(`${method} at ${url}: no result`);
+    return result;
   };
   const base = `http://127.0.0.1:${Number(env.ANVIL_BASE_PORT) + EVM_CHAINS.indexOf('base')}`;
   return {
