@@ -1,6 +1,7 @@
 import type { Endorsement } from './kyc';
 import { ASSET_SCALE } from './money';
 import { SEPA_COUNTRIES } from './regions';
+import { isBankBusinessDay, type BankCalendar } from './bank-calendars';
 
 /**
  * The payment rails of spec 2.5: which currencies each carries, which external account it pays,
@@ -51,7 +52,7 @@ export interface FiatRailProfile {
    * Settlement on the real clock: instant rails settle in seconds at any hour; batch rails settle on
    * a business day, the same one when submitted before the cut-off (UTC hour), otherwise the next.
    */
-  settlement: { instantMs: number } | { cutoffUtcHour: number; businessDaysAfter: number };
+  settlement: { instantMs: number } | { cutoffUtcHour: number; businessDaysAfter: number; calendar: BankCalendar };
   /** How long after settlement the receiving bank may still return a payment. */
   returnWindowMs: number;
   /** Codes the sandbox uses when the receiving bank rejects (before settlement) or returns (after). */
@@ -81,13 +82,13 @@ const COLLECTION_ACCOUNTS = {
 export const RAILS: Record<PaymentRail, FiatRailProfile | ChainRailProfile> = {
   // ACH: batches settle the next business day; same-day ACH the same day before its cut-off. Receiving
   // banks return within two banking days (R01–R04…); unauthorised-debit returns (R10) take 60 days.
-  ach: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02', COLLECTION_ACCOUNTS.us),
-  ach_push: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 21, businessDaysAfter: 1 }, 2 * DAY, 'R03', 'R02', COLLECTION_ACCOUNTS.us),
-  ach_same_day: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 20, businessDaysAfter: 0 }, 2 * DAY, 'R03', 'R02', COLLECTION_ACCOUNTS.us),
+  ach: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 21, businessDaysAfter: 1, calendar: 'federal_reserve' }, 2 * DAY, 'R03', 'R02', COLLECTION_ACCOUNTS.us),
+  ach_push: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 21, businessDaysAfter: 1, calendar: 'federal_reserve' }, 2 * DAY, 'R03', 'R02', COLLECTION_ACCOUNTS.us),
+  ach_same_day: fiat('us_bank_account', ['usd'], 'can_ach_transfer', 1n, 1_000_000n, { cutoffUtcHour: 20, businessDaysAfter: 0, calendar: 'federal_reserve' }, 2 * DAY, 'R03', 'R02', COLLECTION_ACCOUNTS.us),
   // Fedwire settles on submission during its operating day; a wire is final but may be sent back.
-  wire: fiat('us_bank_account', ['usd'], 'can_wire_transfer', 1n, 10_000_000n, { cutoffUtcHour: 22, businessDaysAfter: 0 }, 5 * DAY, 'AC01', 'AC04', COLLECTION_ACCOUNTS.us),
-  swift: fiat('international_bank_account', ['usd'], 'can_swift_transfer', 1n, 10_000_000n, { cutoffUtcHour: 16, businessDaysAfter: 2 }, 10 * DAY, 'AC01', 'AC04', COLLECTION_ACCOUNTS.swift),
-  sepa: fiat('international_bank_account', ['eur'], 'can_sepa_transfer', 1n, 1_000_000n, { cutoffUtcHour: 15, businessDaysAfter: 1 }, 3 * DAY, 'AC01', 'AC04', COLLECTION_ACCOUNTS.sepa,
+  wire: fiat('us_bank_account', ['usd'], 'can_wire_transfer', 1n, 10_000_000n, { cutoffUtcHour: 22, businessDaysAfter: 0, calendar: 'federal_reserve' }, 5 * DAY, 'AC01', 'AC04', COLLECTION_ACCOUNTS.us),
+  swift: fiat('international_bank_account', ['usd'], 'can_swift_transfer', 1n, 10_000_000n, { cutoffUtcHour: 16, businessDaysAfter: 2, calendar: 'weekdays' }, 10 * DAY, 'AC01', 'AC04', COLLECTION_ACCOUNTS.swift),
+  sepa: fiat('international_bank_account', ['eur'], 'can_sepa_transfer', 1n, 1_000_000n, { cutoffUtcHour: 15, businessDaysAfter: 1, calendar: 'target2' }, 3 * DAY, 'AC01', 'AC04', COLLECTION_ACCOUNTS.sepa,
     { countries: SEPA_COUNTRIES, description: 'accounts in the SEPA zone' }),
   faster_payments: fiat('international_bank_account', ['gbp'], 'can_faster_payments_transfer', 1n, 1_000_000n, { instantMs: 2_000 }, 2 * DAY, 'AC01', 'AC04',
     COLLECTION_ACCOUNTS.faster_payments, { countries: new Set(['GB']), description: 'UK accounts' }),
@@ -151,8 +152,8 @@ export const RETURN_CODES: Record<string, string> = {
  */
 export function realSettlementTime(profile: FiatRailProfile, submittedAt: Date): Date {
   if ('instantMs' in profile.settlement) return new Date(submittedAt.getTime() + profile.settlement.instantMs);
-  const { cutoffUtcHour, businessDaysAfter } = profile.settlement;
-  const isBusinessDay = (d: Date) => d.getUTCDay() !== 0 && d.getUTCDay() !== 6;
+  const { cutoffUtcHour, businessDaysAfter, calendar } = profile.settlement;
+  const isBusinessDay = (d: Date) => isBankBusinessDay(calendar, d);
   const day = new Date(Date.UTC(submittedAt.getUTCFullYear(), submittedAt.getUTCMonth(), submittedAt.getUTCDate()));
   const nextDay = () => day.setUTCDate(day.getUTCDate() + 1);
   const onSubmissionDay = isBusinessDay(day) && submittedAt.getUTCHours() < cutoffUtcHour;

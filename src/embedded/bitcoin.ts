@@ -42,6 +42,7 @@ export async function startBitcoinNode(opts: { port: number; mnemonic: string; s
     // btcd's port is checked here, before the process that runs it starts: once a btcd a killed start
     // left behind is ended, a port still held is another program's, and waiting for an answer on it
     // would take that program's node for ours.
+    await endLeftoverProcess(path.join(opts.stateDir, 'bitcoin.pid'), process.execPath);
     await endLeftoverProcess(path.join(opts.stateDir, 'btcd.pid'), btcd);
     await ensurePortFree({ port: opts.port, what: 'The sandbox Bitcoin node (btcd)', setting: 'BITCOIN_NODE_PORT' });
   }

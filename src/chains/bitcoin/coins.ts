@@ -5,9 +5,9 @@ import type { Database } from '../../db/schema';
 import { PayoutRejectedError } from '../chain-adapter';
 import type { BitcoinNetwork } from './keys';
 import { freeUnconfirmedChange, recordUnconfirmedChange, reservedUnconfirmedChange } from './unconfirmed-change';
+import type { Coin, CoinOwner } from './coin';
 
-/** Whose coins a transaction spends: the platform's (treasury and deposit addresses), the sandbox faucet's, or one wallet's. */
-export type CoinOwner = { owner: 'platform' } | { owner: 'faucet' } | { owner: 'wallet'; walletId: string };
+export type { Coin, CoinOwner };
 
 /** What a spend is built against: the chain's tip (how deep each coin is) and the fee rate in sat/vB. */
 export interface SpendContext {
@@ -15,15 +15,6 @@ export interface SpendContext {
   feeRate: bigint;
 }
 
-export interface Coin {
-  txid: string;
-  vout: number;
-  address: string;
-  amountSats: bigint;
-  keyIndex: number | null;
-  /** 0 for a coin a block holds; else how many unconfirmed transactions lead to it (bitcoin_unconfirmed_change). */
-  depth: number;
-}
 
 /** Opt-in replace-by-fee (BIP-125): every input signals it, so a stuck payout can be bumped. */
 const RBF_SEQUENCE = 0xfffffffd;

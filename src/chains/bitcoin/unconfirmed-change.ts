@@ -2,7 +2,7 @@ import { hex } from '@scure/base';
 import { Address, OutScript, Transaction } from '@scure/btc-signer';
 import type { Kysely, Transaction as DbTransaction } from 'kysely';
 import type { Database } from '../../db/schema';
-import type { Coin, CoinOwner } from './coins';
+import type { Coin, CoinOwner } from './coin';
 import type { BitcoinNetwork } from './keys';
 
 // The change of the platform's and wallets' own transactions, spendable before a block holds it
