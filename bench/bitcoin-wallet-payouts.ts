@@ -2,7 +2,7 @@
 // (default 100) transfers to outside addresses (issue 63). Each send spends the unconfirmed change of
 // the one before, up to a node's chain of 25 (docs/WALLETS.md), so the sends need ⌈N / 25⌉ blocks. The
 // bench is the block clock: it mines a block only once no new send has been signed for
-// BENCH_QUIET_MS (default 3 s), and prints how many blocks held the wallet's sends, and that every
+// BENCH_QUIET_MS (default 65 s, more than a waiting send's longest retry interval), and prints how many blocks held the wallet's sends, and that every
 // transfer reached payment_processed.
 import { sql } from 'kysely';
 import { BitcoinRpc } from '../src/chains/bitcoin/rpc';
@@ -10,7 +10,8 @@ import { outsideAddress } from '../test/harness/bitcoin';
 import { withTransferStack } from './transfer-stack';
 
 const PAYOUTS = Number(process.env.BENCH_PAYOUTS ?? 100);
-const QUIET_MS = Number(process.env.BENCH_QUIET_MS ?? 3_000);
+// Longer than a waiting send's longest retry interval (1 minute): every send that can go has gone before the next block.
+const QUIET_MS = Number(process.env.BENCH_QUIET_MS ?? 65_000);
 const AMOUNT = '0.01';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

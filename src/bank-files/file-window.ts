@@ -26,17 +26,27 @@ export interface WindowFormat {
   rails: readonly string[];
   /** The rail whose settlement times give the effective date. */
   settlement: FiatRailProfile;
-  fileable(p: QueuedPayment): boolean;
+  /**
+   * Why a payment cannot go in a file, or null. Such a payment is set aside (`rejected`, its code
+   * and reason kept) and the rest of the window goes out: one payment never blocks a window.
+   */
+  refusal(p: QueuedPayment): SetAside | null;
+  /** The payments in the order the file carries them and, for ACH, the trace number each goes out with (taken in `trx`). */
+  arrange?(trx: Transaction<Database>, payments: QueuedPayment[]): Promise<{ payments: QueuedPayment[]; traces: string[] }>;
   /** The name of the window's file (the day's `sequence`-th of its format), known before it is built. */
   name(ctx: WindowContext): { name: string; fileIdModifier: string | null };
   /** The file, given the window and the name's file id modifier. */
-  build(payments: QueuedPayment[], ctx: WindowContext & { fileIdModifier: string | null }): Promise<{ text: string; totals: AchTotals }>;
+  build(payments: QueuedPayment[], ctx: WindowContext & { fileIdModifier: string | null; traces?: string[] }): Promise<{ text: string; totals: AchTotals }>;
+}
+
+/** A payment taken out of its window: the bank's code where one fits, and the field with what is wrong. */
+export interface SetAside {
+  code: string;
+  reason: string;
 }
 
 type WindowContext = { now: Date; effectiveDate: string; sequence: number; day: string };
 
-/** The code a payment gets when it cannot go in a file: no account the file could pay (R03, "no account"). */
-export const UNFILEABLE_CODE = 'R03';
 /** At most this many payments in one file; the rest wait for the next window. */
 export const MAX_FILE_ENTRIES = 10_000;
 
@@ -57,29 +67,35 @@ export async function fileWindow(
     await sql`select pg_advisory_xact_lock(hashtext(${`bank-files:${format.fileRail}`}))`.execute(trx);
     const queued = await queuedPayments(trx, settings.environment, format.rails);
     const fileable: QueuedPayment[] = [];
-    const unfileable: QueuedPayment[] = [];
-    for (const p of queued) (format.fileable(p) ? fileable : unfileable).push(p);
-    if (unfileable.length > 0) {
-      await trx.updateTable('bank_payments').set({ status: 'rejected', code: UNFILEABLE_CODE }).where('id', 'in', unfileable.map((p) => p.id)).execute();
+    for (const p of queued) {
+      const refused = format.refusal(p);
+      if (!refused) fileable.push(p);
+      else await trx.updateTable('bank_payments').set({ status: 'rejected', code: refused.code, reason: refused.reason.slice(0, 500) }).where('id', '=', p.id).execute();
     }
     if (fileable.length === 0) return null;
-
     const settlement = realSettlementTime(format.settlement, now);
     const effectiveDate = settlement.toISOString().slice(0, 10);
     const settlesAt = settings.settlementSeconds === undefined ? settlement : new Date(now.getTime() + settings.settlementSeconds * 1000);
     const day = now.toISOString().slice(0, 10).replaceAll('-', '');
     const ctx: WindowContext = { now, effectiveDate, day, sequence: await filesToday(trx, `${format.namePrefix}-${day}-`) };
     const { name, fileIdModifier } = format.name(ctx);
-    const ids = fileable.map((p) => p.id);
+    const { payments, traces } = format.arrange ? await format.arrange(trx, fileable) : { payments: fileable, traces: undefined };
+    const ids = payments.map((p) => p.id);
     // The file's row with its payments, and the payments filed, are written while the file is built.
     const file = await recordOutboundFileWhileBuilt(trx, cipher, {
       rail: format.fileRail, name, fileIdModifier: fileIdModifier ?? '', paymentIds: ids, windowId: window.id,
-    }, () => format.build(fileable, { ...ctx, fileIdModifier }), (fileId) => trx.updateTable('bank_payments')
-      .set({ status: 'filed', file_id: fileId, effective_date: effectiveDate, settles_at: settlesAt })
-      // One array parameter, not one per payment: a window may hold 10,000.
-      .where(sql<boolean>`id = any(${ids}::text[])`), now);
+    }, () => format.build(payments, { ...ctx, fileIdModifier, traces }), (fileId) => markFiled(trx, { fileId, ids, traces, effectiveDate, settlesAt }), now);
     return { fileId: file.id, name, entryCount: ids.length };
   });
+}
+
+/** The window's payments filed (with their trace numbers, for ACH), as one statement: one array parameter each, not one per payment. */
+function markFiled(trx: Transaction<Database>, q: { fileId: string; ids: string[]; traces?: string[]; effectiveDate: string; settlesAt: Date }) {
+  const filed = { status: 'filed' as const, file_id: q.fileId, effective_date: q.effectiveDate, settles_at: q.settlesAt };
+  if (!q.traces) return trx.updateTable('bank_payments').set(filed).where(sql<boolean>`id = any(${q.ids}::text[])`);
+  return trx.updateTable('bank_payments').set({ ...filed, trace_number: sql<string>`t.trace` })
+    .from(sql<{ id: string; trace: string }>`unnest(${q.ids}::text[], ${q.traces}::text[])`.as(sql`t(id, trace)`))
+    .whereRef('bank_payments.id', '=', sql.ref('t.id'));
 }
 
 /** The window's queued payments, oldest first, with what the file needs of their accounts. */

@@ -9,6 +9,7 @@ import { accountIdentity, serializeExternalAccount } from '../external-accounts/
 import { readAchFile, type AchRecord } from '../providers/bank-files/nacha';
 import { readCamt054, readPain002 } from '../providers/bank-files/sepa-messages';
 import type { RailEvent } from '../providers/rails';
+import { sepaFileOfMessage } from './sepa-window';
 
 // Files the bank puts in its outbox (docs/BANK_FILES.md): NACHA returns (addenda 99), notifications
 // of change (addenda 98) and credits; SEPA status reports (pain.002) and notifications (camt.054).
@@ -26,6 +27,11 @@ export type InboundItem =
   | { kind: 'rejection'; id: string; endToEndId: string; code: string }
   | { kind: 'notification_of_change'; id: string; originalTrace: string; code: string; correctedData: string }
   | { kind: 'credit'; id: string; rail: 'ach' | 'sepa'; currency: 'usd' | 'eur'; amountMinor: bigint; reference: string; senderName: string }
+  /**
+   * A status report's rejection of a whole message (group level) or of one payment block of it: every
+   * payment it carries takes the rejected path, as each rejected alone would.
+   */
+  | { kind: 'message_rejection'; id: string; messageId: string; paymentInfoId?: string; code: string }
   /** The bank refused a whole file of ours (its rejection notice): nothing in it was paid. */
   | { kind: 'file_rejection'; id: string; file: string; reasons: string[] };
 
@@ -50,18 +56,31 @@ export function readInboundFile(text: string): { rail: 'ach' | 'sepa'; items: In
     return { rail: notice.file.endsWith('.xml') ? 'sepa' : 'ach', items: [notice] };
   }
   if (!text.trimStart().startsWith('<')) return { rail: 'ach', items: readInboundAchFile(text) };
-  if (text.includes('CstmrPmtStsRpt')) {
-    return {
-      rail: 'sepa',
-      items: readPain002(text).filter((s) => s.status === 'RJCT').map((s) => ({ kind: 'rejection', id: s.endToEndId, endToEndId: s.endToEndId, code: s.reason ?? 'MS03' })),
-    };
-  }
+  if (text.includes('CstmrPmtStsRpt')) return { rail: 'sepa', items: pain002Items(text) };
   return {
     rail: 'sepa',
     items: readCamt054(text).map((n): InboundItem => (n.kind === 'return'
       ? { kind: 'return', id: n.id, endToEndId: n.endToEndId, code: n.code }
       : { kind: 'credit', id: n.id, rail: 'sepa', currency: 'eur', amountMinor: n.amountMinor, reference: n.reference, senderName: n.senderName })),
   };
+}
+
+/**
+ * A pain.002's rejections at each level: the group (the whole message), a payment block, a
+ * transaction. Accepted and pending statuses change nothing; PART says to read the level below.
+ */
+function pain002Items(text: string): InboundItem[] {
+  const report = readPain002(text);
+  if (report.group.status === 'RJCT') {
+    return [{ kind: 'message_rejection', id: report.messageId, messageId: report.messageId, code: report.group.reason ?? 'MS03' }];
+  }
+  return report.blocks.flatMap((block): InboundItem[] => {
+    if (block.status === 'RJCT') {
+      return [{ kind: 'message_rejection', id: `${report.messageId}:${block.paymentInfoId}`, messageId: report.messageId, paymentInfoId: block.paymentInfoId, code: block.reason ?? 'MS03' }];
+    }
+    return block.transactions.filter((tx) => tx.status === 'RJCT')
+      .map((tx) => ({ kind: 'rejection', id: tx.endToEndId, endToEndId: tx.endToEndId, code: tx.reason ?? 'MS03' }));
+  });
 }
 
 /** The entries of a NACHA file from the bank, by what they say. */
@@ -92,10 +111,18 @@ function creditReference(entry: AchRecord, addenda: AchRecord[]): string {
   return (info ? info.split(/\s+/)[0] : entry.idNumber).replace(/\\$/, '');
 }
 
-/** Our payment an item names: by its trace number (the ODFI's 8 digits and the last 7 of its entry reference) or its end-to-end id. */
+/**
+ * Our payment an item names: by the trace number it was filed with (the newest such payment: a
+ * trace repeats only after 9,999,999 entries), or its end-to-end id. Payments filed before traces
+ * were kept carry the last 7 digits of their entry reference as their trace.
+ */
 function paymentOf(db: Db | Transaction<Database>, item: { originalTrace?: string; endToEndId?: string }) {
   const q = db.selectFrom('bank_payments').select(['id', 'status', 'external_account_id', 'settles_at', 'code']);
-  const named = item.endToEndId ? q.where('entry_ref', '=', item.endToEndId) : q.where('entry_ref', 'like', `%${item.originalTrace!.slice(8)}`);
+  const trace = item.originalTrace ?? '';
+  const named = item.endToEndId ? q.where('entry_ref', '=', item.endToEndId) : q.where((eb) => eb.or([
+    eb('trace_number', '=', trace),
+    eb.and([eb('trace_number', 'is', null), eb('entry_ref', 'like', `%${trace.slice(8)}`)]),
+  ]));
   return named.where('status', 'in', ['filed', 'returned', 'rejected']).orderBy('created_at', 'desc').executeTakeFirst();
 }
 
@@ -117,6 +144,11 @@ export async function railEventsOf(db: Db, fileName: string, items: InboundItem[
       const payment = await paymentOf(db, item);
       if (item.kind === 'rejection' && payment?.status !== 'returned') continue;
       events.push({ id, type: 'payment.returned', providerPaymentId: payment?.id ?? `unknown:${item.kind === 'return' ? (item.originalTrace ?? item.endToEndId) : item.endToEndId}`, code: item.code });
+    } else if (item.kind === 'message_rejection') {
+      // Rejected after its settlement time, a payment of the message had counted as paid: a return.
+      for (const p of await messagePayments(db, item.messageId, ['returned'])) {
+        if (p.code === item.code) events.push({ id: `${id}:${p.id}`, type: 'payment.returned', providerPaymentId: p.id, code: item.code });
+      }
     }
   }
   return events;
@@ -172,6 +204,7 @@ export async function recordInboundFile(
       if (item.kind === 'return' || item.kind === 'rejection') await markPaymentAnswered(trx, item, now);
       else if (item.kind === 'notification_of_change') await applyNotificationOfChange(trx, cipher, item, now);
       else if (item.kind === 'file_rejection') await markFileRejected(trx, item, now);
+      else if (item.kind === 'message_rejection') await markMessageRejected(trx, item, now);
     }
     return { id, fresh: true, handled: false };
   });
@@ -189,6 +222,27 @@ async function markPaymentAnswered(trx: Transaction<Database>, item: Extract<Inb
   await trx.updateTable('bank_payments').set(beforeSettlement
     ? { status: 'rejected', code: item.code }
     : { status: 'returned', code: item.code, returned_at: now }).where('id', '=', payment.id).execute();
+}
+
+/** The payments of our SEPA message `messageId` (its file's), in the given states. */
+async function messagePayments(db: Db | Transaction<Database>, messageId: string, statuses: ('filed' | 'returned' | 'rejected')[]) {
+  const name = sepaFileOfMessage(messageId);
+  if (!name) return [];
+  return db.selectFrom('bank_payments as p').innerJoin('bank_files as f', 'f.id', 'p.file_id').select(['p.id', 'p.status', 'p.settles_at', 'p.code'])
+    .where('f.direction', '=', 'outbound').where('f.name', '=', name).where('p.status', 'in', statuses).execute();
+}
+
+/**
+ * A status report rejected a whole message of ours, or its payment block (each file is one message
+ * of one block): each of its filed payments is answered as if rejected alone.
+ */
+async function markMessageRejected(trx: Transaction<Database>, item: Extract<InboundItem, { kind: 'message_rejection' }>, now: Date) {
+  for (const p of await messagePayments(trx, item.messageId, ['filed'])) {
+    const beforeSettlement = (p.settles_at?.getTime() ?? 0) > now.getTime();
+    await trx.updateTable('bank_payments').set(beforeSettlement
+      ? { status: 'rejected', code: item.code, reason: `the bank rejected ${item.paymentInfoId ? `payment block ${item.paymentInfoId} of ` : ''}message ${item.messageId}` }
+      : { status: 'returned', code: item.code, returned_at: now }).where('id', '=', p.id).execute();
+  }
 }
 
 /**
@@ -223,7 +277,9 @@ function summary(items: InboundItem[]): string {
   const count = (kind: InboundItem['kind']) => items.filter((i) => i.kind === kind).length;
   const refused = items.flatMap((i) => (i.kind === 'file_rejection' ? [i.file] : []));
   if (refused.length > 0) return `the bank rejected ${refused.join(', ')}`;
-  return `${count('return')} returns, ${count('rejection')} rejections, ${count('notification_of_change')} notifications of change, ${count('credit')} credits`;
+  const messages = count('message_rejection');
+  return `${count('return')} returns, ${count('rejection')} rejections, ${messages > 0 ? `${messages} messages or payment blocks rejected, ` : ''}`
+    + `${count('notification_of_change')} notifications of change, ${count('credit')} credits`;
 }
 
 /**

@@ -4,7 +4,9 @@ import type { Environment } from '../db/schema';
 import type { BankFileRail } from '../config-bank-files';
 import { RAILS, type FiatRailProfile } from '../domain/rails';
 import { buildPain001, type SepaDebtor } from '../providers/bank-files/sepa-messages';
-import { fileWindow, receiverName, type FiledWindow, type WindowFormat } from './file-window';
+import { bicCheck, ibanCheck } from '../domain/bank-validation';
+import { sepaText } from '../providers/bank-files/rail-text';
+import { fileWindow, receiverName, type FiledWindow, type QueuedPayment, type SetAside, type WindowFormat } from './file-window';
 
 // A SEPA file window (docs/BANK_FILES.md): the payments queued for it in one pain.001.001.09 message.
 
@@ -15,28 +17,51 @@ export interface SepaWindowSettings {
   settlementSeconds?: number;
 }
 
+/** A SEPA window's file: the day's `sequence`-th (from 0), and its message's id (what a status report names). */
+const sepaFileName = (day: string, sequence: number) => `SCT-${day}-${sequence + 1}.xml`;
+const sepaMessageId = (day: string, sequence: number) => `SCT${day}${String(sequence + 1).padStart(3, '0')}`;
+
+/** The file whose message a status report answers, or null when the id is not one of ours. */
+export function sepaFileOfMessage(messageId: string): string | null {
+  const m = /^SCT(\d{8})(\d{3,})$/.exec(messageId);
+  return m ? sepaFileName(m[1]!, Number(m[2]) - 1) : null;
+}
+
 function sepaFormat(settings: SepaWindowSettings, cipher: DataCipher): WindowFormat {
   return {
     fileRail: 'sepa',
     namePrefix: 'SCT',
     rails: settings.rails.includes('sepa') ? ['sepa'] : [],
     settlement: RAILS.sepa as FiatRailProfile,
-    // Credit transfers only, to an IBAN with its BIC (a refund of a deposit whose sender we never saw has none).
-    fileable: (p) => Boolean(p.type === 'international_bank_account' && p.number_encrypted && p.bic && p.direction === 'credit' && p.purpose !== 'deposit_return'),
-    name: ({ day, sequence }) => ({ name: `SCT-${day}-${sequence + 1}.xml`, fileIdModifier: null }),
+    refusal: (p) => sepaRefusal(p, cipher),
+    name: ({ day, sequence }) => ({ name: sepaFileName(day, sequence), fileIdModifier: null }),
     build: async (payments, { now, effectiveDate, day, sequence }) => {
-      const messageId = `SCT${day}${String(sequence + 1).padStart(3, '0')}`;
+      const messageId = sepaMessageId(day, sequence);
       const built = buildPain001(settings.debtor, payments.map((p) => ({
         endToEndId: p.entry_ref,
         amountMinor: BigInt(p.amount_minor),
-        creditorName: receiverName(p),
-        creditorIban: cipher.decryptText(p.number_encrypted!),
-        creditorBic: p.bic!,
-        remittance: `${p.purpose === 'refund' ? 'REFUND' : 'PAYOUT'} ${p.reference ?? ''}`.trim(),
+        // In the EPC basic Latin set: transliterated, anything else a space (the original stays on the account).
+        creditorName: sepaText(receiverName(p), 70) || 'ACCOUNT HOLDER',
+        creditorIban: cipher.decryptText(p.number_encrypted!).replace(/\s+/g, '').toUpperCase(),
+        creditorBic: p.bic!.toUpperCase(),
+        remittance: sepaText(`${p.purpose === 'refund' ? 'REFUND' : 'PAYOUT'} ${p.reference ?? ''}`, 140),
       })), { messageId, createdAt: now, executionDate: effectiveDate });
       return { text: built.text, totals: { entryCount: payments.length, entryHash: 0n, totalDebitMinor: 0n, totalCreditMinor: built.totalMinor } };
     },
   };
+}
+
+/**
+ * Why a queued payment cannot be a SEPA credit transfer, named by the field: a credit to an IBAN
+ * with its BIC only (a refund of a deposit whose sender we never saw has none).
+ */
+function sepaRefusal(p: QueuedPayment, cipher: DataCipher): SetAside | null {
+  if (p.direction !== 'credit' || p.purpose === 'deposit_return') return { code: 'AC01', reason: 'external_account_id: a SEPA file carries credit transfers to an account of the payee only' };
+  if (p.type !== 'international_bank_account' || !p.number_encrypted) return { code: 'AC01', reason: 'external_account_id: no IBAN a SEPA file can pay' };
+  const iban = ibanCheck(cipher.decryptText(p.number_encrypted));
+  if ('error' in iban) return { code: 'AC01', reason: `iban ${iban.error}` };
+  if (!p.bic || 'error' in bicCheck(p.bic)) return { code: 'RC01', reason: 'bic: no valid BIC of the payee\'s bank' };
+  return null;
 }
 
 /** Files the window's queued SEPA payments in one pain.001 (fileWindow: recorded with them, once per window). */

@@ -37,6 +37,7 @@ import * as m0032 from './migrations/0032_abort_statement';
 import * as m0033 from './migrations/0033_transfer_volumes';
 import * as m0034 from './migrations/0034_one_payment_per_signature';
 import * as m0035 from './migrations/0035_bitcoin_unconfirmed_change';
+import * as m0036 from './migrations/0036_bank_payment_traces';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -96,6 +97,7 @@ const migrations: Record<string, Migration> = {
   '0033_transfer_volumes': m0033,
   '0034_one_payment_per_signature': m0034,
   '0035_bitcoin_unconfirmed_change': m0035,
+  '0036_bank_payment_traces': m0036,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -680,6 +680,16 @@ export interface BankPaymentsTable {
   settles_at: Date | null;
   created_at: Date;
   returned_at: Date | null;
+  /** ACH: the trace number the entry went out with (migration 0036). */
+  trace_number: string | null;
+  /** Why the payment was set aside instead of filed: the field and what is wrong with it. */
+  reason: string | null;
+}
+
+/** The next ACH trace counter of each ODFI (7 digits, from 1). */
+export interface AchTraceCountersTable {
+  odfi: string;
+  next_trace: number;
 }
 
 export interface BankFilePaymentsTable {
@@ -724,6 +734,7 @@ export interface Database {
   bank_files: BankFilesTable;
   bank_file_payments: BankFilePaymentsTable;
   bank_payments: BankPaymentsTable;
+  ach_trace_counters: AchTraceCountersTable;
   bitcoin_blocks: BitcoinBlocksTable;
   bitcoin_outputs: BitcoinOutputsTable;
   bitcoin_unconfirmed_change: BitcoinUnconfirmedChangeTable;

@@ -65,7 +65,7 @@ test('a live SEPA payout goes out as a pain.001.001.09 valid against the ISO 200
   const credit = await bank.waitForSepaCredit((c) => c.endToEndId === queued.entry_ref);
   expect(credit).toMatchObject({
     amountMinor: BigInt(queued.amount_minor), currency: 'EUR', creditorName: 'Erika Mustermann', creditorIban: 'FR1420041010050500013M02606',
-    creditorBic: 'PSSTFRPPXXX', debtorIban: TEST_SEPA_ACCOUNT.iban, remittance: `PAYOUT ${tr.id}`,
+    creditorBic: 'PSSTFRPPXXX', debtorIban: TEST_SEPA_ACCOUNT.iban, remittance: `PAYOUT ${tr.id.replace("_", "-")}`,
   });
   // The message as a whole: its namespace, the official schema, its count and control sum.
   const text = fs.readFileSync(path.join(stack().bankRoot!, 'inbox', credit.file), 'utf8');

@@ -16,7 +16,23 @@ const SCHEMA_OF: Record<string, string> = {
   'camt.054.001.08': 'camt.054.001.08',
 };
 
-export const ISO20022_SCHEMA_FILES = [...new Set(Object.values(SCHEMA_OF))].map((name) => path.join(DIR, `${name}.xsd`));
+/** The European Payments Council's SEPA credit transfer schemas (EPC132-08), which restrict ISO 20022 to what SEPA banks take. */
+export const EPC_SCHEMAS = {
+  pain001_2023: 'EPC132-08_2023_V1.0_pain.001.001.09',
+  pain001_2025: 'EPC132-08_2025_V1.0_pain.001.001.09',
+  pain002_2025: 'EPC132-08_2025_V1.0_pain.002.001.10',
+} as const;
+
+export const ISO20022_SCHEMA_FILES = [...new Set([...Object.values(SCHEMA_OF), ...Object.values(EPC_SCHEMAS)])].map((name) => path.join(DIR, `${name}.xsd`));
+
+/** An EPC schema's complaints about `text`, a message of the schema's own version. */
+export async function epcSchemaErrors(text: string, schema: (typeof EPC_SCHEMAS)[keyof typeof EPC_SCHEMAS]): Promise<string[]> {
+  const result = await validateXML({
+    xml: [{ fileName: 'message.xml', contents: text }],
+    schema: [{ fileName: `${schema}.xsd`, contents: fs.readFileSync(path.join(DIR, `${schema}.xsd`), 'utf8') }],
+  });
+  return result.errors.map((e) => e.rawMessage);
+}
 
 /** The schema's complaints about `text` (a whole message), or none when it is valid. */
 export async function iso20022SchemaErrors(text: string): Promise<string[]> {

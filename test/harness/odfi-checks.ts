@@ -1,3 +1,4 @@
+import { moovValidate } from './moov-ach';
 import { controlTotals, readAchFile, type AchTotals, type ReadAchFile } from '../../src/providers/bank-files/nacha';
 
 // The bank's side (a test counterpart): the checks an ODFI runs on a NACHA file before it takes it.
@@ -65,6 +66,9 @@ export function odfiProblems(text: string, seen: Set<string>): string[] {
   }
   compare('file', file.control, sumsOf(file.batches), problems);
   if (Number(file.control.batchCount) !== file.batches.length) problems.push(`file: batchCount is ${file.control.batchCount}, the file has ${file.batches.length}`);
+  // And as a bank's software we did not write reads it: moov-io/ach's reader and Validate().
+  const moov = moovValidate(text)[0]!;
+  if (moov.error) problems.push(`moov-io/ach: ${moov.error}`);
   const identity = [file.header.immediateDestination, file.header.immediateOrigin, file.header.fileCreationDate, file.header.fileIdModifier].join('|');
   if (seen.has(identity)) problems.push(`duplicate file: ${identity} was taken already`);
   if (problems.length === 0) seen.add(identity);

@@ -59,3 +59,48 @@ export function camt054(iban: string, messageId: string, entries: Notified[]): s
     },
   });
 }
+
+/** A status report at any of its levels, as a SEPA bank writes it (pain.002.001.10, the EPC's 2025 version, unless told). */
+export function pain002Report(messageId: string, report: {
+  group?: { status: string; reason?: string };
+  blocks: { id: string; status?: string; reason?: string; transactions: { credit: ReadCredit; status: string; code?: string }[] }[];
+}, version = 'pain.002.001.10'): string {
+  const reason = (code?: string) => (code ? { StsRsnInf: { Orgtr: { Nm: 'SANDBOX PLATFORM BANK EUROPE' }, Rsn: { Cd: code } } } : {});
+  return document(version, {
+    CstmrPmtStsRpt: {
+      GrpHdr: { MsgId: `STS${messageId}`.slice(0, 35), CreDtTm: `${now()}Z`, DbtrAgt: { FinInstnId: { BICFI: 'COBADEFFXXX' } } },
+      OrgnlGrpInfAndSts: { OrgnlMsgId: messageId, OrgnlMsgNmId: 'pain.001.001.09', ...(report.group ? { GrpSts: report.group.status, ...reason(report.group.reason) } : {}) },
+      OrgnlPmtInfAndSts: report.blocks.map((b) => ({
+        OrgnlPmtInfId: b.id, ...(b.status ? { PmtInfSts: b.status, ...reason(b.reason) } : {}),
+        TxInfAndSts: b.transactions.map(({ credit, status, code }) => ({
+          OrgnlEndToEndId: credit.endToEndId, TxSts: status, ...reason(code),
+        })),
+      })),
+    },
+  });
+}
+
+/** A camt.054 whose one entry books several credits as a batch (one `Ntry`, one `TxDtls` each), remittance lines as given. */
+export function camt054Batch(iban: string, messageId: string, entryRef: string, credits: { ref?: string; amountMinor: bigint; lines: string[]; senderName: string }[]): string {
+  const day = now().slice(0, 10);
+  const total = credits.reduce((s, c) => s + c.amountMinor, 0n);
+  return document('camt.054.001.08', {
+    BkToCstmrDbtCdtNtfctn: {
+      GrpHdr: { MsgId: messageId, CreDtTm: now() },
+      Ntfctn: {
+        Id: messageId, CreDtTm: now(), Acct: { Id: { IBAN: iban } },
+        Ntry: {
+          Amt: amount(total), CdtDbtInd: 'CRDT', Sts: { Cd: 'BOOK' }, BookgDt: { Dt: day }, ValDt: { Dt: day }, AcctSvcrRef: entryRef,
+          BkTxCd: { Domn: { Cd: 'PMNT', Fmly: { Cd: 'RCDT', SubFmlyCd: 'ESCT' } } },
+          NtryDtls: {
+            Btch: { NbOfTxs: String(credits.length) },
+            TxDtls: credits.map((c) => ({
+              Refs: { ...(c.ref ? { AcctSvcrRef: c.ref } : {}), EndToEndId: 'NOTPROVIDED' }, Amt: amount(c.amountMinor), CdtDbtInd: 'CRDT',
+              RltdPties: { Dbtr: { Pty: { Nm: c.senderName } } }, RmtInf: { Ustrd: c.lines },
+            })),
+          },
+        },
+      },
+    },
+  });
+}

@@ -45,7 +45,7 @@ test('the validator refuses what a bank\'s would: a BIC that is not one, a missi
 test('the test bank\'s pain.002 rejections are valid pain.002.001.11, and the platform reads them', async () => {
   const text = pain002Rejections('SEPA-20261128-A', [{ credit: read(credits[0]!), code: 'AC04' }, { credit: read(credits[1]!), code: 'AM04' }]);
   expect(await iso20022SchemaErrors(text)).toEqual([]);
-  expect(readPain002(text)).toEqual([
+  expect(readPain002(text).blocks[0]!.transactions).toEqual([
     { endToEndId: 'tr_0001', status: 'RJCT', reason: 'AC04' },
     { endToEndId: 'tr_0002', status: 'RJCT', reason: 'AM04' },
   ]);

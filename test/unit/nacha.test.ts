@@ -1,4 +1,4 @@
-import { buildAchFile, MAX_BATCH_ENTRIES, readAchFile, totalsOf, type AchEntry, type AchOriginator } from '../../src/providers/bank-files/nacha';
+import { buildAchFile, MAX_BATCH_ENTRIES, achRecords, readAchFile, totalsOf, type AchEntry, type AchOriginator } from '../../src/providers/bank-files/nacha';
 
 // NACHA files: written by the library, read back by its own record tables, totals exact in bigint.
 
@@ -28,7 +28,9 @@ const createdAt = new Date('2026-11-27T14:05:00.000Z');
 test('200 entries make one balanced file: 94-character records in blocks of ten, read back field by field', async () => {
   const list = entries();
   const { text, totals } = await buildAchFile(originator, list, { createdAt, fileIdModifier: 'A' });
-  const lines = text.split('\r\n');
+  // Every record ends in CRLF, the last one too.
+  expect(text.endsWith('\r\n')).toBe(true);
+  const lines = text.slice(0, -2).split('\r\n');
   expect(lines.every((l) => l.length === 94)).toBe(true);
   expect(lines.length % 10).toBe(0);
 
@@ -75,8 +77,9 @@ test('an amount the library cannot write is refused with its entry named, before
     .rejects.toThrow(/Entry PAY000000000000: 10000000.00 is not an ACH entry amount/);
 });
 
-test('a record of the wrong length is refused when read', () => {
-  expect(() => readAchFile(`${'1'.repeat(93)}\n`)).toThrow(/Record 1 is 93 characters long, not 94/);
+test('a record longer than 94 characters is refused when read; one whose closing blanks were trimmed is read whole', () => {
+  expect(() => readAchFile(`${'1'.repeat(95)}\n`)).toThrow(/Record 1 is 95 characters long, not 94/);
+  expect(achRecords(`${'1'.repeat(93)}\n`)).toEqual([`${'1'.repeat(93)} `]);
 });
 
 test('a large group of entries of one kind is cut in batches of at most MAX_BATCH_ENTRIES, numbered in order, each balanced', async () => {

@@ -63,7 +63,8 @@ export interface ReadAchFile {
 const TRANSACTION_CODES = { checking: { credit: '22', debit: '27' }, savings: { credit: '32', debit: '37' } } as const;
 const NINES = '9'.repeat(94);
 const ADDENDA_FIELDS: Record<string, Fields> = { '98': NOC_ADDENDA_FIELDS, '99': RETURN_ADDENDA_FIELDS };
-const MAX_ENTRY_MINOR = 999_999_999n;
+/** The most one entry carries through the library (9,999,999.99; the ACH rail's own bound is lower). */
+export const MAX_ACH_ENTRY_MINOR = 999_999_999n;
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 
 /** The file's bytes and its totals, computed in bigint and found again in the file's own controls. */
@@ -72,7 +73,7 @@ export async function buildAchFile(
 ): Promise<{ text: string; totals: AchTotals }> {
   if (entries.length === 0) throw new Error('An ACH file needs at least one entry');
   // The library writes at most 9,999,999.99 an entry (the ACH rail's own bound is 1,000,000.00).
-  const tooLarge = entries.find((e) => e.amountMinor <= 0n || e.amountMinor > MAX_ENTRY_MINOR);
+  const tooLarge = entries.find((e) => e.amountMinor <= 0n || e.amountMinor > MAX_ACH_ENTRY_MINOR);
   if (tooLarge) throw new Error(`Entry ${tooLarge.idNumber}: ${formatAmount(tooLarge.amountMinor, 2)} is not an ACH entry amount (0.01 to 9,999,999.99)`);
   const iso = opts.createdAt.toISOString();
   const file = new nach.File({
@@ -120,7 +121,8 @@ export async function buildAchFile(
     }
     file.addBatch(batch);
   }
-  const text = await new Promise<string>((resolve) => file.generateFile(resolve));
+  // Every record ends in CRLF, the last one too (the library leaves it off).
+  const text = `${(await new Promise<string>((resolve) => file.generateFile(resolve))).replace(/(\r?\n)*$/, '')}\r\n`;
   const totals = totalsOf(entries);
   checkControls(readFileControl(text), totals);
   return { text, totals };
@@ -139,7 +141,7 @@ export const MAX_BATCH_ENTRIES = 50;
 function batchesOf(entries: AchEntry[]): AchEntry[][] {
   const groups = new Map<string, AchEntry[]>();
   for (const e of entries) {
-    const key = `${e.secCode} ${e.effectiveDate} ${e.entryDescription ?? ''}`;
+    const key = achBatchKey(e);
     const group = groups.get(key);
     if (group) group.push(e);
     else groups.set(key, [e]);
@@ -149,6 +151,9 @@ function batchesOf(entries: AchEntry[]): AchEntry[][] {
     return Array.from({ length: Math.ceil(group.length / MAX_BATCH_ENTRIES) }, (_, i) => group.slice(i * MAX_BATCH_ENTRIES, (i + 1) * MAX_BATCH_ENTRIES));
   });
 }
+
+/** What puts entries in one batch: their SEC code, effective date and description. Batches go out in the order of their keys. */
+export const achBatchKey = (e: Pick<AchEntry, 'secCode' | 'effectiveDate' | 'entryDescription'>) => `${e.secCode} ${e.effectiveDate} ${e.entryDescription ?? ''}`;
 
 export function totalsOf(entries: AchEntry[]): AchTotals {
   let hash = 0n;
@@ -211,9 +216,19 @@ function readRecord(line: string, fields: Fields): AchRecord {
   return out;
 }
 
+/**
+ * A NACHA file's 94-character records as banks send them: one a line (CRLF or LF), or with no line
+ * breaks at all (blocks of 940 characters), and with the blanks that end a record trimmed.
+ */
+export function achRecords(text: string): string[] {
+  const body = text.replace(/^\uFEFF/, '');
+  const lines = /[\r\n]/.test(body) ? body.split(/\r?\n|\r/) : body.match(/.{1,94}/gs) ?? [];
+  return lines.map((l) => l.replace(/\s+$/, '')).filter((l) => l.length > 0).map((l) => (l.length < 94 ? l.padEnd(94, ' ') : l));
+}
+
 /** A NACHA file's records, by the library's layouts; padding records are skipped. */
 export function readAchFile(text: string): ReadAchFile {
-  const lines = text.split(/\r?\n/).filter((l) => l.length > 0);
+  const lines = achRecords(text);
   const bad = lines.findIndex((l) => l.length !== 94);
   if (bad >= 0) throw new Error(`Record ${bad + 1} is ${lines[bad].length} characters long, not 94`);
   const out: ReadAchFile = { header: {}, batches: [], control: {} };
