@@ -143,6 +143,35 @@ test('200 live ACH payouts funded by incoming credits go out in one window: one 
   }
 }, 300_000);
 
+test('a window with a payout to José Núñez and one to an account whose routing number no longer passes its check digit: the first goes out as JOSE NUNEZ in a file moov-io/ach validates, the second is set aside (R28, its field named) and not paid; the next window is unaffected', async () => {
+  const jose = (await liveVerifiedUsAccount(live, bank, customer.id, '40007770001', 'José Núñez')).account;
+  const broken = (await liveVerifiedUsAccount(live, bank, customer.id, '40007770002')).account;
+  // Damaged where it is kept (the API refuses a routing number that fails its check digit).
+  await testDb().updateTable('external_accounts').set({ routing_number: '021000022' }).where('id', '=', broken.id).execute();
+  const good = (await payout('31.00', jose.id)).body;
+  const bad = (await payout('32.00', broken.id)).body;
+  await creditsFor([good, bad]);
+  await waitForTransferState(live, good.id, 'payment_processed', 90_000);
+  const setAside = await waitFor(async () => {
+    const row = await testDb().selectFrom('bank_payments').selectAll().where('reference', '=', bad.id).where('purpose', '=', 'payout').executeTakeFirst();
+    return row?.status === 'rejected' ? row : undefined;
+  }, { what: 'the broken payout set aside', timeoutMs: 60_000 });
+  expect(setAside).toMatchObject({ code: 'R28', reason: 'routing_number is not a valid ABA routing number (checksum)', file_id: null });
+  const stopped = await waitFor(async () => {
+    const tr = (await live.get(`/v0/transfers/${bad.id}`)).body;
+    return ['undeliverable', 'refunded'].includes(tr.state) ? tr : undefined;
+  }, { what: 'the broken payout\'s transfer off the payout path', timeoutMs: 60_000 });
+  expect(stopped.state_reason).toMatch(/R28/);
+  const paid = bank.entries.filter((e) => e.account === '40007770001' && e.description === 'PAYOUT');
+  expect(paid.map((e) => [e.name, e.amountMinor])).toEqual([['JOSE NUNEZ', 3_100n]]);
+  expect(bank.entries.some((e) => e.account === '40007770002' && e.description === 'PAYOUT')).toBe(false);
+  // Every file the bank took passed moov-io/ach (it refuses one moov refuses), and the next window goes out.
+  expect(bank.rejected).toEqual([]);
+  const next = (await payout('33.00', jose.id)).body;
+  await creditsFor([next]);
+  await waitForTransferState(live, next.id, 'payment_processed', 90_000);
+}, 240_000);
+
 test('a notification of change C01 corrects the external account, with its event, and the next payout goes to the new number', async () => {
   // .15: the test bank answers the entry with C01 (docs/TRANSFERS.md).
   const first = await payout('30.15');

@@ -25,9 +25,9 @@ export async function liveApprovedCustomer(live: ApiClient, operator: string) {
  * A live US account, verified with the two micro-deposits the bank took from the platform's file;
  * `recoveryDebit` is the later debit that takes them back.
  */
-export async function liveVerifiedUsAccount(live: ApiClient, bank: TestBank, customerId: string, accountNumber: string) {
+export async function liveVerifiedUsAccount(live: ApiClient, bank: TestBank, customerId: string, accountNumber: string, accountName = 'Jane Doe') {
   const created = await live.post('/v0/external-accounts', {
-    customer_id: customerId, type: 'us_bank_account', account_name: 'Jane Doe', routing_number: '021000021', account_number: accountNumber,
+    customer_id: customerId, type: 'us_bank_account', account_name: accountName, routing_number: '021000021', account_number: accountNumber,
   });
   if (created.status !== 201) throw new Error(`account not created: ${JSON.stringify(created.body)}`);
   const mine = (e: TakenEntry) => e.account === accountNumber && e.description === 'ACCTVERIFY';
