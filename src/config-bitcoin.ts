@@ -21,6 +21,12 @@ export const bitcoinEnv = {
   BITCOIN_RBF_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1_800),
   /** How long one process answers a look at the node's tip again, instead of asking (every pending payout polls). */
   BITCOIN_INDEX_REUSE_MS: z.coerce.number().int().min(0).max(60_000).default(250),
+  /**
+   * How long a wallet's send waits, inside one try, for the change of its own sends still out (a
+   * chain of 25 unconfirmed transactions is full until the next block) before the try fails and is
+   * tried again: under the chain activities' 10 s timeout.
+   */
+  BITCOIN_COIN_WAIT_MS: z.coerce.number().int().min(0).max(9_000).default(8_000),
   /** The sandbox node's RPC port under `npm start`. */
   BITCOIN_NODE_PORT: z.coerce.number().int().min(1).max(65_535).default(18_443),
   /** The sandbox node's block time (ms): Bitcoin's is ten minutes; 0 mines only on request. */

@@ -29,6 +29,8 @@ export interface BitcoinAdapterOptions {
   rbfAfterMs: number;
   /** How long a look at the node's tip is answered again in this process (BITCOIN_INDEX_REUSE_MS). */
   indexReuseMs: number;
+  /** How long a wallet's send waits for the change of its own sends still out, within one try (BITCOIN_COIN_WAIT_MS). */
+  coinWaitMs?: number;
 }
 
 /**
@@ -228,7 +230,23 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
     return walletBitcoinAddress(walletKey, this.deps.keys.network);
   }
 
+  /**
+   * A wallet's send; while its free coins are short and its own earlier sends are still out (their
+   * change comes with the next block), looked at again every 250 ms for up to `coinWaitMs`.
+   */
   async sendFromWallet(r: WalletSendRequest): Promise<{ txHash: string }> {
+    const until = Date.now() + (this.deps.coinWaitMs ?? 0);
+    for (;;) {
+      try {
+        return await this.sendFromWalletOnce(r);
+      } catch (err) {
+        if (!(err instanceof NoFreeCoinsError) || Date.now() >= until) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+
+  private async sendFromWalletOnce(r: WalletSendRequest): Promise<{ txHash: string }> {
     const at = await this.spendContext();
     return walletSendOnce({ db: this.deps.db, rpc: this.rpc }, { key: r.idempotencyKey, walletId: r.walletId, transferId: r.transferId }, async (trx) => {
       const refusal = await this.receiverRefusal(r.currency, r.to);
