@@ -113,6 +113,35 @@ test('a camt.054 credit naming a transfer\'s deposit reference funds it, and its
   expect(deposit.outcome).toBe('deposit_received');
 }, 120_000);
 
+test('a pain.002 that rejects the whole message (DU01), or its payment block (AM04), takes every payment of it down the rejected path', async () => {
+  // .16 makes the test bank reject the whole message, .17 its payment block.
+  for (const [amount, code, wallet] of [['16.16', 'DU01', 8], ['17.17', 'AM04', 9]] as const) {
+    const tr = await usdcToSepa(amount, account.id, wallet);
+    const before = await tokenBalance('base', 'usdc', tr.payer);
+    await waitForTransferState(live, tr.id, 'refunded', 90_000);
+    const payout = await testDb().selectFrom('bank_payments').select(['status', 'code', 'reason']).where('reference', '=', tr.id).where('purpose', '=', 'payout').executeTakeFirstOrThrow();
+    expect(payout).toMatchObject({ status: 'rejected', code });
+    expect(payout.reason).toMatch(code === 'DU01' ? /^the bank rejected message SCT\d{11}$/ : /^the bank rejected payment block SCT\d{11}\.0 of message SCT\d{11}$/);
+    expect(await tokenBalance('base', 'usdc', tr.payer) - before).toBe(parseAmount(amount, 6)!);
+  }
+}, 240_000);
+
+test('a camt.054 entry booking 3 credits as one batch funds 3 transfers, each by its own reference and amount', async () => {
+  const created = await Promise.all(['21.00', '22.00', '23.00'].map((amount) => live.post('/v0/transfers', {
+    amount, on_behalf_of: customer.id, source: { payment_rail: 'sepa', currency: 'eur' },
+    destination: { payment_rail: 'sepa', currency: 'eur', external_account_id: account.id },
+  })));
+  expect(created.map((r) => r.status)).toEqual([201, 201, 201]);
+  bank.writeSepaBatchCredits(created.map((r) => ({
+    amountMinor: parseAmount(r.body.source_deposit_instructions.amount, 2)!, reference: r.body.source_deposit_instructions.deposit_reference, senderName: 'Erika Mustermann',
+  })));
+  for (const r of created) await waitForTransferState(live, r.body.id, 'payment_processed', 90_000);
+  // Each its own rail event: one entry's three transactions were not one credit and two duplicates.
+  const deposits = await testDb().selectFrom('rail_events').select(['id', 'outcome']).where('transfer_id', 'in', created.map((r) => r.body.id)).execute();
+  expect(deposits.map((d) => d.outcome)).toEqual(['deposit_received', 'deposit_received', 'deposit_received']);
+  expect(new Set(deposits.map((d) => d.id)).size).toBe(3);
+}, 180_000);
+
 test('live payments reached the bank\'s files, never the simulator', async () => {
   const count = async (table: 'rail_payments' | 'bank_payments') => Number((await testDb().selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n'))
     .where('developer_id', '=', developerId).where('environment', '=', 'production').executeTakeFirstOrThrow()).n);

@@ -10,7 +10,7 @@ import { NOC_ADDENDA_FIELDS, RETURN_ADDENDA_FIELDS, writeRecord } from '../../sr
 import { readPain001, type ReadCredit } from '../../src/providers/bank-files/sepa-messages';
 import { waitFor } from './index';
 import { odfiProblems } from './odfi-checks';
-import { camt054, pain002Rejections } from './test-bank-sepa';
+import { camt054, camt054Batch, pain002Rejections, pain002Report } from './test-bank-sepa';
 
 // The bank on the other side of the SFTP server (a test counterpart, never the platform's code): it
 // takes the files that land in its inbox after an ODFI's checks, and writes into its outbox what a
@@ -34,7 +34,7 @@ export interface TakenEntry {
 }
 
 /** Cents of an entry's amount that make the bank answer by itself (ACH: .14 returned R01, .15 corrected C01; SEPA: .13 rejected AC04, .14 returned AC04). */
-export const BANK_MAGIC_CENTS = { returnR01: 14n, notificationC01: 15n, sepaRejectAC04: 13n, sepaReturnAC04: 14n } as const;
+export const BANK_MAGIC_CENTS = { returnR01: 14n, notificationC01: 15n, sepaRejectAC04: 13n, sepaReturnAC04: 14n, sepaMessageRejectDU01: 16n, sepaBlockRejectAM04: 17n } as const;
 
 /** An account the test bank knows as closed: a SEPA credit transfer to it is rejected (pain.002, AC04). */
 export const CLOSED_IBAN = 'DE02120300000000202051';
@@ -134,6 +134,12 @@ export class TestBank {
     const cents = (c: TakenSepaCredit) => c.amountMinor % 100n;
     const rejected = taken.filter((c) => cents(c) === BANK_MAGIC_CENTS.sepaRejectAC04 || c.creditorIban === CLOSED_IBAN);
     if (rejected.length > 0) this.put(this.nextName('STS', 'xml'), pain002Rejections(message.messageId, rejected.map((credit) => ({ credit, code: 'AC04' }))));
+    // A whole message (group level) or its payment block refused, as a SEPA bank does: every payment in it.
+    if (taken.some((c) => cents(c) === BANK_MAGIC_CENTS.sepaMessageRejectDU01)) {
+      this.put(this.nextName('STS', 'xml'), pain002Report(message.messageId, { group: { status: 'RJCT', reason: 'DU01' }, blocks: [] }));
+    } else if (taken.some((c) => cents(c) === BANK_MAGIC_CENTS.sepaBlockRejectAM04)) {
+      this.put(this.nextName('STS', 'xml'), pain002Report(message.messageId, { blocks: [{ id: `${message.messageId}.0`, status: 'RJCT', reason: 'AM04', transactions: [] }] }));
+    }
     const returned = taken.filter((c) => cents(c) === BANK_MAGIC_CENTS.sepaReturnAC04);
     if (returned.length > 0) this.writeSepaReturns(returned.map((credit) => ({ credit, code: 'AC04' })));
   }
@@ -149,6 +155,15 @@ export class TestBank {
   writeSepaCredits(items: { amountMinor: bigint; reference: string; senderName: string }[]): string {
     const name = this.nextName('NTF', 'xml');
     this.put(name, camt054(this.sepaIban, name.slice(0, 35), items.map((i, n) => ({ kind: 'credit', ref: `${name}-${n}`, ...i }))));
+    return name;
+  }
+
+  /** A camt.054 whose one entry books all `items` as a batch (one `Ntry`, a `TxDtls` each, no references of their own). */
+  writeSepaBatchCredits(items: { amountMinor: bigint; reference: string; senderName: string }[]): string {
+    const name = this.nextName('NTF', 'xml');
+    this.put(name, camt054Batch(this.sepaIban, name.slice(0, 35), `${name}-BATCH`, items.map((i) => ({
+      amountMinor: i.amountMinor, lines: ['SEPA CREDIT TRANSFER', `REF ${i.reference} FROM ${i.senderName.toUpperCase()}`], senderName: i.senderName,
+    }))));
     return name;
   }
 
