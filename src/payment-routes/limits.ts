@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../db';
 import type { PaymentRouteRow, TransferRow } from '../db/schema';
 import { ASSET_SCALE, CANONICAL_DECIMAL, formatAmount, parseAmount } from '../domain/money';
+import { railBoundsMinor, type PaymentRail } from '../domain/rails';
 import { invalidField } from '../errors';
 import { volumesOfDay, withOwnAmount } from '../transfers/volumes';
 
@@ -21,15 +22,23 @@ export const RouteLimitsSchema = z.object({ per_deposit: z.string().nullable(), 
 
 type LimitColumns = Pick<PaymentRouteRow, 'limit_per_deposit_minor' | 'limit_per_day_minor'>;
 
-/** The limits as stored: a change keeps what it does not name. */
-export function limitColumns(currency: string, limits: z.output<typeof RouteLimits> | undefined, before?: LimitColumns): LimitColumns {
+/** A day's limit in whole units of the currency: far above any route's day, far inside its column. */
+const MAX_DAY_LIMIT_UNITS = 1_000_000_000_000n;
+
+/**
+ * The limits as stored: a change keeps what it does not name. A deposit's limit is at most what the
+ * source rail carries in one payment; a day's at most a trillion units of the currency (400 naming the field).
+ */
+export function limitColumns(currency: string, rail: PaymentRail, limits: z.output<typeof RouteLimits> | undefined, before?: LimitColumns): LimitColumns {
   const scale = ASSET_SCALE[currency] ?? 2;
+  const most = { per_deposit: railBoundsMinor(rail, currency).max, per_day: MAX_DAY_LIMIT_UNITS * 10n ** BigInt(scale) };
   const minor = (key: 'per_deposit' | 'per_day', stored: string | null) => {
     const value = limits?.[key];
     if (value === undefined) return stored;
     if (value === null) return null;
     const parsed = parseAmount(value, scale);
     if (parsed === null || parsed === 0n) throw invalidField('body', `limits.${key}`, `must be a positive amount with at most ${scale} decimals for ${currency}`);
+    if (parsed > most[key]) throw invalidField('body', `limits.${key}`, `must be at most ${formatAmount(most[key], scale)} ${currency}${key === 'per_deposit' ? ` (what ${rail} carries in one payment)` : ''}`);
     return parsed.toString();
   };
   return {

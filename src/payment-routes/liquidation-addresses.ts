@@ -97,7 +97,7 @@ export async function createLiquidationAddress(
     kind: 'liquidation_address', status: 'active', source_rail: body.chain, source_currency: body.currency,
     address: walletAddressKey(body.chain, address), display_address: address, deposit_index: index, deposit_reference: null,
     destination: JSON.stringify(body.destination), developer_fee_percent: draft.developer_fee_percent, return_address: body.return_address ?? null,
-    ...limitColumns(body.currency, body.limits), created_at: now, updated_at: now,
+    ...limitColumns(body.currency, body.chain, body.limits), created_at: now, updated_at: now,
   }).returningAll().executeTakeFirstOrThrow();
   // The chain's watcher reads from before the address existed (an earlier cursor stays: it is behind).
   await trx.insertInto('chain_watch_cursors').values({ chain: body.chain, position, updated_at: now }).onConflict((oc) => oc.column('chain').doNothing()).execute();

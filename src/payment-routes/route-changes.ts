@@ -1,3 +1,4 @@
+import type { PaymentRail } from '../domain/rails';
 import type { Kysely, Transaction } from 'kysely';
 import type { z } from 'zod';
 import type { PlatformDeps } from '../deps';
@@ -71,7 +72,7 @@ export async function changePaymentRoute(
   const now = new Date();
   const row = await trx.updateTable('payment_routes').set({
     destination: JSON.stringify(after.destination), developer_fee_percent: after.developer_fee_percent, return_address: after.return_address, status: after.status,
-    ...limitColumns(before.source_currency, change.limits, before), updated_at: now,
+    ...limitColumns(before.source_currency, before.source_rail as PaymentRail, change.limits, before), updated_at: now,
   }).where('id', '=', route.id).returningAll().executeTakeFirstOrThrow();
   const data = serialize(row);
   await recordEvent(trx, tenant, {

@@ -9,7 +9,7 @@ import type { Database, Environment, PaymentRouteRow } from '../db/schema';
 import type { Tenant } from '../db/tenant-scope';
 import { clabeControlDigit } from '../domain/bank-validation';
 import { recordEvent } from '../domain/events';
-import { FIAT_RAILS, RAILS, type FiatRail, type FiatRailProfile } from '../domain/rails';
+import { FIAT_RAILS, RAILS, type FiatRail, type FiatRailProfile, type PaymentRail } from '../domain/rails';
 import { invalidField } from '../errors';
 import { newId, objectId, randomBase62 } from '../ids';
 import { bankCollectionAccount } from '../providers/bank-files/settings';
@@ -133,7 +133,7 @@ export async function createVirtualAccount(
     kind: 'virtual_account', status: 'active', source_rail: draft.source_rail, source_currency: draft.source_currency,
     address: null, display_address: number, deposit_index: null, deposit_reference: number ?? `VA${randomBase62(14).toUpperCase()}`,
     destination: JSON.stringify(body.destination), developer_fee_percent: draft.developer_fee_percent, return_address: null,
-    ...limitColumns(draft.source_currency, body.limits), created_at: now, updated_at: now,
+    ...limitColumns(draft.source_currency, draft.source_rail as PaymentRail, body.limits), created_at: now, updated_at: now,
   }).returningAll().executeTakeFirstOrThrow();
   await recordEvent(trx, tenant, { type: 'virtual_account.created', objectId: row.id, data: serializeVirtualAccount(deps.config, row) }, now);
   return row;

