@@ -6,7 +6,7 @@ import type { Database, PaymentRouteRow } from '../db/schema';
 import type { Tenant } from '../db/tenant-scope';
 import { burnAddressError, cryptoAddressError } from '../domain/bank-validation';
 import { recordEvent } from '../domain/events';
-import { CHAIN_RAILS, type ChainRail, type CryptoChain } from '../domain/rails';
+import { CHAIN_RAILS, RAILS, type ChainRail, type CryptoChain } from '../domain/rails';
 import { invalidField } from '../errors';
 import { newId, objectId } from '../ids';
 import { currencyCode, TransferCreate } from '../transfers/service';
@@ -78,6 +78,8 @@ const draftOf = (customerId: string, body: z.output<typeof LiquidationAddressCre
 /** What is checked before the database transaction opens; answers the chain's position, where its watcher may start. */
 export async function prepareLiquidationAddress(deps: PlatformDeps, tenant: Tenant, customerId: string, body: z.output<typeof LiquidationAddressCreate>) {
   await findCustomer(deps.db, tenant, customerId);
+  // Named as this body names it (the route's checks would name a transfer's `source.currency`).
+  if (!RAILS[body.chain].currencies.includes(body.currency)) throw invalidField('body', 'currency', `${body.chain} carries ${RAILS[body.chain].currencies.join(', ')}, not ${body.currency}`);
   checkReturnAddress(body.chain, body.return_address);
   await checkRouteOutside(deps, tenant, draftOf(customerId, body));
   return deps.chains[body.chain].currentPosition();

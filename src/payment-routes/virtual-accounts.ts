@@ -102,7 +102,9 @@ function ownAccountNumber(environment: Environment, rail: FiatRail): string | nu
 
 function sourceRailOf(body: z.output<typeof VirtualAccountCreate>): FiatRail {
   const rail = body.source.payment_rail ?? DEFAULT_SOURCE_RAIL[body.source.currency];
-  if (!rail) throw invalidField('body', 'source.payment_rail', `name the rail deposits of ${body.source.currency} arrive on`);
+  if (!rail) {
+    throw invalidField('body', 'source.currency', `no rail carries ${body.source.currency} into a virtual account (${Object.keys(DEFAULT_SOURCE_RAIL).join(', ')})`);
+  }
   if (!(RAILS[rail] as FiatRailProfile).currencies.includes(body.source.currency)) {
     throw invalidField('body', 'source.currency', `${rail} does not carry ${body.source.currency}`);
   }

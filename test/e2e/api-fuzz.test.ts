@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { business, createTenant, documents, individual, stack, testDb, waitFor, type ApiResponse, type Tenant } from '../harness';
 import { hostileRequest, knownPath, operationsOf, schemaRequest, type FuzzRequest, type KnownIds, type Operation } from '../harness/fuzz';
-import { approvedCustomer, tokenAddressOf } from '../harness/transfers';
+import { approvedCustomer, RECEIVER, tokenAddressOf } from '../harness/transfers';
 
 // A seeded, repeatable fuzz of the whole API, driven by the OpenAPI document it publishes: every
 // operation with its path parameters, list filters and bodies. FUZZ_SEED replays another run;
@@ -223,4 +223,30 @@ test('payee addresses that burn money are refused, naming the field: zero, dead 
     expect(account.body.error.message).toMatch(/burn address/);
   }
   expect(await everythingStored()).toEqual(before);
+});
+
+test('standing routes name their own fields: an unknown currency, limits beyond what the rail and the column hold, a burning return address', async () => {
+  const customer = known.customer[0];
+  const nines = '9'.repeat(80);
+  const toBase = { payment_rail: 'base', currency: 'usdc', to_address: RECEIVER };
+  const liquidation = { chain: 'base', currency: 'usdc', destination: toBase };
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['liquidation_addresses', { ...liquidation, currency: 'zzzzz' }, 'currency'],
+    ['liquidation_addresses', { ...liquidation, currency: 'xyz' }, 'currency'],
+    ['liquidation_addresses', { ...liquidation, currency: 'eur' }, 'currency'],
+    ['liquidation_addresses', { ...liquidation, chain: 'solana', currency: 'abcde' }, 'currency'],
+    ['liquidation_addresses', { ...liquidation, limits: { per_day: nines } }, 'limits.per_day'],
+    ['liquidation_addresses', { ...liquidation, limits: { per_deposit: nines } }, 'limits.per_deposit'],
+    ['liquidation_addresses', { ...liquidation, limits: { per_deposit: '1000001.00' } }, 'limits.per_deposit'],
+    ['liquidation_addresses', { ...liquidation, return_address: '0x0000000000000000000000000000000000000000' }, 'return_address'],
+    ['liquidation_addresses', { ...liquidation, return_address: '0x000000000000000000000000000000000000dEaD' }, 'return_address'],
+    ['virtual_accounts', { source: { currency: 'xyz' }, destination: toBase }, 'source.currency'],
+    ['virtual_accounts', { source: { currency: 'usd', payment_rail: 'sepa' }, destination: toBase }, 'source.currency'],
+    ['virtual_accounts', { source: { currency: 'usd' }, destination: toBase, limits: { per_day: nines } }, 'limits.per_day'],
+    ['virtual_accounts', { source: { currency: 'usd' }, destination: toBase, limits: { per_deposit: nines } }, 'limits.per_deposit'],
+  ];
+  for (const [route, body, key] of cases) {
+    const res = await t.api.post(`/v0/customers/${customer}/${route}`, body);
+    expect({ route, body, status: res.status, source: res.body.error?.source }).toEqual({ route, body, status: 400, source: { location: 'body', key } });
+  }
 });
