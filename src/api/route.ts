@@ -98,7 +98,8 @@ export function routeHandler(route: RouteDef, deps: AppDeps, idempotency: Idempo
     const params = parseRequestPart(route.params, req.params, 'path');
     const query = parseRequestPart(route.query, req.query, 'query');
     const body = route.body ? parseRequestPart(route.body, req.body, 'body') : undefined;
-    if (!route.body && req.body !== undefined && Object.keys(req.body ?? {}).length > 0) {
+    // No body, or an empty object (what the JSON parser leaves when none came); an array, even empty, is a body.
+    if (!route.body && req.body !== undefined && (Array.isArray(req.body) || typeof req.body !== 'object' || Object.keys(req.body ?? {}).length > 0)) {
       throw new ApiError('invalid_request', 'This route takes no request body', { location: 'body', key: '' });
     }
 

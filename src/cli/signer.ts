@@ -26,12 +26,16 @@ const USAGE = `Usage: npm run signer -- <command>
                                  without the platform: device + backup shares sign a token transfer,
                                  sent to the chain's node at URL`;
 
-function signer(): MpcSigner {
+/**
+ * The signer with its share store. Commands that call the platform need its API key; recovery
+ * (`offline`) never calls it, so it runs without one, when the platform is gone.
+ */
+function signer(opts: { offline?: boolean } = {}): MpcSigner {
   const apiKey = process.env.PLATFORM_API_KEY;
-  if (!apiKey) throw new Error('PLATFORM_API_KEY is required (the API key the signer acts with)');
+  if (!apiKey && !opts.offline) throw new Error('PLATFORM_API_KEY is required (the API key the signer acts with)');
   const kek = process.env.MPC_SIGNER_KEK ? Buffer.from(process.env.MPC_SIGNER_KEK, 'base64') : undefined;
   const store = new ShareStore(process.env.MPC_SIGNER_DIR ?? path.join(process.cwd(), '.data', 'mpc-signer'), kek);
-  return new MpcSigner(new PlatformApi(process.env.PLATFORM_API_URL ?? 'http://127.0.0.1:3000', apiKey), store);
+  return new MpcSigner(new PlatformApi(process.env.PLATFORM_API_URL ?? 'http://127.0.0.1:3000', apiKey ?? ''), store);
 }
 
 function required(values: Record<string, unknown>, name: string): string {
@@ -87,12 +91,17 @@ async function main(argv: string[]) {
     case 'recover-send': {
       const walletId = rest[0];
       if (!walletId) throw new Error(`recover-send takes a wallet id\n\n${USAGE}`);
-      const s = signer();
+      const backup = backupOf(values);
+      if (!backup) {
+        throw new Error('recover-send signs with two of the wallet\'s three shares, without the platform: the device share (kept by this signer) '
+          + 'and the backup share (--backup FILE, opened with --recovery-key FILE). Only the device share is here: give --backup and --recovery-key.');
+      }
+      const s = signer({ offline: true });
       const rpc = required(values, 'rpc');
       const unsigned = await unsignedTokenTransfer({
         rpcUrl: rpc, from: await s.addressOf(walletId), token: required(values, 'token'), currency: required(values, 'currency'), to: required(values, 'to'), amount: required(values, 'amount'),
       });
-      const { signed } = await s.signWithoutPlatform(walletId, unsigned, backupOf(values)!);
+      const { signed } = await s.signWithoutPlatform(walletId, unsigned, backup);
       console.log(await broadcast(rpc, signed));
       return;
     }

@@ -250,3 +250,10 @@ test('standing routes name their own fields: an unknown currency, limits beyond 
     expect({ route, body, status: res.status, source: res.body.error?.source }).toEqual({ route, body, status: 400, source: { location: 'body', key } });
   }
 });
+
+test('a route that takes no body refuses an array, even an empty one (sandbox routes included)', async () => {
+  for (const body of [[], [1]]) {
+    const res = await t.api.request('POST', `/v0/sandbox/customers/${known.customer[0]}/reactivate`, { body });
+    expect([res.status, res.body.error?.message, res.body.error?.source]).toEqual([400, 'This route takes no request body', { location: 'body', key: '' }]);
+  }
+});
