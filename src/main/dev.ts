@@ -12,7 +12,7 @@ import { startAnvilNodes } from '../embedded/anvil';
 import { startSolanaNode } from '../embedded/solana';
 import { startBitcoinNode } from '../embedded/bitcoin';
 import { startTemporalDevServer } from '../embedded/temporal-dev-server';
-import { lockDataDir } from '../embedded/service-process';
+import { ensurePortFree, lockDataDir } from '../embedded/service-process';
 import { createLogger } from '../logger';
 import { configuredScreener } from '../sanctions/screener';
 import { connectTemporalClient, ensureSchedules } from '../temporal/client';
@@ -38,6 +38,8 @@ runMain('platform', async () => {
   };
 
   try {
+    // The API comes up last: its port is checked first, so a start on a port another program holds ends before anything starts.
+    await ensurePortFree({ port: config.PORT, what: 'The API', setting: 'PORT' });
     let databaseUrl = config.DATABASE_URL;
     if (!databaseUrl) {
       const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.PGLITE_PORT });

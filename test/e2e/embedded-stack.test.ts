@@ -118,7 +118,7 @@ const sandboxKey = () => fs.readFileSync(path.join(dataDir, 'default-sandbox-key
 async function otherStartOnPorts(fresh: readonly string[]) {
   const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-embedded-other-'));
   const ports = Object.fromEntries(await Promise.all(fresh.map(async (k) => [k, String(k === 'ANVIL_BASE_PORT' ? await freePortRange(EVM_CHAINS.length) : await freePort())])));
-  const logFile = path.join(logDir, `embedded-other-${fresh.length}.log`);
+  const logFile = path.join(logDir, `embedded-other-${fresh.join('-') || 'none'}.log`);
   const out = fs.openSync(logFile, 'w');
   const child = spawn('npm', ['start'], { cwd: repoRoot, env: { ...env, ...ports, DATA_DIR: otherDir }, detached: true, stdio: ['ignore', out, out] });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -160,8 +160,8 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   expect(servers.every(alive)).toBe(true);
   // Another DATA_DIR on the same ports: each embedded server refuses a port another program holds,
   // naming the setting, instead of talking to the first stack's server.
-  for (const [fresh, setting] of [[[], 'PGLITE_PORT'], [['PGLITE_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT', 'ANVIL_BASE_PORT'], 'SOLANA_NODE_PORT'],
-    [['PGLITE_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT', 'ANVIL_BASE_PORT', 'SOLANA_NODE_PORT'], 'BITCOIN_NODE_PORT']] as const) {
+  for (const [fresh, setting] of [[[], 'PORT'], [['PORT'], 'PGLITE_PORT'], [['PORT', 'PGLITE_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT', 'ANVIL_BASE_PORT'], 'SOLANA_NODE_PORT'],
+    [['PORT', 'PGLITE_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT', 'ANVIL_BASE_PORT', 'SOLANA_NODE_PORT'], 'BITCOIN_NODE_PORT']] as const) {
     const other = await otherStartOnPorts(fresh);
     expect(other.code).not.toBe(0);
     expect(other.log).toMatch(new RegExp(`cannot listen on port ${env[setting]}: another program holds it .* set ${setting} to a free port`));
