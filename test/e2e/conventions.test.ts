@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { apiClient, createTenant, individual, stack, testDb, waitFor, type Tenant } from '../harness';
 import { revokeApiKey } from '../../src/admin/accounts';
 import { PERMISSIONS } from '../../src/api/context';
+import { CHAIN_RAILS } from '../../src/domain/rails';
 import { bodyFingerprint } from '../../src/api/idempotency';
 
 // Every row of docs/CONVENTIONS.md that the foundation covers, through the running API.
@@ -20,6 +21,8 @@ describe('health and documents', () => {
     expect(await ready.json()).toEqual({
       status: {
         database: 'ok', temporal: 'ok', sanctions: 'ok',
+        // Every chain served, none needing an operator (docs/OPERATIONS.md).
+        chains: Object.fromEntries(CHAIN_RAILS.map((chain) => [chain, 'ok'])),
         // What live keys may use: the ACH and SEPA rails on the test bank's files, the EVM chains,
         // solana and bitcoin on the test stack's nodes; no other fiat rail, no simulated chain.
         live: {
