@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkerOptions as ThreadOptions } from 'node:worker_threads';
-import { DefaultLogger, GracefulShutdownPeriodExpiredError, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
+import { DefaultLogger, GracefulShutdownPeriodExpiredError, NativeConnection, Runtime, Worker, type LogEntry, type LogLevel } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { Config } from '../src/config';
 import type { DataCipher } from '../src/crypto';
@@ -91,11 +91,14 @@ let runtimeInstalled = false;
  * workflow tasks (the chain-watch and webhook queues are activity-only by design), and its metrics for
  * Prometheus when an address is given (docs/DEPLOYMENT.md).
  */
-function installWorkerRuntime(metricsAddress: string | undefined) {
+/** Our log levels as the SDK's logger names them. */
+const SDK_LOG_LEVELS: Record<string, LogLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'ERROR' };
+
+function installWorkerRuntime(metricsAddress: string | undefined, level: LogLevel = 'INFO') {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const sdkLog = new DefaultLogger('INFO');
-  const logger = new DefaultLogger('INFO', (entry: LogEntry) => {
+  const sdkLog = new DefaultLogger(level);
+  const logger = new DefaultLogger(level, (entry: LogEntry) => {
     if (!entry.message.startsWith('No workflows registered')) sdkLog.log(entry.level, entry.message, entry.meta);
   });
   Runtime.install({ logger, ...(metricsAddress && { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } }) });
@@ -131,8 +134,10 @@ export async function createWorker(opts: WorkerSettings & {
   log: Logger;
   /** The SDK's Prometheus metrics on this address (TEMPORAL_METRICS_ADDRESS). */
   metricsAddress?: string;
+  /** The least the SDK's own log shows (pino's level names; `npm start`: warn unless LOG_LEVEL says otherwise). */
+  sdkLogLevel?: string;
 }) {
-  installWorkerRuntime(opts.metricsAddress);
+  installWorkerRuntime(opts.metricsAddress, SDK_LOG_LEVELS[opts.sdkLogLevel ?? 'info'] ?? 'INFO');
   if (!opts.workflowStackTraces) turnOffWorkflowStackTraces();
   const connection = await NativeConnection.connect({ ...opts.auth, address: opts.address });
   const activities = createActivities(opts.activityDeps);

@@ -24,7 +24,10 @@ import { describeLive, providerAvailability } from '../providers/availability';
 
 runMain('platform', async () => {
   const config = loadConfig();
-  const log = createLogger(config.LOG_LEVEL, 'platform');
+  // The terminal is the newcomer's: warnings and errors there, the whole log in DATA_DIR/platform.log
+  // (LOG_LEVEL, when set, puts that level on the terminal too).
+  const consoleLevel = process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn';
+  const log = createLogger(config.LOG_LEVEL, 'platform', { file: path.join(config.dataDir, 'platform.log'), consoleLevel });
   requireWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const unlockDataDir = lockDataDir(config.dataDir);
@@ -96,6 +99,7 @@ runMain('platform', async () => {
     const sanctions = configuredScreener(config, db, log);
     stops.push(['sanctions list watch', await sanctions.loadAndWatch(databaseUrl)]);
     const worker = await createWorker({
+      sdkLogLevel: consoleLevel,
       address: temporalAddress,
       ...workerSettings(config),
       activityDeps: activityDepsFromConfig(config, { db, cipher, keys, sanctions, temporal, log }),
