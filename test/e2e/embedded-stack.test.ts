@@ -126,7 +126,7 @@ async function otherStartOnPorts(fresh: readonly string[]) {
   return { code, log: fs.readFileSync(logFile, 'utf8') };
 }
 
-/** The newest block of each embedded chain: base's anvil, the Solana node's slot, the Bitcoin node's height. */
+/** The newest block of each embedded chain: each anvil node's, the Solana node's slot, the Bitcoin node's height. */
 async function embeddedChainTips() {
   const rpc = async (url: string, method: string, headers: Record<string, string> = {}) => {
     const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: headers.Authorization ? '1.0' : '2.0', id: 1, method, params: [] }) });
@@ -134,9 +134,9 @@ async function embeddedChainTips() {
     if (result === undefined || result === null) throw new Error(`${method} at ${url}: no result`);
     return result;
   };
-  const base = `http://127.0.0.1:${Number(env.ANVIL_BASE_PORT) + EVM_CHAINS.indexOf('base')}`;
+  const evm = await Promise.all(EVM_CHAINS.map(async (chain, i) => [chain, Number(BigInt(await rpc(`http://127.0.0.1:${Number(env.ANVIL_BASE_PORT) + i}`, 'eth_blockNumber') as string))] as const));
   return {
-    base: Number(BigInt(await rpc(base, 'eth_blockNumber') as string)),
+    ...Object.fromEntries(evm) as Record<(typeof EVM_CHAINS)[number], number>,
     solana: Number(await rpc(`http://127.0.0.1:${env.SOLANA_NODE_PORT}`, 'getSlot')),
     bitcoin: Number(await rpc(`http://127.0.0.1:${env.BITCOIN_NODE_PORT}`, 'getblockcount', { Authorization: `Basic ${Buffer.from('sandbox:sandbox').toString('base64')}` })),
   };
