@@ -24,11 +24,12 @@ import { describeLive, providerAvailability } from '../providers/availability';
 
 runMain('platform', async () => {
   const config = loadConfig();
+  // Checked before anything is written: a start that cannot run creates no DATA_DIR.
+  requireWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
   // The terminal is the newcomer's: warnings and errors there, the whole log in DATA_DIR/platform.log
   // (LOG_LEVEL, when set, puts that level on the terminal too).
   const consoleLevel = process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn';
   const log = createLogger(config.LOG_LEVEL, 'platform', { file: path.join(config.dataDir, 'platform.log'), consoleLevel });
-  requireWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const unlockDataDir = lockDataDir(config.dataDir);
   // What has started, stopped in reverse order; a step that takes long says so every 5 s.

@@ -183,10 +183,18 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
   private async spend(trx: Transaction<Database>, key: string, owner: CoinOwner, at: SpendContext, q: {
     outputs: { address: string; amount: bigint }[]; changeAddress: string; privateKeyOf: (coin: Coin) => Uint8Array; onShort: 'reject' | 'wait';
   }) {
-    const available = await freeCoins(trx, owner, { tip: at.tip, confirmations: this.deps.confirmations });
+    const all = await freeCoins(trx, owner, { tip: at.tip, confirmations: this.deps.confirmations });
+    const mined = all.filter((c) => c.depth === 0);
     const changeKeyIndex = owner.owner === 'platform' ? this.deps.keys.treasury.index : owner.owner === 'faucet' ? this.deps.keys.faucet.index : null;
+    const sign = (available: Coin[]) => signSpend(trx, key, { ...owner, changeKeyIndex }, { ...q, network: this.network, feeRate: at.feeRate, available });
     try {
-      return await signSpend(trx, key, { ...owner, changeKeyIndex }, { ...q, network: this.network, feeRate: at.feeRate, available });
+      // Coins a block holds first: such a spend stays replaceable at a higher fee; unconfirmed change only when they fall short.
+      try {
+        return await sign(mined);
+      } catch (err) {
+        if (!(err instanceof PayoutRejectedError || err instanceof NoFreeCoinsError) || mined.length === all.length) throw err;
+        return await sign(all);
+      }
     } catch (err) {
       if (err instanceof PayoutRejectedError && owner.owner === 'wallet' && await hasSpendsInFlight(trx, owner)) throw new NoFreeCoinsError(err.message);
       throw err;
