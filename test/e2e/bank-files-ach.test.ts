@@ -99,7 +99,7 @@ test('200 live ACH payouts funded by incoming credits go out in one window: one 
     const queued = await waitFor(async () => {
       const rows = await testDb().selectFrom('bank_payments').selectAll().where('reference', 'in', ids).where('purpose', '=', 'payout').execute();
       return rows.length === 200 && rows.every((r) => r.status === 'queued') ? rows : undefined;
-    }, { what: '200 payouts queued for the window', timeoutMs: 120_000 });
+    }, { what: '200 payouts queued for the window', timeoutMs: 240_000 });
     await window.trigger();
 
     const fileName = (await bank.waitForEntry((e) => e.idNumber === queued[0].entry_ref)).file;
@@ -141,7 +141,7 @@ test('200 live ACH payouts funded by incoming credits go out in one window: one 
   } finally {
     if ((await window.describe()).state.paused) await window.unpause();
   }
-}, 300_000);
+}, 480_000); // 200 transfers through the stack: on two loaded cores, a few minutes
 
 test('a window with a payout to José Núñez and one to an account whose routing number no longer passes its check digit: the first goes out as JOSE NUNEZ in a file moov-io/ach validates, the second is set aside (R28, its field named) and not paid; the next window is unaffected', async () => {
   const jose = (await liveVerifiedUsAccount(live, bank, customer.id, '40007770001', 'José Núñez')).account;

@@ -114,13 +114,13 @@ async function stopWithCtrlC(run: ReturnType<typeof npmStart>) {
 
 const sandboxKey = () => fs.readFileSync(path.join(dataDir, 'default-sandbox-key'), 'utf8').trim();
 
-/** `npm start` on another DATA_DIR and the same ports as the running one, but for `fresh` settings; answers how it ended. */
-async function otherStartOnPorts(fresh: readonly string[]) {
+/** `npm start` on another DATA_DIR and the same ports as the running one, but for `fresh` settings (and servers it reaches by address: `reuse`); answers how it ended. */
+async function otherStartOnPorts(fresh: readonly string[], reuse: Record<string, string> = {}) {
   const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-embedded-other-'));
   const ports = Object.fromEntries(await Promise.all(fresh.map(async (k) => [k, String(k === 'ANVIL_BASE_PORT' ? await freePortRange(EVM_CHAINS.length) : await freePort())])));
   const logFile = path.join(logDir, `embedded-other-${fresh.join('-') || 'none'}.log`);
   const out = fs.openSync(logFile, 'w');
-  const child = spawn('npm', ['start'], { cwd: repoRoot, env: { ...env, ...ports, DATA_DIR: otherDir }, detached: true, stdio: ['ignore', out, out] });
+  const child = spawn('npm', ['start'], { cwd: repoRoot, env: { ...env, ...ports, ...reuse, DATA_DIR: otherDir }, detached: true, stdio: ['ignore', out, out] });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   fs.rmSync(otherDir, { recursive: true, force: true });
   return { code, log: fs.readFileSync(logFile, 'utf8') };
@@ -160,9 +160,15 @@ test('Ctrl-C right after a request stops the API, the worker, then the servers; 
   expect(servers.every(alive)).toBe(true);
   // Another DATA_DIR on the same ports: each embedded server refuses a port another program holds,
   // naming the setting, instead of talking to the first stack's server.
-  for (const [fresh, setting] of [[[], 'PORT'], [['PORT'], 'PGLITE_PORT'], [['PORT', 'PGLITE_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT', 'ANVIL_BASE_PORT'], 'SOLANA_NODE_PORT'],
-    [['PORT', 'PGLITE_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT', 'ANVIL_BASE_PORT', 'SOLANA_NODE_PORT'], 'BITCOIN_NODE_PORT']] as const) {
-    const other = await otherStartOnPorts(fresh);
+  // The later cases reach their server through the first stack's Temporal and chain nodes (given as
+  // addresses, so nothing heavy starts again): each stops at the port it is about.
+  const firstStack = {
+    TEMPORAL_ADDRESS: `127.0.0.1:${env.TEMPORAL_PORT}`,
+    EVM_RPC_URLS: EVM_CHAINS.map((chain, i) => `${chain}=http://127.0.0.1:${Number(env.ANVIL_BASE_PORT) + i}`).join(','),
+  };
+  for (const [fresh, setting, reuse] of [[[], 'PORT', {}], [['PORT'], 'PGLITE_PORT', {}], [['PORT', 'PGLITE_PORT'], 'SOLANA_NODE_PORT', firstStack],
+    [['PORT', 'PGLITE_PORT'], 'BITCOIN_NODE_PORT', { ...firstStack, SOLANA_RPC_URL: `http://127.0.0.1:${env.SOLANA_NODE_PORT}` }]] as const) {
+    const other = await otherStartOnPorts(fresh, reuse);
     expect(other.code).not.toBe(0);
     expect(other.log).toMatch(new RegExp(`cannot listen on port ${env[setting]}: another program holds it .* set ${setting} to a free port`));
   }

@@ -32,7 +32,7 @@ export async function liveVerifiedUsAccount(live: ApiClient, bank: TestBank, cus
   if (created.status !== 201) throw new Error(`account not created: ${JSON.stringify(created.body)}`);
   const mine = (e: TakenEntry) => e.account === accountNumber && e.description === 'ACCTVERIFY';
   const credits = () => bank.entries.filter((e) => mine(e) && isCredit(e));
-  await bank.waitForEntry((e) => mine(e) && isCredit(e) && credits().length === 2);
+  await bank.waitForEntry((e) => mine(e) && isCredit(e) && credits().length === 2, 90_000);
   const amounts = credits().map((e) => formatAmount(e.amountMinor, 2));
   const verified = await waitFor(async () => {
     const res = await live.post(`/v0/external-accounts/${created.body.id}/verify`, { amounts });
