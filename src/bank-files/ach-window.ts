@@ -35,13 +35,20 @@ const DESCRIPTIONS: Record<string, string> = {
 function achFormat(settings: AchWindowSettings, cipher: DataCipher, kind: AchWindow): WindowFormat {
   const rails = ACH_WINDOWS[kind].filter((r) => settings.rails.includes(r));
   const odfi8 = settings.originator.odfiRouting.slice(0, 8);
-  const entryOf = (p: QueuedPayment, effectiveDate = '') => achEntryOf(p, (sealed) => cipher.decryptText(sealed), effectiveDate);
+  // Each account number is opened once per window: the refusal check, the batch order and the file all read it.
+  const opened = new Map<string, string>();
+  const decrypt = (sealed: string) => {
+    const plain = opened.get(sealed) ?? cipher.decryptText(sealed);
+    opened.set(sealed, plain);
+    return plain;
+  };
+  const entryOf = (p: QueuedPayment, effectiveDate = '') => achEntryOf(p, decrypt, effectiveDate);
   return {
     fileRail: 'ach',
     namePrefix: 'ACH',
     rails,
     settlement: RAILS[ACH_WINDOWS[kind][0]] as FiatRailProfile,
-    refusal: (p) => achRefusal(p, (sealed) => cipher.decryptText(sealed)),
+    refusal: (p) => achRefusal(p, decrypt),
     // By batch (the order the file's batches go out in), then as queued: traces ascend in each batch.
     arrange: async (trx, payments) => {
       const ordered = payments.map((p, i) => ({ p, i, key: achBatchKey(entryOf(p)) }))

@@ -8,7 +8,7 @@ import fileControlFields from 'nach2/lib/file/control';
 import fileHeaderFields from 'nach2/lib/file/header';
 import { buildAchFile, readAchFile, type AchEntry } from '../../src/providers/bank-files/nacha';
 import { writeRecord } from '../../src/providers/bank-files/nacha-addenda';
-import { readInboundAchFile, readInboundFile } from '../../src/bank-files/inbound-files';
+import { readInboundAchFile, readInboundFile } from '../../src/bank-files/inbound-items';
 import { TestBank } from '../harness/test-bank';
 import { odfiProblems } from '../harness/odfi-checks';
 

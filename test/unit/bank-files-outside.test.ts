@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { achEntryOf, achRefusal } from '../../src/bank-files/ach-window';
 import type { QueuedPayment } from '../../src/bank-files/file-window';
-import { readInboundFile } from '../../src/bank-files/inbound-files';
+import { readInboundFile } from '../../src/bank-files/inbound-items';
 import { achBatchKey, buildAchFile, readAchFile, type AchEntry } from '../../src/providers/bank-files/nacha';
 import { isSepaText } from '../../src/providers/bank-files/rail-text';
 import { buildPain001, readCamt054, readPain001, type SepaCredit } from '../../src/providers/bank-files/sepa-messages';
