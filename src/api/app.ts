@@ -16,7 +16,7 @@ import { railWebhookRouter } from '../resources/transfers/rail-webhook';
 import { isDependencyDown } from './dependency-errors';
 import { ChainNeedsOperatorError } from '../chains/chain-adapter';
 
-// KYC documents; an MPC key generation's third round (two messages of about 0.5 MB each).
+// 12 MB: KYC documents; an MPC session's rounds (a key generation's third round is two messages of about 0.5 MB each, and the schema takes sealed messages of up to 2 MB).
 const LARGE_BODY_PATHS = [/^\/v0\/customers\/[^/]+\/kyc$/, /^\/kyc\/[^/]+\/submit$/, /^\/v0\/wallets\/[^/]+\/mpc_sessions\/[^/]+\/messages$/];
 
 function toExpressPath(template: string) {

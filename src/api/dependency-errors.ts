@@ -1,3 +1,6 @@
+/** gRPC codes of a server that cannot answer now: DEADLINE_EXCEEDED (4), RESOURCE_EXHAUSTED (8), UNAVAILABLE (14). */
+const GRPC_UNAVAILABLE = [4, 8, 14];
+
 /** True for errors that mean PostgreSQL, Temporal or Redis cannot be reached right now. */
 export function isDependencyDown(err: unknown): boolean {
   const e = err as { code?: string | number; name?: string; message?: string; cause?: unknown };
@@ -9,11 +12,12 @@ export function isDependencyDown(err: unknown): boolean {
   if (e.message && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(e.message)) {
     return true;
   }
-  // Temporal client: gRPC UNAVAILABLE (14) and DEADLINE_EXCEEDED (4), or a connection error.
+  // Temporal client: gRPC UNAVAILABLE, DEADLINE_EXCEEDED and RESOURCE_EXHAUSTED (an overloaded
+  // server), or a connection error.
   if (e.name === 'ServiceError' || e.name === 'ConnectionError') {
     const grpc = (e.cause as { code?: number } | undefined)?.code;
-    return grpc === undefined || grpc === 14 || grpc === 4;
+    return grpc === undefined || GRPC_UNAVAILABLE.includes(grpc);
   }
-  if (typeof e.code === 'number' && (e.code === 14 || e.code === 4)) return true;
+  if (typeof e.code === 'number' && GRPC_UNAVAILABLE.includes(e.code)) return true;
   return e.cause ? isDependencyDown(e.cause) : false;
 }

@@ -218,6 +218,16 @@ describe('requests and errors', () => {
     expect(res.body.error.code).toBe('payload_too_large');
   });
 
+  test('an MPC round has the KYC submissions\' 12 MB (a key generation\'s round is about 1 MB); over it is 413', async () => {
+    const round = { round: 3, messages: [{ session: '0'.repeat(64), round: 3, from: 2, to: 1, enc: 'AA==', ciphertext: 'A'.repeat(1_100_000) }] };
+    const path = '/v0/wallets/wal_unknown/mpc_sessions/mpcs_unknown/messages';
+    // Under the limit the body is read: the session is not this tenant's.
+    expect((await t.api.post(path, round)).status).toBe(404);
+    const over = await t.api.post(path, { ...round, messages: [{ ...round.messages[0], ciphertext: 'A'.repeat(12_600_000) }] });
+    expect(over.status).toBe(413);
+    expect(over.body.error.code).toBe('payload_too_large');
+  });
+
   test('unknown body fields and query parameters are 400, naming them', async () => {
     const body = await t.api.post('/v0/customers', { ...individual(), frist_name: 'Jane' });
     expect(body.status).toBe(400);

@@ -4,6 +4,9 @@ import { STACK_ENV } from './stack-file';
 
 /** Starts the real stack once per test run; tests reach it over HTTP (see ./stack.ts). */
 export default async function globalSetup() {
+  // The stack's API and worker, and jest's workers, yield the CPU to Temporal, PostgreSQL and the
+  // chain nodes (yieldToServices in ./stack.ts). Workers read it from the environment they inherit.
+  process.env.TEST_NICENESS ??= '5';
   const stack = await startStack({
     name: 'test',
     logDir: path.join(__dirname, '../../test-logs'),

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { temporal } from '@temporalio/proto';
@@ -225,12 +226,30 @@ export function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv
   // Node refuses profiling flags in NODE_OPTIONS.
   const nodeArgs = (env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], { env, stdio: ['ignore', out, out] });
+  yieldToServices(child.pid);
   children.add(child);
   child.once('exit', () => children.delete(child));
   child.on('exit', (code, signal) => {
     if (code !== 0 && signal === null) process.stderr.write(`stack: ${name} exited with ${code}; see ${logDir}/${name}.log\n`);
   });
   return child;
+}
+
+/**
+ * Under `npm test` (TEST_NICENESS, set by the global setup) the API and worker processes a test
+ * starts run at a lower CPU priority than the services they use: on two cores a burst of test work
+ * otherwise starves the Temporal dev server, whose one SQLite connection then lets every caller's
+ * deadline pass at once (seen in CI as ten seconds of `interrupted` and 500s). In production the
+ * orchestrator runs on hosts of its own. Benchmarks start their processes without it.
+ */
+export function yieldToServices(pid: number | undefined) {
+  const niceness = Number(process.env.TEST_NICENESS ?? 0);
+  if (!pid || !niceness) return;
+  try {
+    os.setPriority(pid, niceness);
+  } catch {
+    // The process has already exited: nothing to lower.
+  }
 }
 
 export async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: number) {

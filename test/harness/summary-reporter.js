@@ -1,3 +1,6 @@
+const fs = require('node:fs');
+const path = require('node:path');
+
 // Prints one plain closing line that any CI log reader understands: "tests: N passed, N failed",
 // after the slowest tests of the run (where CI's time goes).
 class SummaryReporter {
@@ -15,6 +18,7 @@ class SummaryReporter {
     if (slowest.length > 1) {
       process.stdout.write(`\nslowest tests:\n${slowest.map((t) => `  ${(t.ms / 1000).toFixed(1)} s  ${t.name.slice(0, 150)}`).join('\n')}\n`);
     }
+    if (results.numFailedTests + results.numRuntimeErrorTestSuites > 0) printServerErrors();
     const skipped = results.numPendingTests + results.numTodoTests;
     const suiteErrors = results.numRuntimeErrorTestSuites;
     process.stdout.write(
@@ -22,4 +26,22 @@ class SummaryReporter {
     );
   }
 }
+/**
+ * A failed run's CI log shows the test's side only; a 500 or a stalled workflow is explained by the
+ * stack's own error lines (test-logs/api.log and worker.log: JSON, without secrets or PII). The last
+ * few of each are printed with the summary.
+ */
+function printServerErrors() {
+  for (const name of ['api', 'worker']) {
+    let lines;
+    try {
+      lines = fs.readFileSync(path.join(__dirname, '../../test-logs', `${name}.log`), 'utf8').split('\n');
+    } catch {
+      continue;
+    }
+    const errors = lines.filter((l) => /"level":(50|60)/.test(l)).slice(-15);
+    if (errors.length > 0) process.stdout.write(`\nthe stack's ${name} logged, last ${errors.length} errors:\n${errors.map((l) => `  ${l.slice(0, 600)}`).join('\n')}\n`);
+  }
+}
+
 module.exports = SummaryReporter;

@@ -8,10 +8,16 @@
 //
 // This module runs in the worker's own realm, not a test file's sandbox, so the dispatcher it sets is
 // the one Node's fetch reads.
+const os = require('node:os');
 const { TestEnvironment } = require('jest-environment-node');
 const { Agent, setGlobalDispatcher } = require('undici');
 
 const IDLE_CONNECTION_MS = 10_000;
 setGlobalDispatcher(new Agent({ keepAliveTimeout: IDLE_CONNECTION_MS, keepAliveMaxTimeout: IDLE_CONNECTION_MS }));
+
+// Under the whole stack the worker yields the CPU to the services it tests (TEST_NICENESS, set by
+// the global setup: see yieldToServices in ./stack.ts); the processes it starts inherit that.
+const niceness = Number(process.env.TEST_NICENESS ?? 0);
+if (niceness > os.getPriority()) os.setPriority(niceness);
 
 module.exports = TestEnvironment;
