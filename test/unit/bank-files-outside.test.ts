@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { achEntryOf, achRefusal } from '../../src/bank-files/ach-window';
+import { sepaCreditOf, sepaRefusal } from '../../src/bank-files/sepa-window';
 import type { QueuedPayment } from '../../src/bank-files/file-window';
 import { readInboundFile } from '../../src/bank-files/inbound-items';
 import { achBatchKey, buildAchFile, readAchFile, type AchEntry } from '../../src/providers/bank-files/nacha';
@@ -93,6 +94,46 @@ test('the platform\'s pain.001.001.09 passes both EPC SEPA credit transfer schem
   expect(read.credits.map((c) => [c.creditorName, c.remittance])).toEqual([['Lukasz Zolc', 'PAYOUT tr-0VcJ9aZ'], ['Jose Nunez Sohne GmbH', 'REFUND tr-x ok']]);
   for (const c of read.credits) expect([isSepaText(c.creditorName), isSepaText(c.remittance)]).toEqual([true, true]);
 });
+
+test('hostile names, IBANs, BICs, references and amounts never stop a SEPA window: what cannot go is set aside, the pain.001 of the rest passes both EPC schemas', async () => {
+  const debtor = { name: 'Finplatform Europe GmbH & Co.', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' };
+  let filedRuns = 0;
+  // Mostly accounts as the API takes them (an IBAN and a BIC of one country, spaces and case as typed), some anything at all.
+  const account = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(
+      { number_encrypted: 'FR1420041010050500013M02606', bic: 'PSSTFRPPXXX' }, { number_encrypted: 'es91 2100 0418 4502 0005 1332', bic: 'caixesbb' },
+      { number_encrypted: 'DE89370400440532013000', bic: 'COBA DE FF' }, { number_encrypted: 'GB29NWBK60161331926819', bic: 'NWBKGB2L' },
+    ) },
+    { weight: 1, arbitrary: fc.record({
+      number_encrypted: fc.oneof(fc.constantFrom('DE89370400440532013001', 'FR1420041010050500013M02606'), fc.string({ maxLength: 40 })),
+      bic: fc.oneof(fc.constantFrom('PSSTFRPPXXX', 'NWBKGB2L'), fc.string({ maxLength: 14 }), fc.constant(null)),
+    }) },
+  );
+  const payment = fc.record({
+    account,
+    account_name: fc.oneof(fc.string({ maxLength: 140 }), fc.string({ unit: 'binary', maxLength: 60 }), fc.constantFrom('Łukasz Żółć', 'José Núñez & Söhne <GmbH>', '北京公司', '\u0000\u200b', '   ')),
+    reference: fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 40 }), fc.constant(null)),
+    amount_minor: fc.oneof({ weight: 4, arbitrary: fc.bigInt({ min: 1n, max: 1_000_000_000n }) }, { weight: 1, arbitrary: fc.bigInt({ min: -5n, max: 200_000_000_000n }) }).map(String),
+    purpose: fc.constantFrom('payout', 'refund', 'payout', 'deposit_return'),
+  });
+  await fc.assert(fc.asyncProperty(fc.array(payment, { minLength: 1, maxLength: 20 }), async (generated) => {
+    const payments = generated.map(({ account: a, ...g }, i) => queued({ ...g, ...a, type: 'international_bank_account', routing_number: null } as Partial<QueuedPayment>, i));
+    const fileable = payments.filter((p) => sepaRefusal(p, open) === null);
+    if (fileable.length === 0) return;
+    filedRuns += 1;
+    const { text } = buildPain001(debtor, fileable.map((p) => sepaCreditOf(p, open)), { messageId: 'SCT20261128001', createdAt: new Date('2026-11-28T10:00:00Z'), executionDate: '2026-11-30' });
+    expect(await epcSchemaErrors(text, EPC_SCHEMAS.pain001_2023)).toEqual([]);
+    expect(await epcSchemaErrors(text, EPC_SCHEMAS.pain001_2025)).toEqual([]);
+    expect(readPain001(text).credits.map((c) => c.endToEndId)).toEqual(fileable.map((p) => p.entry_ref));
+  }), { numRuns: 30 });
+  // The generators reach the file, not only the refusals.
+  expect(filedRuns).toBeGreaterThan(10);
+  const german = { type: 'international_bank_account', number_encrypted: 'DE89370400440532013000', bic: 'COBADEFFXXX' } as const;
+  expect(sepaRefusal(queued({ ...german, amount_minor: '100000000000' }, 1), open))
+    .toEqual({ code: 'AM02', reason: 'amount 1000000000.00 is not a SEPA credit transfer amount (0.01 to 999,999,999.99)' });
+  expect(sepaRefusal(queued({ ...german, bic: 'PSSTFRPPXXX' }, 1), open))
+    .toEqual({ code: 'RC01', reason: 'external_account_id: the SEPA message cannot carry it: country mismatch in BIC/IBAN' });
+}, 120_000);
 
 const sepaCredit = (endToEndId: string) => ({
   endToEndId, amountMinor: 1_000n, currency: 'EUR', creditorName: 'Erika Mustermann', creditorIban: 'FR1420041010050500013M02606', creditorBic: 'PSSTFRPPXXX',

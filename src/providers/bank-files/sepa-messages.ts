@@ -25,13 +25,43 @@ export interface SepaCredit {
   remittance: string;
 }
 
-/** The most one credit transfer carries through the library (its own bound); the SEPA rail's is lower. */
-const MAX_CREDIT_MINOR = 99_999_999_999n;
+/** The most one SEPA credit transfer carries: 999,999,999.99 (the EPC rulebook's bound, and the library's). */
+export const MAX_SEPA_CREDIT_MINOR = 99_999_999_999n;
 
 /** A Date whose local calendar fields are `at`'s UTC ones: the library formats dates with the local calendar. */
 const localOf = (at: Date) => new Date(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate(), at.getUTCHours(), at.getUTCMinutes(), at.getUTCSeconds());
 
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', removeNSPrefix: true, parseTagValue: false, isArray: (name) => ['PmtInf', 'CdtTrfTxInf', 'OrgnlPmtInfAndSts', 'TxInfAndSts', 'Ntfctn', 'Ntry', 'NtryDtls', 'TxDtls', 'StsRsnInf'].includes(name) });
+
+type PaymentInfo = ReturnType<InstanceType<typeof SEPA.Document>['createPaymentInfo']>;
+
+function creditTransaction(info: PaymentInfo, c: SepaCredit) {
+  const tx = info.createTransaction();
+  tx.creditorName = sepaText(c.creditorName, 70) || 'ACCOUNT HOLDER';
+  tx.creditorIBAN = c.creditorIban;
+  tx.creditorBIC = c.creditorBic;
+  // Cents as a JavaScript number: exact for every amount up to 2^53 cents; the sums are checked after.
+  tx.amount = Number(formatAmount(c.amountMinor, 2));
+  tx.currency = 'EUR';
+  tx.end2endId = c.endToEndId;
+  tx.remittanceInfo = sepaText(c.remittance, 140);
+  return tx;
+}
+
+/**
+ * What the `sepa` library refuses in a credit transfer (its IBAN, its BIC's country against the
+ * IBAN's, lengths, the amount), in its words; undefined when it would write it. One credit it
+ * refuses would otherwise fail the whole message.
+ */
+export function sepaCreditProblem(c: SepaCredit): string | undefined {
+  const info = new SEPA.Document('pain.001.001.09').createPaymentInfo();
+  try {
+    creditTransaction(info, c).validate();
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
 
 /**
  * A pain.001.001.09 message of `credits` from `debtor`, to be executed on `executionDate`
@@ -42,7 +72,7 @@ export function buildPain001(
   debtor: SepaDebtor, credits: SepaCredit[], opts: { messageId: string; createdAt: Date; executionDate: string },
 ): { text: string; totalMinor: bigint } {
   if (credits.length === 0) throw new Error('A pain.001 needs at least one credit transfer');
-  const bad = credits.find((c) => c.amountMinor <= 0n || c.amountMinor > MAX_CREDIT_MINOR);
+  const bad = credits.find((c) => c.amountMinor <= 0n || c.amountMinor > MAX_SEPA_CREDIT_MINOR);
   if (bad) throw new Error(`Credit ${bad.endToEndId}: ${formatAmount(bad.amountMinor, 2)} is not a SEPA amount`);
   const doc = new SEPA.Document('pain.001.001.09');
   doc.grpHdr.id = opts.messageId;
@@ -54,18 +84,7 @@ export function buildPain001(
   info.debtorIBAN = debtor.iban;
   info.debtorBIC = debtor.bic;
   doc.addPaymentInfo(info);
-  for (const c of credits) {
-    const tx = info.createTransaction();
-    tx.creditorName = sepaText(c.creditorName, 70) || 'ACCOUNT HOLDER';
-    tx.creditorIBAN = c.creditorIban;
-    tx.creditorBIC = c.creditorBic;
-    // Cents as a JavaScript number: exact for every amount up to 2^53 cents; the sums are checked below.
-    tx.amount = Number(formatAmount(c.amountMinor, 2));
-    tx.currency = 'EUR';
-    tx.end2endId = c.endToEndId;
-    tx.remittanceInfo = sepaText(c.remittance, 140);
-    info.addTransaction(tx);
-  }
+  for (const c of credits) info.addTransaction(creditTransaction(info, c));
   // The creation time in UTC with its offset (the library writes local time without one).
   const text = doc.toString().replace(/<CreDtTm>[^<]*<\/CreDtTm>/, `<CreDtTm>${opts.createdAt.toISOString().slice(0, 19)}Z</CreDtTm>`);
   const totalMinor = credits.reduce((sum, c) => sum + c.amountMinor, 0n);
