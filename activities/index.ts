@@ -31,6 +31,8 @@ export interface ActivityDeps {
   transferLimits: TransferReviewLimits;
   /** How often chain activities look at the chain. */
   chainPollMs: number;
+  /** How often a pending MPC co-signature looks whether its nonce was used elsewhere. */
+  mpcNonceCheckMs: number;
   /** How long after its creation a transfer's deposit address is still read for stray deposits. */
   strayDepositWatchMs: number;
   /** Webhook delivery: timeouts, the retry schedule, and how often an idle endpoint looks for events. */
@@ -58,7 +60,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFiatRailActivities({ db: deps.db, rails: deps.providers.rails }),
     ...createChainActivities({ db: deps.db, chains: deps.providers.chains, keys: deps.providers.keys, pollMs: deps.chainPollMs, strayDepositWatchMs: deps.strayDepositWatchMs }),
     ...createStrayDepositActivities({ db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions }),
-    ...createMpcActivities({ db: deps.db, keys: deps.providers.keys, chains: deps.providers.chains }),
+    ...createMpcActivities({ db: deps.db, keys: deps.providers.keys, chains: deps.providers.chains, nonceCheckMs: deps.mpcNonceCheckMs }),
     ...createWalletWatchActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs, routes: deps.routeTransfers }),
     ...createWebhookActivities({ db: deps.db, cipher: deps.cipher, delivery: deps.webhookDelivery }),
     ...(deps.bankFiles ? createBankFileActivities(deps.bankFiles) : {}),

@@ -3,10 +3,10 @@ import type { ChainAdapters } from '../src/chains';
 import type { Db } from '../src/db';
 import type { KeyVault } from '../src/keys/key-vault';
 import { answerCustomerRound, openPlatformParty } from '../src/mpc/platform-party';
-import { closeUnfinishedSession, openTransferSigning } from '../src/mpc/signing';
+import { closeUnfinishedSession, openTransferSigning, spentSigningNonce } from '../src/mpc/signing';
 
 /** The platform's party of MPC sessions (its share and state opened only here), and the signing requests of transfers. */
-export function createMpcActivities(deps: { db: Db; keys: KeyVault; chains: ChainAdapters }) {
+export function createMpcActivities(deps: { db: Db; keys: KeyVault; chains: ChainAdapters; nonceCheckMs: number }) {
   return {
     openPlatformParty(input: { sessionId: string }) {
       return openPlatformParty(deps, input.sessionId);
@@ -25,6 +25,19 @@ export function createMpcActivities(deps: { db: Db; keys: KeyVault; chains: Chai
 
     closeUnfinishedMpcSession(input: { sessionId: string; status: 'failed' | 'expired' | 'canceled'; reason: string }) {
       return closeUnfinishedSession(deps.db, input.sessionId, input.status, input.reason);
+    },
+
+    /**
+     * Why a signing session's transaction can no longer be mined (`spent`), if so; and when to look
+     * again while the customer's signer has not finished.
+     */
+    async checkSigningNonce(input: { sessionId: string }) {
+      // A chain that does not answer now is looked at next time: the wait for the signature goes on meanwhile.
+      const spent = await spentSigningNonce(deps, input.sessionId).catch((err: unknown) => {
+        Context.current().log.warn('could not look at the signing nonce', { sessionId: input.sessionId, error: String(err) });
+        return undefined;
+      });
+      return { spent, checkAgainInMs: deps.nonceCheckMs };
     },
 
     /** The transfer's signing session, with its unsigned transaction; the chain's refusal (too little to send) is final. */

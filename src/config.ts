@@ -248,6 +248,11 @@ const envSchema = z.object({
   MPC_KEYGEN_EXPIRY_MS: z.coerce.number().int().min(1_000).max(7 * 86_400_000).default(3_600_000),
   /** How long a transfer from an MPC wallet waits for the customer's co-signature before it is canceled (docs/MPC.md). */
   MPC_SIGNATURE_EXPIRY_MS: z.coerce.number().int().min(1_000).max(30 * 86_400_000).default(86_400_000),
+  /**
+   * How often a pending co-signature looks whether its transaction's nonce was used by another
+   * transaction of the wallet (a recovery signed without the platform); then it ends at once.
+   */
+  MPC_NONCE_CHECK_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(300_000),
   /** Transfers of at least this many US dollars (or their equivalent) wait for an operator's review. */
   TRANSFER_REVIEW_THRESHOLD_USD: z.coerce.number().positive().default(10_000),
   /** A customer's transfers within 24 hours above this many US dollars are held for review (velocity). */

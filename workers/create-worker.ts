@@ -34,6 +34,7 @@ export function activityDepsFromConfig(
     transferLimits: { reviewThresholdUsd: config.TRANSFER_REVIEW_THRESHOLD_USD, dailyLimitUsd: config.TRANSFER_DAILY_LIMIT_USD },
     // Every second on a sped-up sandbox clock (local chains mine a block a second); else every 5 s.
     chainPollMs: config.SANDBOX_TIME_SCALE > 1 ? 500 : 5_000,
+    mpcNonceCheckMs: config.MPC_NONCE_CHECK_MS,
     strayDepositWatchMs: config.STRAY_DEPOSIT_WATCH_DAYS * 24 * 3600_000,
     webhookDelivery: {
       retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, retryWindowMs: config.WEBHOOK_RETRY_WINDOW_HOURS * 3600_000,

@@ -1,5 +1,5 @@
 import {
-  ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, type RetryPolicy,
+  ApplicationFailure, CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, type RetryPolicy,
 } from '@temporalio/workflow';
 import type { MpcActivities } from '../activities/mpc';
 import { FAILURE, invalidDataReason } from '../src/temporal/failures';
@@ -77,20 +77,50 @@ class MpcSessionRun {
   }
 }
 
+/** A signing looks, while it waits, whether its transaction's nonce was used by another transaction. */
+const SIGNING_WATCHES_NONCE = 'mpc-signing-watches-nonce';
+
+/**
+ * Waits for the customer's co-signature until the session expires, looking meanwhile whether the
+ * wallet's nonce was used by a transaction the platform never signed (a recovery by the customer's
+ * two shares): the session then ends canceled at once, with why, instead of at its expiry. Undefined
+ * when the time ran out; the session's end otherwise.
+ */
+async function waitForSignature(run: MpcSessionRun, input: MpcSessionInput): Promise<MpcSessionResult | undefined> {
+  const expiresAt = Date.now() + input.expiresInMs;
+  for (;;) {
+    const { spent, checkAgainInMs } = await mpc.checkSigningNonce({ sessionId: input.sessionId });
+    if (spent) {
+      // A round being answered finishes first: a signature made meanwhile stands.
+      await condition(() => !run.answering);
+      if (run.completed) return { status: 'completed' };
+      const closed = await mpc.closeUnfinishedMpcSession({ sessionId: input.sessionId, status: 'canceled', reason: spent });
+      return closed ? { status: 'canceled', reason: spent } : { status: 'completed' };
+    }
+    const left = expiresAt - Date.now();
+    if (left <= 0) return undefined;
+    if (await condition(() => run.completed, Math.min(checkAgainInMs, left))) return { status: 'completed' };
+  }
+}
+
 /**
  * `mpc-session:{id}`: one run of the 2-of-3 protocol between the platform and the customer's signer
  * (docs/MPC.md). The signer posts its rounds through the API, which delivers each as the
  * `submitMpcRound` Update; the platform's round runs as an activity (its state sealed in the
  * database between rounds) and the Update answers the platform's messages. A message refused by the
  * platform refuses the Update and changes nothing; the round can be sent again. The session expires
- * if the signer does not finish in time; it ends canceled if its transfer is canceled meanwhile.
+ * if the signer does not finish in time; it ends canceled if its transfer is canceled meanwhile, or
+ * if a signing's nonce was used by another transaction.
  */
 export async function mpcSessionWorkflow(input: MpcSessionInput): Promise<MpcSessionResult> {
   const run = new MpcSessionRun(input);
   await mpc.openPlatformParty({ sessionId: input.sessionId });
   run.show(`Waiting for the customer's signer: round 1 of ${LAST_ROUND}`);
   try {
-    if (await condition(() => run.completed, input.expiresInMs)) return { status: 'completed' };
+    if (input.kind === 'signing' && patched(SIGNING_WATCHES_NONCE)) {
+      const ended = await waitForSignature(run, input);
+      if (ended) return ended;
+    } else if (await condition(() => run.completed, input.expiresInMs)) return { status: 'completed' };
   } catch (err) {
     if (!isCancellation(err)) throw err;
     await CancellationScope.nonCancellable(() => mpc.closeUnfinishedMpcSession({ sessionId: input.sessionId, status: 'canceled', reason: 'canceled with its transfer' }));

@@ -151,6 +151,12 @@ export interface ChainAdapter {
   prepareWalletTransaction(
     request: WalletTransactionRequest, keep: (trx: Transaction<Database>, tx: PreparedWalletTransaction) => Promise<void>,
   ): Promise<PreparedWalletTransaction>;
+  /**
+   * Whether nonce `nonce` of a wallet's `address` was used, as deep as confirmations require, by a
+   * transaction the platform did not sign (a recovery made without it): a transaction prepared with
+   * that nonce can then never be mined. Absent on chains without account nonces.
+   */
+  walletNonceUsedElsewhere?(address: string, nonce: number): Promise<boolean>;
   /** Whether a wallet pays its own transactions' fees in the native asset (false on the simulators). */
   readonly walletsPayGas: boolean;
   /** `pending` until the payout's transaction is mined and deep enough (confirmed or reverted alike); then final. */

@@ -35,6 +35,23 @@ export async function openTransferSigning(deps: { db: Db; chains: ChainAdapters 
 }
 
 /**
+ * Why a signing session's transaction can never be mined, if so: its nonce was used, deep enough, by
+ * a transaction of the wallet the platform never signed (a recovery by the customer's two shares).
+ * Undefined while the session still waits for the customer, or on a chain without account nonces.
+ */
+export async function spentSigningNonce(deps: { db: Db; chains: ChainAdapters }, sessionId: string): Promise<string | undefined> {
+  const session = await deps.db.selectFrom('mpc_sessions').select(['status', 'chain', 'transaction', 'wallet_id']).where('id', '=', sessionId).executeTakeFirstOrThrow();
+  if (session.status !== 'awaiting_customer' || !session.transaction || !session.chain) return undefined;
+  const wallet = await deps.db.selectFrom('wallets').select('addresses').where('id', '=', session.wallet_id).executeTakeFirstOrThrow();
+  const address = wallet.addresses[session.chain];
+  const adapter = deps.chains[session.chain as ChainRail];
+  if (!address || !adapter?.walletNonceUsedElsewhere) return undefined;
+  const { nonce } = session.transaction;
+  if (!(await adapter.walletNonceUsedElsewhere(address, nonce))) return undefined;
+  return `nonce ${nonce} of the wallet's ${session.chain} address was used by a transaction the platform did not co-sign (a recovery?): this one can never be mined`;
+}
+
+/**
  * Ends a session the customer did not finish: a key generation fails its wallet; a signing hands its
  * nonce back when no later transaction took the next one. False if the session had ended already.
  */

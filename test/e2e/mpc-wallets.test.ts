@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createPublicClient, getAddress, http, type Hex } from 'viem';
+import { createPublicClient, getAddress, http, parseTransaction, type Hex } from 'viem';
 import { createTenant, runCli, stack, temporalClient, testDb, waitFor } from '../harness';
 import { expectNowhereInClear, stackKeyVault } from '../harness/secrets';
 import { chainUrl, freshReceiver, RECEIVER, tokenBalance, transferTestParties, waitForTransferState } from '../harness/transfers';
@@ -106,6 +106,35 @@ test('without the platform: the device and backup shares sign a transaction the 
   expect([receipt.status, getAddress(receipt.from)]).toEqual(['success', getAddress(from)]);
 }, 90_000);
 
+test("a recovery that takes a pending co-signature's nonce ends that session at once: canceled with why, its transfer canceled, the wallet's funds as the chain holds them", async () => {
+  await fund('usdc', '6');
+  const created = await payOut('4.00');
+  const request = await pendingSigningOf(created.body.id);
+  const { nonce } = request.transaction!;
+  // The customer, without the platform, sends from the wallet with its two shares: the chain's next nonce is the session's.
+  const token = sandboxTokenAddress(chainKeys, 'base', 'usdc');
+  const from = await signer.addressOf(wallet.id);
+  const unsigned = await unsignedTokenTransfer({ rpcUrl: chainUrl('base'), from, token, currency: 'usdc', to: RECEIVER, amount: '1' });
+  expect(parseTransaction(unsigned).nonce).toBe(nonce);
+  const { signed } = await signer.signWithoutPlatform(wallet.id, unsigned, { sealed: backup, recoveryPrivateKey: recovery.privateKey });
+  await createPublicClient({ transport: http(chainUrl('base')) }).waitForTransactionReceipt({ hash: await broadcast(chainUrl('base'), signed) });
+
+  const ended = await waitFor(async () => {
+    const s = (await p.t.api.get(`/v0/wallets/${wallet.id}/mpc_sessions/${request.id}`)).body;
+    return s.status !== 'awaiting_customer' && s;
+  }, { timeoutMs: 60_000, what: 'the signing session to end' });
+  expect(ended).toMatchObject({ status: 'canceled', failure_reason: expect.stringMatching(new RegExp(`^nonce ${nonce} of the wallet's base address was used by a transaction the platform did not co-sign`)) });
+  const canceled = await waitForTransferState(p.t.api, created.body.id, 'canceled', 60_000);
+  expect(canceled.state_reason).toMatch(/^signature_canceled: nonce \d+ of the wallet's base address was used/);
+  const events = (await p.t.api.get(`/v0/events?object_id=${created.body.id}&type=transfer.canceled`)).body.data;
+  expect(events).toHaveLength(1);
+  // Nothing left the wallet for the transfer: the API's balance is the chain's.
+  await waitFor(async () => {
+    const usdc = (await p.t.api.get(`/v0/wallets/${wallet.id}/balances`)).body.data.find((b: any) => b.currency === 'usdc');
+    return usdc.balance === (Number(await tokenBalance('base', 'usdc', from)) / 1e6).toFixed(6) && usdc.pending === '0.000000';
+  }, { timeoutMs: 60_000, what: "the wallet's balance to be the chain's" });
+}, 150_000);
+
 test('the signer CLI: a recovery key, the pending requests, cosign --all', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'mpc-cli-'));
   const made = runCli(['recovery-key', '--out', path.join(dir, 'recovery.key')], {}, 'signer');
@@ -175,5 +204,6 @@ test("the platform's share alone cannot sign; no share's secret is anywhere on t
 
 test('the histories of these sessions and of the transfers that waited for them replay on the current code', async () => {
   const { replayed, withoutHistory } = await replayWalletHistories(wallet.id);
-  expect([replayed.length, withoutHistory]).toEqual([9, []]); // the key generation, four signings, their four transfers
+  // The key generation, five signings (one canceled by a recovery's nonce, on the nonce-watching branch) and their five transfers.
+  expect([replayed.length, withoutHistory]).toEqual([11, []]);
 }, 60_000);

@@ -105,6 +105,8 @@ export async function startStack(opts: {
       WEBHOOK_POLL_MS: '100',
       // A quiet endpoint (every earlier test file's) is looked at once a second, not ten times.
       WEBHOOK_IDLE_POLL_MS: '1000',
+      // A pending co-signature looks every 2 s whether a recovery used its nonce.
+      MPC_NONCE_CHECK_MS: '2000',
       // A wallet watcher's activity ends every 5 s (its replay test reads a history of several).
       WALLET_WATCH_PERIOD_MS: '5000',
       // The reference lists of the repository (the snapshot's and the fixtures'), read in place.

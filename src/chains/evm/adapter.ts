@@ -198,6 +198,11 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
     return this.walletSends.prepare(r, keep);
   }
 
+  walletNonceUsedElsewhere(address: string, nonce: number): Promise<boolean> {
+    // An MPC signing's transaction is stored only once signed: while the platform waits, none of its own has the nonce.
+    return this.node.nonceTakenByAnother(getAddress(address), nonce, []);
+  }
+
   sweepDeposit(q: SweepRequest): Promise<SweepStatus> {
     return this.sweeps.sweep(q);
   }
