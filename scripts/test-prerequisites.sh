@@ -6,7 +6,7 @@
 #     (test/e2e/cluster.test.ts), built the same way (5 to 10 minutes the first time)
 #   - Chromium for the hosted KYC page test (Debian's package; installed when running as root)
 #   - btcd, the Bitcoin full node the sandbox runs in regtest, built the same way
-#   - the moov-io/ach checker every NACHA file of the suite must pass (test/tools/moov-ach-validate), built the same way
+#   - moov-io/ach, which every NACHA file of the suite must pass and which writes the test bank's answers (test/tools/moov-ach), built the same way
 #   - OpenSSH's sshd for the bank's SFTP server in the bank-file tests (Debian's openssh-server, likewise)
 #   - PostgreSQL and Redis answering on 127.0.0.1 (TEST_DATABASE_ADMIN_URL / TEST_REDIS_URL to change),
 #     PostgreSQL with pg_stat_statements preloaded (test/e2e/transfer-work-counts.test.ts counts the

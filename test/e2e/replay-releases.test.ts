@@ -20,6 +20,8 @@ test.each([
   // rejected refund was retried.
   ...['transfer-returned-refunded', 'transfer-rejected-in-review-refunded', 'transfer-refund-rejected-retried']
     .map((name) => [name, 'before refunds were watched for returns', 'before-refund-watch']),
+  // An MPC co-signature from before a pending signing looked at its nonce (`mpc-signing-watches-nonce`).
+  ['mpc-signing-completed', "before a signing watched its wallet's nonce", 'before-nonce-watch'],
 ])('%s by the previous release (%s) replays on the current code', async (name, _release, fileSuffix) => {
   const history = JSON.parse(fs.readFileSync(path.join(__dirname, '../fixtures/histories', `${name}-${fileSuffix}.json`), 'utf8'));
   expect(history.events.length).toBeGreaterThan(20);

@@ -3,16 +3,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-// NACHA files checked by moov-io/ach, an implementation this project did not write
-// (test/tools/moov-ach-validate, built by scripts/install-moov-ach.sh): our own reader and writer never prove each other.
+// NACHA files checked, and the test bank's answers written, by moov-io/ach, an implementation this
+// project did not write (test/tools/moov-ach, built by scripts/install-moov-ach.sh): our own reader
+// and writer never prove each other.
 
 let checker: string | undefined;
 
-function moovChecker(): string {
+function moovTool(): string {
   if (checker) return checker;
   const built = spawnSync('bash', [path.join(__dirname, '../../scripts/install-moov-ach.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const found = built.stdout?.trim().split('\n').pop();
-  if (built.status !== 0 || !found) throw new Error('the moov-io/ach checker could not be built (scripts/install-moov-ach.sh)');
+  if (built.status !== 0 || !found) throw new Error('the moov-io/ach tool could not be built (scripts/install-moov-ach.sh)');
   return (checker = found);
 }
 
@@ -33,8 +34,8 @@ export function moovValidate(...texts: string[]): MoovResult[] {
       fs.writeFileSync(file, text);
       return file;
     });
-    const run = spawnSync(moovChecker(), files, { encoding: 'utf8' });
-    if (run.status !== 0 && run.status !== 1) throw new Error(`moov-ach-validate: ${run.stderr}`);
+    const run = spawnSync(moovTool(), ['validate', ...files], { encoding: 'utf8' });
+    if (run.status !== 0 && run.status !== 1) throw new Error(`moov-ach validate: ${run.stderr}`);
     return run.stdout.trim().split('\n').map((line) => {
       const { file: _file, ...result } = JSON.parse(line) as MoovResult & { file: string };
       return result;
@@ -42,4 +43,29 @@ export function moovValidate(...texts: string[]): MoovResult[] {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** An answer of the bank to an entry it took: the original entry, and its R-code or C-code. */
+export interface MoovAnswerItem {
+  transactionCode: number;
+  routing: string;
+  account: string;
+  amountMinor: number;
+  idNumber: string;
+  name: string;
+  secCode: string;
+  trace: string;
+  code: string;
+  correctedData?: string;
+}
+
+/** A return file (addenda 99) or a notification-of-change file (COR, addenda 98), written by moov-io/ach. */
+export function moovAnswerFile(request: {
+  kind: 'return' | 'notification_of_change';
+  odfi: { routing: string; name: string; companyId: string; companyName: string };
+  items: MoovAnswerItem[];
+}): string {
+  const run = spawnSync(moovTool(), ['answer'], { input: JSON.stringify(request), encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`moov-ach answer: ${run.stderr}`);
+  return run.stdout;
 }

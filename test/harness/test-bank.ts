@@ -1,12 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import batchControlFields from 'nach2/lib/batch/control';
-import batchHeaderFields from 'nach2/lib/batch/header';
-import entryFields from 'nach2/lib/entry/fields';
-import fileControlFields from 'nach2/lib/file/control';
-import fileHeaderFields from 'nach2/lib/file/header';
-import { buildAchFile, readAchFile, type AchRecord } from '../../src/providers/bank-files/nacha';
-import { NOC_ADDENDA_FIELDS, RETURN_ADDENDA_FIELDS, writeRecord } from '../../src/providers/bank-files/nacha-addenda';
+import { buildAchFile, readAchFile } from '../../src/providers/bank-files/nacha';
+import { moovAnswerFile } from './moov-ach';
 import { readPain001, type ReadCredit } from '../../src/providers/bank-files/sepa-messages';
 import { waitFor } from './index';
 import { odfiProblems } from './odfi-checks';
@@ -209,22 +204,14 @@ export class TestBank {
     return this.waitToTake(() => this.entries.find(match), 'the bank to take such an entry', timeoutMs);
   }
 
-  /** A return file: each entry sent back with its R-code. */
+  /** A return file: each entry sent back with its R-code (written by moov-io/ach). */
   writeReturns(items: { entry: TakenEntry; code: string }[]): string {
-    return this.writeAnswerFile('RET', items.map(({ entry, code }) => ({
-      entry, addenda: writeRecord(RETURN_ADDENDA_FIELDS, {
-        returnReasonCode: code, originalEntryTraceNumber: entry.trace, originalReceivingDFI: entry.routing.slice(0, 8), traceNumber: this.trace(),
-      }),
-    })), false);
+    return this.writeAnswerFile('return', items);
   }
 
-  /** A notification-of-change file: each entry with its C-code and corrected data. */
+  /** A notification-of-change file: each entry with its C-code and corrected data (written by moov-io/ach). */
   writeNotificationsOfChange(items: { entry: TakenEntry; code: string; correctedData: string }[]): string {
-    return this.writeAnswerFile('NOC', items.map(({ entry, code, correctedData }) => ({
-      entry, addenda: writeRecord(NOC_ADDENDA_FIELDS, {
-        changeCode: code, originalEntryTraceNumber: entry.trace, originalReceivingDFI: entry.routing.slice(0, 8), correctedData, traceNumber: this.trace(),
-      }),
-    })), true);
+    return this.writeAnswerFile('notification_of_change', items);
   }
 
   /** Credits that arrived for the platform's account, each naming a deposit reference (the NACHA library writes these). */
@@ -243,10 +230,6 @@ export class TestBank {
     return name;
   }
 
-  private trace(): string {
-    return `${this.odfi.routing.slice(0, 8)}${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-  }
-
   private nextName(kind: string, extension = 'ach'): string {
     return `${kind}-${Date.now()}-${++this.written}.${extension}`;
   }
@@ -257,60 +240,20 @@ export class TestBank {
   }
 
   /**
-   * A file of answers (returns or notifications of change), every record written from the NACHA
-   * library's tables and the addenda tables: one batch per SEC code, entries with code 21/26
-   * (checking) or 31/36 (savings), the return's amount or zero for a notification.
+   * A file of answers, written by moov-io/ach rather than by the platform's own NACHA code: one batch
+   * per SEC code (COR for notifications), each entry the original's with code 21/26 or 31/36.
    */
-  private writeAnswerFile(kind: string, items: { entry: TakenEntry; addenda: string }[], notification: boolean): string {
-    const now = new Date().toISOString();
-    const ymd = `${now.slice(2, 4)}${now.slice(5, 7)}${now.slice(8, 10)}`;
-    const lines = [writeRecord(fileHeaderFields, {
-      immediateDestination: ` ${this.odfi.routing}`, immediateOrigin: ` ${this.odfi.routing}`, fileCreationDate: ymd, fileCreationTime: `${now.slice(11, 13)}${now.slice(14, 16)}`,
-      fileIdModifier: 'A', immediateDestinationName: this.odfi.companyName, immediateOriginName: this.odfi.name, referenceCode: kind,
-    })];
-    const file = { entries: 0, hash: 0n, debit: 0n, credit: 0n, batches: 0 };
-    const bySec = new Map<string, typeof items>();
-    for (const item of items) bySec.set(item.entry.secCode, [...(bySec.get(item.entry.secCode) ?? []), item]);
-    for (const [sec, group] of bySec) {
-      const batchNumber = String(++file.batches);
-      const batch = { count: 0, hash: 0n, debit: 0n, credit: 0n };
-      lines.push(writeRecord(batchHeaderFields, {
-        serviceClassCode: '200', companyName: this.odfi.companyName, companyDiscretionaryData: '', companyIdentification: this.odfi.companyId,
-        standardEntryClassCode: notification ? 'COR' : sec, companyEntryDescription: notification ? 'NOC' : 'RETURN', companyDescriptiveDate: '',
-        effectiveEntryDate: ymd, settlementDate: '   ', originatorStatusCode: '1', originatingDFI: this.odfi.routing.slice(0, 8), batchNumber,
-      }));
-      for (const { entry, addenda } of group) {
-        const wasCredit = ['22', '32'].includes(entry.transactionCode);
-        const savings = entry.transactionCode.startsWith('3');
-        const amount = notification ? 0n : entry.amountMinor;
-        lines.push(writeRecord(entryFields, {
-          transactionCode: `${savings ? 3 : 2}${wasCredit ? 1 : 6}`, receivingDFI: entry.routing.slice(0, 8), checkDigit: entry.routing.slice(8),
-          DFIAccount: entry.account, amount: String(amount), idNumber: entry.idNumber, individualName: entry.name, discretionaryData: '',
-          addendaId: '1', traceNumber: this.trace(),
-        } satisfies AchRecord), addenda);
-        batch.count += 2;
-        batch.hash += BigInt(entry.routing.slice(0, 8));
-        if (wasCredit) batch.credit += amount;
-        else batch.debit += amount;
-      }
-      batch.hash %= 10_000_000_000n;
-      lines.push(writeRecord(batchControlFields, {
-        serviceClassCode: '200', addendaCount: String(batch.count), entryHash: String(batch.hash), totalDebit: String(batch.debit), totalCredit: String(batch.credit),
-        companyIdentification: this.odfi.companyId, messageAuthenticationCode: '', reserved: '', originatingDFI: this.odfi.routing.slice(0, 8), batchNumber,
-      }));
-      file.entries += batch.count;
-      file.hash += batch.hash;
-      file.debit += batch.debit;
-      file.credit += batch.credit;
-    }
-    const blocks = Math.ceil((lines.length + 1) / 10);
-    lines.push(writeRecord(fileControlFields, {
-      batchCount: String(file.batches), blockCount: String(blocks), addendaCount: String(file.entries), entryHash: String(file.hash % 10_000_000_000n),
-      totalDebit: String(file.debit), totalCredit: String(file.credit), reserved: '',
-    }));
-    while (lines.length % 10 !== 0) lines.push('9'.repeat(94));
-    const name = this.nextName(kind);
-    this.put(name, `${lines.join('\r\n')}\r\n`);
+  private writeAnswerFile(kind: 'return' | 'notification_of_change', items: { entry: TakenEntry; code: string; correctedData?: string }[]): string {
+    const text = moovAnswerFile({
+      kind,
+      odfi: { routing: this.odfi.routing, name: this.odfi.name, companyId: this.odfi.companyId, companyName: this.odfi.companyName },
+      items: items.map(({ entry, code, correctedData }) => ({
+        transactionCode: Number(entry.transactionCode), routing: entry.routing, account: entry.account, amountMinor: Number(entry.amountMinor),
+        idNumber: entry.idNumber, name: entry.name, secCode: entry.secCode, trace: entry.trace, code, correctedData,
+      })),
+    });
+    const name = this.nextName(kind === 'return' ? 'RET' : 'NOC');
+    this.put(name, text);
     return name;
   }
 }

@@ -1,6 +1,3 @@
-// Reads NACHA files with moov-io/ach (an implementation this project did not write) and runs its
-// Validate() on each: one JSON line per file, the error moov reports or its batch and entry counts.
-// Exit 1 when any file fails. Built by scripts/install-moov-ach.sh; used by test/harness/moov-ach.ts.
 package main
 
 import (
@@ -11,14 +8,14 @@ import (
 	"github.com/moov-io/ach"
 )
 
-func main() {
-	failed := false
-	for _, path := range os.Args[1:] {
+// validate prints what moov's reader and Validate() say of each file; 1 when any fails.
+func validate(paths []string) int {
+	status := 0
+	for _, path := range paths {
 		result := map[string]any{"file": path}
 		f, err := os.Open(path)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
+			fail(err)
 		}
 		file, err := ach.NewReader(f).Read()
 		f.Close()
@@ -26,7 +23,7 @@ func main() {
 			err = file.Validate()
 		}
 		if err != nil {
-			failed = true
+			status = 1
 			result["error"] = err.Error()
 		} else {
 			entries := 0
@@ -41,7 +38,5 @@ func main() {
 		out, _ := json.Marshal(result)
 		fmt.Println(string(out))
 	}
-	if failed {
-		os.Exit(1)
-	}
+	return status
 }

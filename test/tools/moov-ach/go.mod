@@ -1,4 +1,4 @@
-module financial-platform/moov-ach-validate
+module financial-platform/moov-ach
 
 go 1.26.8
 
