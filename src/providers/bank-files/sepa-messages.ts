@@ -1,6 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import SEPA from 'sepa';
-import { formatAmount, parseAmount } from '../../domain/money';
+import { formatAmount } from '../../domain/money';
+import { minorOf, textOf } from './iso20022-values';
 import { sepaText } from './rail-text';
 
 // SEPA credit transfers as the bank takes them (docs/BANK_FILES.md): pain.001.001.09 written by the
@@ -95,13 +96,6 @@ export function buildPain001(
   return { text, totalMinor };
 }
 
-const minorOf = (text: unknown, where: string): bigint => {
-  const minor = parseAmount(String(text ?? ''), 2);
-  if (minor === null) throw new Error(`${where}: '${String(text)}' is not an amount`);
-  return minor;
-};
-
-const textOf = (node: unknown): string => (node && typeof node === 'object' ? String((node as Record<string, unknown>)['#text'] ?? '') : String(node ?? ''));
 
 export interface ReadCredit {
   endToEndId: string;

@@ -1,0 +1,14 @@
+import { parseAmount } from '../../domain/money';
+
+// Values as fast-xml-parser gives them from ISO 20022 messages (attributes under `@`, an element
+// with attributes as `#text`), shared by the readers of the bank's messages.
+
+/** An element's text, whether it came with attributes (`<Amt Ccy="EUR">1.00</Amt>`) or without. */
+export const textOf = (node: unknown): string => (node && typeof node === 'object' ? String((node as Record<string, unknown>)['#text'] ?? '') : String(node ?? ''));
+
+/** An amount in minor units (two decimals); `where` names it in the error when it is not one. */
+export function minorOf(text: unknown, where: string): bigint {
+  const minor = parseAmount(String(text ?? ''), 2);
+  if (minor === null) throw new Error(`${where}: '${String(text)}' is not an amount`);
+  return minor;
+}
