@@ -257,3 +257,14 @@ test('a route that takes no body refuses an array, even an empty one (sandbox ro
     expect([res.status, res.body.error?.message, res.body.error?.source]).toEqual([400, 'This route takes no request body', { location: 'body', key: '' }]);
   }
 });
+
+test("the text rule is one for every route, sandbox ones included: NUL is refused naming the field; markup is a value like any other, stored and answered as sent", async () => {
+  const markup = '<script>alert(1)</script>';
+  const customer = await t.api.post('/v0/customers', individual({ first_name: markup }));
+  expect([customer.status, customer.body.first_name]).toEqual([201, markup]);
+  const nul = await t.api.post(`/v0/sandbox/customers/${customer.body.id}/suspend`, { reason: 'fraud\u0000' });
+  expect([nul.status, nul.body.error?.source]).toEqual([400, { location: 'body', key: 'reason' }]);
+  const suspended = await t.api.post(`/v0/sandbox/customers/${customer.body.id}/suspend`, { reason: markup });
+  expect([suspended.status, suspended.headers.get('content-type')]).toEqual([200, expect.stringContaining('application/json')]);
+  expect(suspended.body.suspension).toMatchObject({ reason: markup });
+});
