@@ -4,8 +4,12 @@
 
 export type Direction = 'credit' | 'debit';
 
-/** A line of the bank's statement (a BAI2 transaction, a camt.053 entry or one of its transactions). */
-export interface StatementLine {
+/**
+ * A line on either side: the bank's statement (a BAI2 transaction, a camt.053 entry or one of its
+ * transactions), or what the books say the statement should show (a file's batch, a deposit, a
+ * return, a fee).
+ */
+export interface ReconciliationLine {
   id: string;
   direction: Direction;
   amountMinor: bigint;
@@ -15,16 +19,8 @@ export interface StatementLine {
   references: string[];
   counterparty: string;
 }
-
-/** What the books say the statement should show: a file's batch, a deposit, a return, a fee. */
-export interface ExpectedLine {
-  id: string;
-  direction: Direction;
-  amountMinor: bigint;
-  date: string;
-  references: string[];
-  counterparty: string;
-}
+export type StatementLine = ReconciliationLine;
+export type ExpectedLine = ReconciliationLine;
 
 export interface Tolerances {
   /** How much less than expected a credit may arrive and still match (a correspondent bank's fee on a wire); debits match exactly. */

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { expectFixturesAsListed } from '../harness/fixture-checksums';
 import { readBai2, type Bai2File } from '../../src/providers/bank-files/bai2';
 
 // The BAI2 reader against published files (test/fixtures/bai2/README.md): the specification's
@@ -12,10 +12,7 @@ const accounts = (f: Bai2File) => f.groups.flatMap((g) => g.accounts);
 const transactions = (f: Bai2File) => accounts(f).flatMap((a) => a.transactions);
 
 test('the fixtures are the published files (checksums in their README)', () => {
-  const readme = fs.readFileSync(path.join(DIR, 'README.md'), 'utf8');
-  const listed = [...readme.matchAll(/^\| `([^`]+)` \|.*\| `([0-9a-f]{64})` \|$/gm)].map((m) => [m[1], m[2]]);
-  expect(listed.map(([name]) => name).sort()).toEqual(fs.readdirSync(DIR).filter((f) => f.endsWith('.txt')).sort());
-  for (const [name, sha] of listed) expect([name, createHash('sha256').update(fs.readFileSync(path.join(DIR, name!))).digest('hex')]).toEqual([name, sha]);
+  expectFixturesAsListed(DIR, '.txt');
 });
 
 test("the specification's example: balances and summaries per account, every transaction with its direction, amount, funds type and text; the totals agree", () => {

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { expectFixturesAsListed } from '../harness/fixture-checksums';
 import { readCamt053 } from '../../src/providers/bank-files/camt053';
 
 // The camt.053 reader against published statements (test/fixtures/camt053/README.md).
@@ -9,10 +9,7 @@ const DIR = path.join(__dirname, '../fixtures/camt053');
 const sample = (name: string) => fs.readFileSync(path.join(DIR, name), 'utf8');
 
 test('the fixtures are the published files (checksums in their README)', () => {
-  const readme = fs.readFileSync(path.join(DIR, 'README.md'), 'utf8');
-  const listed = [...readme.matchAll(/^\| `([^`]+)` \|.*\| `([0-9a-f]{64})` \|$/gm)].map((m) => [m[1], m[2]]);
-  expect(listed.map(([name]) => name).sort()).toEqual(fs.readdirSync(DIR).filter((f) => f.endsWith('.xml')).sort());
-  for (const [name, sha] of listed) expect([name, createHash('sha256').update(fs.readFileSync(path.join(DIR, name!))).digest('hex')]).toEqual([name, sha]);
+  expectFixturesAsListed(DIR, '.xml');
 });
 
 test("a Swiss bank's statement: balances signed, every entry with status, dates and bank transaction code; a next-day value is in the forward balance only", () => {
