@@ -1,24 +1,20 @@
+import type { PayoutRequest } from '../chains/chain-adapter';
+
 // The chain side of the daily reconciliation (docs/RECONCILIATION.md): every payout the books call
 // settled is checked against what its transaction did on the chain. Pure: the caller reads the
 // payouts from the database and each transaction's movements from the chain's node.
 
-/** A payout the books call settled on a chain: the transaction it recorded, to whom, how much. */
-export interface SettledPayout {
-  id: string;
-  txHash: string;
-  to: string;
-  currency: string;
-  amountMinor: bigint;
-}
+/** Value paid to an address: what a payout asked of the chain, and what a transaction moved. */
+type Payment = Pick<PayoutRequest, 'to' | 'currency' | 'amountMinor'>;
 
-/** One movement of value a transaction made (a token transfer, a bitcoin output, a lamport transfer). */
-export interface ChainMovement {
-  /** Where it sits in its transaction (log index, output index, instruction index). */
-  index: number;
-  to: string;
-  currency: string;
-  amountMinor: bigint;
-}
+/** A payout the books call settled on a chain, with the transaction it recorded. */
+export type SettledPayout = Payment & { id: string; txHash: string };
+
+/**
+ * One movement of value a transaction made (a token transfer, a bitcoin output, a lamport transfer),
+ * with where it sits in its transaction (log index, output index, instruction index).
+ */
+export type ChainMovement = Payment & { index: number };
 
 export type ChainPayoutException =
   /** The node knows no such transaction (or not as deep as confirmations require). */
