@@ -9,7 +9,7 @@ import { abaRoutingError } from '../domain/bank-validation';
 import { formatAmount } from '../domain/money';
 import { achBatchKey, buildAchFile, MAX_ACH_ENTRY_MINOR, type AchEntry, type AchOriginator } from '../providers/bank-files/nacha';
 import { achText } from '../providers/bank-files/rail-text';
-import { fileWindow, receiverName, type FiledWindow, type QueuedPayment, type SetAside, type WindowFormat } from './file-window';
+import { fileWindow, openedOncePerWindow, receiverName, type FiledWindow, type QueuedPayment, type SetAside, type WindowFormat } from './file-window';
 
 // An ACH file window (docs/BANK_FILES.md): the payments queued for it in one NACHA file.
 
@@ -35,13 +35,7 @@ const DESCRIPTIONS: Record<string, string> = {
 function achFormat(settings: AchWindowSettings, cipher: DataCipher, kind: AchWindow): WindowFormat {
   const rails = ACH_WINDOWS[kind].filter((r) => settings.rails.includes(r));
   const odfi8 = settings.originator.odfiRouting.slice(0, 8);
-  // Each account number is opened once per window: the refusal check, the batch order and the file all read it.
-  const opened = new Map<string, string>();
-  const decrypt = (sealed: string) => {
-    const plain = opened.get(sealed) ?? cipher.decryptText(sealed);
-    opened.set(sealed, plain);
-    return plain;
-  };
+  const decrypt = openedOncePerWindow(cipher);
   const entryOf = (p: QueuedPayment, effectiveDate = '') => achEntryOf(p, decrypt, effectiveDate);
   return {
     fileRail: 'ach',

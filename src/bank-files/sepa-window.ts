@@ -7,7 +7,7 @@ import { formatAmount } from '../domain/money';
 import { buildPain001, MAX_SEPA_CREDIT_MINOR, sepaCreditProblem, type SepaCredit, type SepaDebtor } from '../providers/bank-files/sepa-messages';
 import { bicCheck, ibanCheck } from '../domain/bank-validation';
 import { sepaText } from '../providers/bank-files/rail-text';
-import { fileWindow, receiverName, type FiledWindow, type QueuedPayment, type SetAside, type WindowFormat } from './file-window';
+import { fileWindow, openedOncePerWindow, receiverName, type FiledWindow, type QueuedPayment, type SetAside, type WindowFormat } from './file-window';
 
 // A SEPA file window (docs/BANK_FILES.md): the payments queued for it in one pain.001.001.09 message.
 
@@ -29,7 +29,7 @@ export function sepaFileOfMessage(messageId: string): string | null {
 }
 
 function sepaFormat(settings: SepaWindowSettings, cipher: DataCipher): WindowFormat {
-  const decrypt = (sealed: string) => cipher.decryptText(sealed);
+  const decrypt = openedOncePerWindow(cipher);
   return {
     fileRail: 'sepa',
     namePrefix: 'SCT',

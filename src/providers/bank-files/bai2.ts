@@ -61,7 +61,7 @@ const RECORD_START = /^(01|02|03|16|49|88|98|99),/;
 interface RawRecord {
   code: string;
   fields: string[];
-  /** A `16`'s text lines, once its fixed fields ended: its own, then each continuation's. */
+  /** A `16`'s text lines, once its fixed fields ended: its own, then each continuation's (empty until its text begins). */
   text: string[];
   records: number;
 }
@@ -110,7 +110,7 @@ function logicalRecords(text: string): RawRecord[] {
     if (code === '88') {
       if (!last) throw new Error('BAI2: a continuation (88) with no record before it');
       last.records += 1;
-      if (last.code === '16' && last.fields.length > transactionTextIndex(last.fields)) last.text.push(body.trim());
+      if (last.code === '16' && last.text.length > 0) last.text.push(body.trim());
       else appendFields(last, body);
       continue;
     }
@@ -130,10 +130,7 @@ function appendFields(record: RawRecord, body: string) {
   }
   const textAt = transactionTextIndex(fields);
   record.fields = fields.slice(0, textAt);
-  if (fields.length > textAt) {
-    record.fields.push(fields.slice(textAt).join(','));
-    record.text.push(fields.slice(textAt).join(',').trim());
-  }
+  if (fields.length > textAt) record.text.push(fields.slice(textAt).join(',').trim());
 }
 
 function minor(value: string | undefined, what: string): bigint | null {
@@ -220,9 +217,10 @@ export function readBai2(text: string): Bai2File {
       account.records += record.records;
       group.records += record.records;
       const { records: counted, ...done } = account;
-      file.problems.push(...trailerProblems(`account ${done.number}'s trailer`, { total: minor(record.fields[0], 'account total'), records: count(record.fields[1]) }, { total: accountTotal(done), records: counted }));
+      const total = accountTotal(done);
+      file.problems.push(...trailerProblems(`account ${done.number}'s trailer`, { total: minor(record.fields[0], 'account total'), records: count(record.fields[1]) }, { total, records: counted }));
       group.accounts.push(done);
-      group.total += accountTotal(done);
+      group.total += total;
       account = undefined;
     } else if (record.code === '98') {
       if (!group || account) throw new Error('BAI2: a group trailer (98) with no group, or inside an account');

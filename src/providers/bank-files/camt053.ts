@@ -1,15 +1,11 @@
-import { XMLParser } from 'fast-xml-parser';
-import { minorOf, textOf } from './iso20022-values';
+import { iso20022Parser, minorOf, textOf } from './iso20022-values';
 
 // ISO 20022 camt.053, the bank-to-customer statement: the SEPA account's end-of-day statement
 // (docs/BANK_FILES.md). Read by element name, whatever the message's version (.02 to .08 alike):
 // balances, and each entry with its status, dates, bank transaction code, batch (the message and
 // payment block of ours it books, when it books a file as one line) and its transactions' details.
 
-const parser = new XMLParser({
-  ignoreAttributes: false, attributeNamePrefix: '@', removeNSPrefix: true, parseTagValue: false,
-  isArray: (name) => ['Stmt', 'Bal', 'Ntry', 'NtryDtls', 'TxDtls', 'Ustrd'].includes(name),
-});
+const parser = iso20022Parser(['Stmt', 'Bal', 'Ntry', 'NtryDtls', 'TxDtls', 'Ustrd']);
 
 /** A balance, signed: a debit balance is negative. OPBD opening booked, CLBD closing booked, PRCD the previous closing. */
 export interface StatementBalance {

@@ -1,3 +1,4 @@
+import { XMLParser } from 'fast-xml-parser';
 import { parseAmount } from '../../domain/money';
 
 // Values as fast-xml-parser gives them from ISO 20022 messages (attributes under `@`, an element
@@ -11,4 +12,9 @@ export function minorOf(text: unknown, where: string): bigint {
   const minor = parseAmount(String(text ?? ''), 2);
   if (minor === null) throw new Error(`${where}: '${String(text)}' is not an amount`);
   return minor;
+}
+
+/** A reader of ISO 20022 messages: namespaces dropped, values kept as text, `arrays` always read as lists. */
+export function iso20022Parser(arrays: string[]): XMLParser {
+  return new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', removeNSPrefix: true, parseTagValue: false, isArray: (name) => arrays.includes(name) });
 }

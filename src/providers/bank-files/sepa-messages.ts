@@ -1,7 +1,6 @@
-import { XMLParser } from 'fast-xml-parser';
 import SEPA from 'sepa';
 import { formatAmount } from '../../domain/money';
-import { minorOf, textOf } from './iso20022-values';
+import { iso20022Parser, minorOf, textOf } from './iso20022-values';
 import { sepaText } from './rail-text';
 
 // SEPA credit transfers as the bank takes them (docs/BANK_FILES.md): pain.001.001.09 written by the
@@ -32,7 +31,7 @@ export const MAX_SEPA_CREDIT_MINOR = 99_999_999_999n;
 /** A Date whose local calendar fields are `at`'s UTC ones: the library formats dates with the local calendar. */
 const localOf = (at: Date) => new Date(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate(), at.getUTCHours(), at.getUTCMinutes(), at.getUTCSeconds());
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', removeNSPrefix: true, parseTagValue: false, isArray: (name) => ['PmtInf', 'CdtTrfTxInf', 'OrgnlPmtInfAndSts', 'TxInfAndSts', 'Ntfctn', 'Ntry', 'NtryDtls', 'TxDtls', 'StsRsnInf'].includes(name) });
+const parser = iso20022Parser(['PmtInf', 'CdtTrfTxInf', 'OrgnlPmtInfAndSts', 'TxInfAndSts', 'Ntfctn', 'Ntry', 'NtryDtls', 'TxDtls', 'StsRsnInf']);
 
 type PaymentInfo = ReturnType<InstanceType<typeof SEPA.Document>['createPaymentInfo']>;
 
