@@ -144,14 +144,18 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
     return { confirmations, final: confirmations >= this.deps.confirmations };
   }
 
-  /** Unspent BTC at the address: in blocks `confirmations` deep (confirmed), and in any block (latest). */
+  /** Unspent BTC at the address: in blocks `confirmations` deep (confirmed), and in any block (latest); our own change in both. */
   async balancesOf(address: string, assets: string[], within?: Transaction<Database>): Promise<AssetBalance[]> {
     // Inside a caller's transaction, the index as this process last brought it up (never a second connection).
     const tip = within ? (this.index.lastTip() ?? await this.index.indexedTip(within) ?? 0) : await this.tip();
-    const rows = await (within ?? this.deps.db).selectFrom('bitcoin_outputs').select(['amount_sats', 'height']).where('address', '=', address).where('spent_txid', 'is', null).execute();
-    const counted = tip - this.deps.confirmations + 1;
-    const latestMinor = rows.reduce((s, r) => s + BigInt(r.amount_sats), 0n);
-    const confirmedMinor = rows.filter((r) => r.height <= counted).reduce((s, r) => s + BigInt(r.amount_sats), 0n);
+    const db = within ?? this.deps.db;
+    // As freeCoins sees them: a coin our signed send holds is spent before its block, and that send's
+    // change is ours (else a sent transfer, its reservation gone, would count twice until its block).
+    const rows = await db.selectFrom('bitcoin_outputs').select(['amount_sats', 'height']).where('address', '=', address).where('spent_txid', 'is', null).where('reserved_by', 'is', null).execute();
+    const changeMinor = (await db.selectFrom('bitcoin_unconfirmed_change').select('amount_sats').where('address', '=', address).where('reserved_by', 'is', null).execute())
+      .reduce((s, r) => s + BigInt(r.amount_sats), 0n);
+    const latestMinor = rows.reduce((s, r) => s + BigInt(r.amount_sats), 0n) + changeMinor;
+    const confirmedMinor = rows.filter((r) => r.height <= tip - this.deps.confirmations + 1).reduce((s, r) => s + BigInt(r.amount_sats), 0n) + changeMinor;
     return assets.map((asset) => (asset === 'btc' ? { asset, confirmedMinor, latestMinor } : { asset, confirmedMinor: 0n, latestMinor: 0n }));
   }
 
