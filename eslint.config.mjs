@@ -17,7 +17,7 @@ const HTTP = ['**/api/*', '**/resources/**'];
 const ACTIVITIES = ['**/activities', '**/activities/*'];
 const WORKFLOWS = ['**/workflows', '**/workflows/*'];
 const CORE = [
-  '**/customers/*', '**/external-accounts/*', '**/kyc/*', '**/transfers/*', '**/payments/*', '**/webhooks/*', '**/wallets/*', '**/accounts/*', '**/mpc/*', '**/keys/*', '**/ledger/*', '**/reconciliation/*', '**/chains', '**/chains/*',
+  '**/customers/*', '**/external-accounts/*', '**/kyc/*', '**/transfers/*', '**/payments/*', '**/webhooks/*', '**/wallets/*', '**/accounts/*', '**/mpc/*', '**/keys/*', '**/ledger/*', '**/reconciliation/*', '**/sandbox-bank/*', '**/chains', '**/chains/*',
   '**/providers', '**/providers/*', '**/sanctions/*', '**/domain/*', '**/temporal/*', '**/embedded/*', '**/config', '**/deps',
 ];
 
@@ -64,7 +64,7 @@ export default tseslint.config(
     // Core modules: use-cases, money, rails and chains, sanctions; they start workflows by their messages.
     files: [
       'src/customers/**/*.ts', 'src/external-accounts/**/*.ts', 'src/kyc/**/*.ts', 'src/transfers/**/*.ts', 'src/payments/**/*.ts', 'src/webhooks/**/*.ts', 'src/wallets/**/*.ts', 'src/accounts/**/*.ts', 'src/mpc/**/*.ts', 'src/signer/**/*.ts', 'src/keys/**/*.ts', 'src/ledger/**/*.ts',
-      'src/reconciliation/**/*.ts', 'src/chains/**/*.ts', 'src/providers/**/*.ts', 'src/sanctions/**/*.ts', 'src/domain/**/*.ts', 'src/temporal/**/*.ts',
+      'src/reconciliation/**/*.ts', 'src/sandbox-bank/**/*.ts', 'src/chains/**/*.ts', 'src/providers/**/*.ts', 'src/sanctions/**/*.ts', 'src/domain/**/*.ts', 'src/temporal/**/*.ts',
       'src/embedded/**/*.ts', 'src/config.ts', 'src/deps.ts',
     ],
     rules: importsDownOnly('a core module', [...ENTRY, ...HTTP, ...ACTIVITIES], { extra: [WORKFLOW_MESSAGES_ONLY] }),

@@ -19,6 +19,8 @@ import { createWebhookActivities } from './webhooks';
 import { createMpcActivities } from './mpc';
 import type { DeliverySettings } from '../src/webhooks/delivery';
 import { createBankFileActivities, type BankFileActivityDeps } from './bank-files';
+import { createSandboxBankActivities } from './sandbox-bank';
+import type { SandboxBankSettings } from '../src/sandbox-bank/sandbox-bank';
 
 export interface ActivityDeps {
   db: Db;
@@ -39,6 +41,8 @@ export interface ActivityDeps {
   webhookDelivery: DeliverySettings;
   /** The bank's file interface, when a rail runs on it (docs/BANK_FILES.md). */
   bankFiles?: BankFileActivityDeps;
+  /** The sandbox bank behind `npm start`'s SFTP server (SANDBOX_BANK=on). */
+  sandboxBank?: SandboxBankSettings;
   /** What turns standing routes' deposits into transfers (src/payment-routes/carry-deposits.ts); without it the watchers only record them. */
   routeTransfers?: Parameters<typeof createWalletWatchActivities>[0]['routes'];
 }
@@ -64,6 +68,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWalletWatchActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs, routes: deps.routeTransfers }),
     ...createWebhookActivities({ db: deps.db, cipher: deps.cipher, delivery: deps.webhookDelivery }),
     ...(deps.bankFiles ? createBankFileActivities(deps.bankFiles) : {}),
+    ...(deps.sandboxBank ? createSandboxBankActivities(deps.sandboxBank) : {}),
     ...createTransferReviewActivities({
       db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits, chains: deps.providers.chains,
       rails: deps.providers.rails,

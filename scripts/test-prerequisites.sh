@@ -7,6 +7,7 @@
 #   - Chromium for the hosted KYC page test (Debian's package; installed when running as root)
 #   - btcd, the Bitcoin full node the sandbox runs in regtest, built the same way
 #   - moov-io/ach, which every NACHA file of the suite must pass and which writes the test bank's answers (test/tools/moov-ach), built the same way
+#   - moov-io/bai2, which reads every BAI2 statement the sandbox bank writes (test/tools/moov-bai2), built the same way
 #   - OpenSSH's sshd for the bank's SFTP server in the bank-file tests (Debian's openssh-server, likewise)
 #   - PostgreSQL and Redis answering on 127.0.0.1 (TEST_DATABASE_ADMIN_URL / TEST_REDIS_URL to change),
 #     PostgreSQL with pg_stat_statements preloaded (test/e2e/transfer-work-counts.test.ts counts the
@@ -19,7 +20,8 @@ bash scripts/install-local-kms.sh >/dev/null
 bash scripts/install-temporal-server.sh >/dev/null
 bash scripts/install-sftp-server.sh >/dev/null
 bash scripts/install-btcd.sh >/dev/null
-bash scripts/install-moov-ach.sh >/dev/null
+bash scripts/install-test-tool.sh moov-ach >/dev/null
+bash scripts/install-test-tool.sh moov-bai2 >/dev/null
 
 if [ -z "${CHROMIUM_PATH:-}" ] && ! [ -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -44,6 +44,17 @@ export const bankFileEnv = {
   }),
   /** The sandbox's ACH rails run through the bank's files too (a developer sees the files); default: the instant simulator. */
   SANDBOX_BANK_FILES: z.enum(['on', 'off']).default('off'),
+  /**
+   * `npm start` runs a local SFTP server and the sandbox bank behind it, and the sandbox's ACH and
+   * SEPA rails through their files (SANDBOX_BANK_FILES and the bank's settings are filled in).
+   */
+  SANDBOX_BANK: z.enum(['on', 'off']).default('off'),
+  /** The sandbox bank's SFTP server's port (loopback only). */
+  SANDBOX_BANK_SFTP_PORT: z.coerce.number().int().min(1).max(65535).default(2222),
+  /** How often the sandbox bank takes the files in its inbox and answers them. */
+  SANDBOX_BANK_POLL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(2),
+  /** The sandbox bank's folder (the SFTP server's root, with `inbox` and `outbox`): set by `npm start`. */
+  SANDBOX_BANK_DIR: optionalText(),
   BANK_SFTP_HOST: optionalText(),
   BANK_SFTP_PORT: z.coerce.number().int().min(1).max(65535).default(22),
   BANK_SFTP_USER: optionalText(),
@@ -101,6 +112,27 @@ export function missingBankFileSettings(c: Record<string, unknown> & { RAIL_PROV
     ...(rails.includes('sepa') ? ['SEPA_DEBTOR_NAME', 'SEPA_DEBTOR_IBAN', 'SEPA_DEBTOR_BIC'] : []),
   ];
   return required.filter((k) => c[k] === undefined);
+}
+
+type BankFileCheckedConfig = Record<string, unknown> & {
+  RAIL_PROVIDERS: Partial<Record<BankFileRail, 'bank_files'>>; SANDBOX_BANK_FILES: 'on' | 'off'; SANDBOX_BANK: 'on' | 'off';
+};
+
+/**
+ * The bank-file settings hold together: every setting the rails in use need (npm start fills them
+ * for the sandbox bank), and one bank only: sandbox payments never reach the bank that carries live ones.
+ */
+export function checkBankFileSettings(c: BankFileCheckedConfig, ctx: z.RefinementCtx) {
+  if (bankFilesEnabled(c) && c.SANDBOX_BANK === 'off') {
+    for (const key of missingBankFileSettings(c)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: 'is required when RAIL_PROVIDERS or SANDBOX_BANK_FILES uses the bank\'s files' });
+    }
+  }
+  for (const key of ['SANDBOX_BANK_FILES', 'SANDBOX_BANK'] as const) {
+    if (c[key] === 'on' && Object.keys(c.RAIL_PROVIDERS).length > 0) {
+      ctx.addIssue({ code: 'custom', path: [key], message: 'cannot be on while RAIL_PROVIDERS sends live payments to the bank' });
+    }
+  }
 }
 
 /** Whether the bank-file rail runs at all: a live rail names it, or the sandbox asks for it. */

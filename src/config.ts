@@ -4,7 +4,7 @@ import { wordlist } from '@scure/bip39/wordlists/english';
 import { getAddress, isAddress, type Hex } from 'viem';
 import { z } from 'zod';
 import { EVM_CHAINS, isEvmChain, RAILS, type EvmChain } from './domain/rails';
-import { bankFileEnv, bankFilesEnabled, missingBankFileSettings } from './config-bank-files';
+import { bankFileEnv, checkBankFileSettings } from './config-bank-files';
 import { solanaEnv } from './config-solana';
 import { bitcoinEnv } from './config-bitcoin';
 import { timerEnv } from './config-timers';
@@ -246,15 +246,7 @@ const envSchema = z.object({
   ...bitcoinEnv,
   ...timerEnv,
 }).superRefine((c, ctx) => {
-  if (bankFilesEnabled(c)) {
-    for (const key of missingBankFileSettings(c)) {
-      ctx.addIssue({ code: 'custom', path: [key], message: 'is required when RAIL_PROVIDERS or SANDBOX_BANK_FILES uses the bank\'s files' });
-    }
-  }
-  // One bank configuration: sandbox payments must never reach the bank that carries live ones.
-  if (c.SANDBOX_BANK_FILES === 'on' && Object.keys(c.RAIL_PROVIDERS).length > 0) {
-    ctx.addIssue({ code: 'custom', path: ['SANDBOX_BANK_FILES'], message: 'cannot be on while RAIL_PROVIDERS sends live payments to the bank' });
-  }
+  checkBankFileSettings(c, ctx);
   // Anyone can derive the keys of anvil's mnemonic: on a chain other than a local node it would hand
   // the treasury to the first taker.
   const remote = [...Object.entries(c.EVM_RPC_URLS), ...(c.SOLANA_RPC_URL ? [['solana', c.SOLANA_RPC_URL]] : []), ...(c.BITCOIN_RPC_URL ? [['bitcoin', c.BITCOIN_RPC_URL]] : [])]

@@ -26,6 +26,7 @@ export function activityDepsFromConfig(
   const providers = createMoneyProviders(config, shared.db, shared.keys);
   return {
     bankFiles: bankFileActivityDeps(config, { ...shared, ...providers }),
+    sandboxBank: config.SANDBOX_BANK_DIR ? { root: config.SANDBOX_BANK_DIR, sepaIban: config.SEPA_DEBTOR_IBAN! } : undefined,
     db: shared.db, cipher: shared.cipher, sanctions: shared.sanctions,
     idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
     providers,

@@ -12,6 +12,7 @@ import { startAnvilNodes } from '../embedded/anvil';
 import { startSolanaNode } from '../embedded/solana';
 import { startBitcoinNode } from '../embedded/bitcoin';
 import { startTemporalDevServer } from '../embedded/temporal-dev-server';
+import { startSandboxBank } from '../embedded/sandbox-bank';
 import { ensurePortFree, lockDataDir } from '../embedded/service-process';
 import { createLogger } from '../logger';
 import { configuredScreener } from '../sanctions/screener';
@@ -82,6 +83,14 @@ runMain('platform', async () => {
       config.BITCOIN_RPC_URL = bitcoin.url;
     }
 
+    let bankLine: string | undefined;
+    if (config.SANDBOX_BANK === 'on') {
+      log.info('starting the sandbox bank (an SFTP server and the bank behind it)');
+      const bank = await startSandboxBank(config);
+      stops.push(['sandbox bank SFTP server', bank.stop]);
+      bankLine = `sftp://${bank.username}@${bank.host}:${bank.port} (folders in ${bank.root}); sandbox ACH and SEPA go through its files`;
+    }
+
     // PGlite's one session is shared by every connection: named statements would collide there.
     const db = config.DATABASE_URL
       ? createDb(databaseUrl, config.DATABASE_POOL_SIZE, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS === 'on' })
@@ -125,6 +134,7 @@ runMain('platform', async () => {
         `  Sandbox key:  ${sandboxKey}`,
         `  Sanctions:    ${sanctionsLine(sanctions)}`,
         `  Live keys:    ${describeLive(providerAvailability(config).live)}`,
+        ...(bankLine ? [`  Sandbox bank: ${bankLine}`] : []),
         '',
         `  curl -H "Api-Key: ${sandboxKey}" ${base}/v0/customers`,
         '',

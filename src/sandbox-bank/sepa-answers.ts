@@ -1,10 +1,11 @@
 import { XMLBuilder } from 'fast-xml-parser';
-import { formatAmount } from '../../src/domain/money';
-import type { ReadCredit } from '../../src/providers/bank-files/sepa-messages';
+import { formatAmount } from '../domain/money';
+import type { ReadCredit } from '../providers/bank-files/sepa-messages';
+import { sepaMagicAnswers } from './magic';
 
-// The SEPA messages the test bank sends back, written with fast-xml-parser's builder: status reports
-// (pain.002.001.11) with rejections, and debit/credit notifications (camt.054.001.08) of credits
-// for the platform and of its payments returned.
+// The SEPA messages a bank sends back (the sandbox bank, and the tests' test bank), written with
+// fast-xml-parser's builder: status reports (pain.002) at each level, and debit/credit notifications
+// (camt.054.001.08) of credits for the platform and of its payments returned.
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', format: true });
 const now = () => new Date().toISOString().slice(0, 19);
@@ -103,4 +104,29 @@ export function camt054Batch(iban: string, messageId: string, entryRef: string, 
       },
     },
   });
+}
+
+/**
+ * What a bank sends back for a pain.001 it took, by the magic values (src/sandbox-bank/magic.ts):
+ * status reports (the whole message or its block refused; transactions rejected; with `acknowledge`,
+ * an acceptance ACCP of a message nothing refused) and a notification of the credits returned once
+ * booked. `name(kind)` names each answer file.
+ */
+export function answersToPain001(
+  message: { messageId: string; credits: ReadCredit[] }, iban: string, opts: { acknowledge: boolean; name: (kind: 'STS' | 'NTF') => string },
+): { name: string; xml: string }[] {
+  const magic = sepaMagicAnswers(message.credits);
+  const answers: { name: string; xml: string }[] = [];
+  const status = (xml: string) => answers.push({ name: opts.name('STS'), xml });
+  if (magic.rejected.length > 0) status(pain002Rejections(message.messageId, magic.rejected.map((credit) => ({ credit, code: 'AC04' }))));
+  // A whole message (group level) or its payment block refused, as a SEPA bank does: every payment in it.
+  if (magic.messageRejected) status(pain002Report(message.messageId, { group: { status: 'RJCT', reason: 'DU01' }, blocks: [] }));
+  else if (magic.blockRejected) status(pain002Report(message.messageId, { blocks: [{ id: `${message.messageId}.0`, status: 'RJCT', reason: 'AM04', transactions: [] }] }));
+  // An acceptance is outside the EPC's reject-only pain.002: banks send it in plain ISO 20022.
+  else if (opts.acknowledge && magic.rejected.length === 0) status(pain002Report(message.messageId, { group: { status: 'ACCP' }, blocks: [] }, 'pain.002.001.11'));
+  if (magic.returned.length > 0) {
+    const name = opts.name('NTF');
+    answers.push({ name, xml: camt054(iban, name.slice(0, 35), magic.returned.map((credit, n) => ({ kind: 'return', ref: `${name}-${n}`, credit, code: 'AC04' }))) });
+  }
+  return answers;
 }

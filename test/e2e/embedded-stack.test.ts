@@ -12,6 +12,7 @@ import { ChainKeys, STABLECOIN_ABI, sandboxTokenAddress } from '../../src/chains
 import { EVM_CHAINS } from '../../src/domain/rails';
 import { apiClient, documents, individual, waitFor, waitForKycStatus } from '../harness';
 import { freePort, freePortRange } from '../harness/stack';
+import { alive, signalGroup, signalPid, startNpm, untilRunning } from '../harness/npm-start';
 import { approvedCustomer, internationalAccount, sandboxDeposit, waitForTransferState } from '../harness/transfers';
 
 // `npm start` as README.md tells a user to run it: the embedded stack (PGlite, the Temporal CLI dev
@@ -58,40 +59,9 @@ afterAll(() => {
 });
 
 function npmStart(name: string) {
-  const out = fs.openSync(path.join(logDir, `embedded-${name}.log`), 'w');
-  const child = spawn('npm', ['start'], { cwd: repoRoot, env, detached: true, stdio: ['ignore', out, out] });
-  started.push(child);
-  const ended: { code?: number | null; signal?: string | null } = {};
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => {
-    Object.assign(ended, { code, signal });
-    resolve(code);
-  }));
-  const log = () => fs.readFileSync(path.join(logDir, `embedded-${name}.log`), 'utf8');
-  return { child, exit, log, ended };
-}
-
-async function untilRunning(run: ReturnType<typeof npmStart>) {
-  // waitFor tries again after a throw, so a start that exited is told apart after the wait, at once.
-  await waitFor(async () => run.child.exitCode !== null || run.log().includes('Financial platform is running.'),
-    { timeoutMs: 120_000, what: 'npm start to be running' });
-  if (run.child.exitCode !== null) throw new Error(`npm start exited (${run.child.exitCode}):\n${run.log()}`);
-}
-
-const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => signalPid(-child.pid!, signal);
-function signalPid(pid: number, signal: NodeJS.Signals) {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // no such process (group)
-  }
-}
-/** Whether a process (or, for a negative number, any process of that group) runs; zombies do not. */
-function alive(pid: number): boolean {
-  const ps = spawnSync('ps', ['-eo', 'pid=,pgid=,stat='], { encoding: 'utf8' }).stdout;
-  return ps.split('\n').some((line) => {
-    const [p, g, stat] = line.trim().split(/\s+/);
-    return (pid < 0 ? Number(g) === -pid : Number(p) === pid) && stat !== undefined && !stat.startsWith('Z');
-  });
+  const run = startNpm(env, name);
+  started.push(run.child);
+  return run;
 }
 
 /** The pids of the Temporal dev server, the anvil nodes, the Solana and the Bitcoin node, from the pid files npm start keeps. */

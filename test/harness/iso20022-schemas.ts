@@ -14,6 +14,7 @@ const SCHEMA_OF: Record<string, string> = {
   'pain.001.001.10': 'pain.001.001.10',
   'pain.002.001.11': 'pain.002.001.11',
   'camt.054.001.08': 'camt.054.001.08',
+  'camt.053.001.08': 'camt.053.001.08',
 };
 
 /** The European Payments Council's SEPA credit transfer schemas (EPC132-08), which restrict ISO 20022 to what SEPA banks take. */

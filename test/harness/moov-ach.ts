@@ -4,18 +4,23 @@ import os from 'node:os';
 import path from 'node:path';
 
 // NACHA files checked, and the test bank's answers written, by moov-io/ach, an implementation this
-// project did not write (test/tools/moov-ach, built by scripts/install-moov-ach.sh): our own reader
+// project did not write (test/tools/moov-ach, built by scripts/install-test-tool.sh): our own reader
 // and writer never prove each other.
 
-let checker: string | undefined;
+const tools = new Map<string, string>();
 
-function moovTool(): string {
-  if (checker) return checker;
-  const built = spawnSync('bash', [path.join(__dirname, '../../scripts/install-moov-ach.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+/** A Go tool of test/tools, built once into the cache outside the clone; its path. */
+export function testTool(name: 'moov-ach' | 'moov-bai2'): string {
+  const known = tools.get(name);
+  if (known) return known;
+  const built = spawnSync('bash', [path.join(__dirname, '../../scripts/install-test-tool.sh'), name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const found = built.stdout?.trim().split('\n').pop();
-  if (built.status !== 0 || !found) throw new Error('the moov-io/ach tool could not be built (scripts/install-moov-ach.sh)');
-  return (checker = found);
+  if (built.status !== 0 || !found) throw new Error(`the ${name} tool could not be built (scripts/install-test-tool.sh ${name})`);
+  tools.set(name, found);
+  return found;
 }
+
+const moovTool = () => testTool('moov-ach');
 
 export interface MoovResult {
   error?: string;

@@ -5,7 +5,10 @@ import { moovAnswerFile } from './moov-ach';
 import { readPain001, type ReadCredit } from '../../src/providers/bank-files/sepa-messages';
 import { waitFor } from './index';
 import { odfiProblems } from './odfi-checks';
-import { camt054, camt054Batch, pain002Rejections, pain002Report } from './test-bank-sepa';
+import { answersToPain001, camt054, camt054Batch } from '../../src/sandbox-bank/sepa-answers';
+import { achMagicAnswers, CORRECTED_ACCOUNT } from '../../src/sandbox-bank/magic';
+
+export { BLOCK_REJECTED_IBAN, CLOSED_IBAN, CORRECTED_ACCOUNT, MESSAGE_REJECTED_IBAN } from '../../src/sandbox-bank/magic';
 
 // The bank on the other side of the SFTP server (a test counterpart, never the platform's code): it
 // takes the files that land in its inbox after an ODFI's checks, and writes into its outbox what a
@@ -28,19 +31,8 @@ export interface TakenEntry {
   effectiveDate: string;
 }
 
-/** Cents of an entry's amount that make the bank answer by itself (ACH: .14 returned R01, .15 corrected C01; SEPA: .13 rejected AC04, .14 returned AC04). */
-export const BANK_MAGIC_CENTS = { returnR01: 14n, notificationC01: 15n, sepaRejectAC04: 13n, sepaReturnAC04: 14n } as const;
-
-/** An account the test bank knows as closed: a SEPA credit transfer to it is rejected (pain.002, AC04). */
-export const CLOSED_IBAN = 'DE02120300000000202051';
-/** A payee whose credit transfer makes the bank reject the whole message it came in (DU01), or its payment block (AM04). */
-export const MESSAGE_REJECTED_IBAN = 'DE83370400440532013011';
-export const BLOCK_REJECTED_IBAN = 'DE77370400440532013022';
-
 /** A SEPA credit transfer the bank took from a pain.001. */
 export type TakenSepaCredit = ReadCredit & { file: string; messageId: string };
-/** The account number a magic notification of change (C01) gives. */
-export const CORRECTED_ACCOUNT = '55500011122';
 
 export class TestBank {
   private readonly seen = new Set<string>();
@@ -108,11 +100,8 @@ export class TestBank {
       }
     }
     this.entries.push(...fresh);
-    // Magic amounts are for payouts and refunds; micro-deposits' random cents would hit them by chance.
-    const cents = (e: TakenEntry) => (e.description === 'ACCTVERIFY' ? -1n : e.amountMinor % 100n);
-    const returns = fresh.filter((e) => cents(e) === BANK_MAGIC_CENTS.returnR01);
+    const { returns, changes } = achMagicAnswers(fresh);
     if (returns.length > 0) this.writeReturns(returns.map((entry) => ({ entry, code: 'R01' })));
-    const changes = fresh.filter((e) => cents(e) === BANK_MAGIC_CENTS.notificationC01);
     if (changes.length > 0) this.writeNotificationsOfChange(changes.map((entry) => ({ entry, code: 'C01', correctedData: CORRECTED_ACCOUNT })));
     return fresh;
   }
@@ -129,17 +118,7 @@ export class TestBank {
     }
     const taken = message.credits.map((c) => ({ ...c, file: name, messageId: message.messageId }));
     this.sepaCredits.push(...taken);
-    const cents = (c: TakenSepaCredit) => c.amountMinor % 100n;
-    const rejected = taken.filter((c) => cents(c) === BANK_MAGIC_CENTS.sepaRejectAC04 || c.creditorIban === CLOSED_IBAN);
-    if (rejected.length > 0) this.put(this.nextName('STS', 'xml'), pain002Rejections(message.messageId, rejected.map((credit) => ({ credit, code: 'AC04' }))));
-    // A whole message (group level) or its payment block refused, as a SEPA bank does: every payment in it.
-    if (taken.some((c) => c.creditorIban === MESSAGE_REJECTED_IBAN)) {
-      this.put(this.nextName('STS', 'xml'), pain002Report(message.messageId, { group: { status: 'RJCT', reason: 'DU01' }, blocks: [] }));
-    } else if (taken.some((c) => c.creditorIban === BLOCK_REJECTED_IBAN)) {
-      this.put(this.nextName('STS', 'xml'), pain002Report(message.messageId, { blocks: [{ id: `${message.messageId}.0`, status: 'RJCT', reason: 'AM04', transactions: [] }] }));
-    }
-    const returned = taken.filter((c) => cents(c) === BANK_MAGIC_CENTS.sepaReturnAC04);
-    if (returned.length > 0) this.writeSepaReturns(returned.map((credit) => ({ credit, code: 'AC04' })));
+    for (const answer of answersToPain001(message, this.sepaIban, { acknowledge: false, name: (kind) => this.nextName(kind, 'xml') })) this.put(answer.name, answer.xml);
   }
 
   /** A camt.054 of SEPA credit transfers sent back (AC04 closed account, AM04 insufficient funds, …). */

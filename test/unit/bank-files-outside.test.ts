@@ -8,7 +8,7 @@ import { isSepaText } from '../../src/providers/bank-files/rail-text';
 import { buildPain001, readCamt054, readPain001, type SepaCredit } from '../../src/providers/bank-files/sepa-messages';
 import { EPC_SCHEMAS, epcSchemaErrors, iso20022SchemaErrors } from '../harness/iso20022-schemas';
 import { moovValidate } from '../harness/moov-ach';
-import { camt054Batch, pain002Report } from '../harness/test-bank-sepa';
+import { camt054Batch, pain002Report } from '../../src/sandbox-bank/sepa-answers';
 import { TestBank } from '../harness/test-bank';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -128,6 +128,13 @@ describe('the bank-file rails (RAIL_PROVIDERS)', () => {
     expect(message({ ACH_STANDARD_WINDOWS: '0 17 * *' })).toContain('ACH_STANDARD_WINDOWS:');
     expect(message({ RAIL_PROVIDERS: 'ach=bank_files', ...sftp, ...ach, SANDBOX_BANK_FILES: 'on' }))
       .toContain('SANDBOX_BANK_FILES: cannot be on while RAIL_PROVIDERS sends live payments to the bank');
+    expect(message({ RAIL_PROVIDERS: 'ach=bank_files', ...sftp, ...ach, SANDBOX_BANK: 'on' }))
+      .toContain('SANDBOX_BANK: cannot be on while RAIL_PROVIDERS sends live payments to the bank');
+  });
+
+  test('the sandbox bank asks for nothing more: npm start fills in its server, ODFI and account', () => {
+    const c = loadConfig({ SANDBOX_BANK: 'on', SANDBOX_BANK_FILES: 'on' });
+    expect([c.SANDBOX_BANK, c.SANDBOX_BANK_SFTP_PORT, c.SANDBOX_BANK_POLL_SECONDS, c.BANK_SFTP_HOST]).toEqual(['on', 2222, 2, undefined]);
   });
 });
 

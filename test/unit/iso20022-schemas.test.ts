@@ -3,7 +3,7 @@ import path from 'node:path';
 import { buildPain001, readCamt054, readPain002, type ReadCredit, type SepaCredit } from '../../src/providers/bank-files/sepa-messages';
 import { expectFixturesAsListed } from '../harness/fixture-checksums';
 import { ISO20022_SCHEMA_FILES, iso20022SchemaErrors } from '../harness/iso20022-schemas';
-import { camt054, pain002Rejections } from '../harness/test-bank-sepa';
+import { camt054, pain002Rejections } from '../../src/sandbox-bank/sepa-answers';
 
 // The SEPA messages both sides write, validated against the official ISO 20022 schemas
 // (test/fixtures/iso20022/README.md): the platform's pain.001, the test bank's pain.002 and camt.054.

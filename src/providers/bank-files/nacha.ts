@@ -242,6 +242,8 @@ export function readAchFile(text: string): ReadAchFile {
     } else if (type === '7') out.batches.at(-1)!.addenda.at(-1)!.push(readRecord(line, ADDENDA_FIELDS[line.slice(1, 3)] ?? entryAddendaFields));
     else if (type === '8') out.batches.at(-1)!.control = readRecord(line, batchControlFields);
     else if (type === '9' && line !== NINES) out.control = readRecord(line, fileControlFields);
+    else if (type !== '9') throw new Error(`Record ${lines.indexOf(line) + 1} is of type '${type}', not a NACHA record (1, 5, 6, 7, 8 or 9)`);
   }
+  if (out.header.recordTypeCode !== '1') throw new Error('No file header record (type 1): not a NACHA file');
   return out;
 }

@@ -233,8 +233,14 @@ export const sandboxMicroDeposits = defineRoute({
   },
   handler: async ({ deps, tenant, params }) => {
     const account = await findExternalAccount(deps.db, tenant, params.external_account_id);
-    const rows = await deps.db.selectFrom('rail_payments').selectAll().where('external_account_id', '=', account.id)
-      .where('purpose', 'in', ['micro_deposit', 'micro_deposit_recovery']).orderBy('created_at').orderBy('id').execute();
+    // From the simulator, or from the bank's files when the sandbox runs on them (SANDBOX_BANK_FILES).
+    const purposes = ['micro_deposit', 'micro_deposit_recovery'] as const;
+    const simulated = await deps.db.selectFrom('rail_payments').select(['id', 'direction', 'amount_minor', 'currency', 'settles_at', 'created_at'])
+      .where('external_account_id', '=', account.id).where('purpose', 'in', purposes).execute();
+    const filed = await deps.db.selectFrom('bank_payments').select(['id', 'direction', 'amount_minor', 'currency', 'settles_at', 'created_at'])
+      .where('external_account_id', '=', account.id).where('purpose', 'in', purposes).where('status', '=', 'filed').execute();
+    const rows = [...simulated, ...filed.map((r) => ({ ...r, amount_minor: BigInt(r.amount_minor), settles_at: r.settles_at! }))]
+      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1));
     return {
       status: 200,
       body: {

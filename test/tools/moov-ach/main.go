@@ -5,7 +5,7 @@
 //	moov-ach answer            writes the test bank's answer file (returns or notifications of
 //	                           change) described by the JSON on stdin, with moov's writer, to stdout.
 //
-// Built by scripts/install-moov-ach.sh; used by test/harness/moov-ach.ts.
+// Built by scripts/install-test-tool.sh moov-ach; used by test/harness/moov-ach.ts.
 package main
 
 import (
