@@ -1,10 +1,14 @@
+import { writeStatements } from '../src/sandbox-bank/book';
 import { answerInbox, type SandboxBankSettings } from '../src/sandbox-bank/sandbox-bank';
 
-/** The sandbox bank's one activity (`npm start` with SANDBOX_BANK=on): its inbox taken and answered. */
+/** The sandbox bank's activities (`npm start` with SANDBOX_BANK=on): its inbox taken and answered; its end-of-day statements. */
 export function createSandboxBankActivities(bank: SandboxBankSettings) {
   return {
     async answerAsSandboxBank(): Promise<{ taken: string[]; answers: string[] }> {
       return answerInbox(bank);
+    },
+    async writeSandboxBankStatements(): Promise<string[]> {
+      return writeStatements(bank, new Date());
     },
   };
 }

@@ -53,6 +53,10 @@ export const bankFileEnv = {
   SANDBOX_BANK_SFTP_PORT: z.coerce.number().int().min(1).max(65535).default(2222),
   /** How often the sandbox bank takes the files in its inbox and answers them. */
   SANDBOX_BANK_POLL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(2),
+  /** When the sandbox bank writes its end-of-day statements (cron, in BANK_FILE_WINDOW_TIMEZONE). */
+  SANDBOX_BANK_STATEMENTS: cronList('0 22 * * *'),
+  /** The statements instead every this many seconds (tests and demonstrations). */
+  SANDBOX_BANK_STATEMENT_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
   /** The sandbox bank's folder (the SFTP server's root, with `inbox` and `outbox`): set by `npm start`. */
   SANDBOX_BANK_DIR: optionalText(),
   BANK_SFTP_HOST: optionalText(),

@@ -10,6 +10,7 @@ import type { KeyVault } from '../src/keys/key-vault';
 import type { Client } from '@temporalio/client';
 import { createMoneyProviders } from '../src/providers';
 import { bankFileActivityDeps } from '../activities/bank-files';
+import { sandboxBankOf } from '../src/embedded/sandbox-bank';
 import type { SanctionsScreener } from '../src/sanctions/screener';
 import type { Logger } from '../src/logger';
 import { reportWhileWaiting } from '../src/main/run';
@@ -26,7 +27,7 @@ export function activityDepsFromConfig(
   const providers = createMoneyProviders(config, shared.db, shared.keys);
   return {
     bankFiles: bankFileActivityDeps(config, { ...shared, ...providers }),
-    sandboxBank: config.SANDBOX_BANK_DIR ? { root: config.SANDBOX_BANK_DIR, sepaIban: config.SEPA_DEBTOR_IBAN! } : undefined,
+    sandboxBank: sandboxBankOf(config),
     db: shared.db, cipher: shared.cipher, sanctions: shared.sanctions,
     idempotencyRetentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
     providers,

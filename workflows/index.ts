@@ -13,4 +13,4 @@ export { mpcSessionWorkflow } from './mpc-session';
 export { achFileWindowWorkflow } from './ach-file-window';
 export { bankFileUploadWorkflow } from './bank-file-upload';
 export { readBankOutboxWorkflow } from './bank-outbox';
-export { sandboxBankWorkflow } from './sandbox-bank';
+export { sandboxBankStatementWorkflow, sandboxBankWorkflow } from './sandbox-bank';

@@ -4,6 +4,7 @@ import { sha256Hex, type DataCipher } from '../crypto';
 import type { Db } from '../db';
 import type { Database } from '../db/schema';
 import { newId } from '../ids';
+import { formatAmount } from '../domain/money';
 import { changedAttributes, recordEvent } from '../domain/events';
 import { accountIdentity, serializeExternalAccount } from '../external-accounts/external-account';
 import type { RailEvent } from '../providers/rails';
@@ -185,6 +186,11 @@ function summary(items: InboundItem[]): string {
   const count = (kind: InboundItem['kind']) => items.filter((i) => i.kind === kind).length;
   const refused = items.flatMap((i) => (i.kind === 'file_rejection' ? [i.file] : []));
   if (refused.length > 0) return `the bank rejected ${refused.join(', ')}`;
+  const statements = items.flatMap((i) => (i.kind === 'statement' ? [i] : []));
+  if (statements.length > 0) {
+    return statements.map((st) => `statement of ${st.account}: ${st.entries} entries, closing ${st.closingMinor === null ? 'not given' : formatAmount(st.closingMinor, 2)}`
+      + `${st.problems.length > 0 ? ` (${st.problems.join('; ')})` : ''}`).join('; ');
+  }
   const messages = count('message_rejection');
   return `${count('return')} returns, ${count('rejection')} rejections, ${messages > 0 ? `${messages} messages or payment blocks rejected, ` : ''}`
     + `${count('notification_of_change')} notifications of change, ${count('credit')} credits`;

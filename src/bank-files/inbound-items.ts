@@ -1,5 +1,7 @@
 import { readAchFile, type AchRecord } from '../providers/bank-files/nacha';
 import { readCamt054, readPain002 } from '../providers/bank-files/sepa-messages';
+import { readBai2 } from '../providers/bank-files/bai2';
+import { readCamt053 } from '../providers/bank-files/camt053';
 
 // Reading the files the bank puts in its outbox (docs/BANK_FILES.md), whatever their format, into
 // the items our books act on (src/bank-files/inbound-files.ts). Pure: no database.
@@ -20,7 +22,12 @@ export type InboundItem =
    */
   | { kind: 'message_rejection'; id: string; messageId: string; paymentInfoId?: string; code: string }
   /** The bank refused a whole file of ours (its rejection notice): nothing in it was paid. */
-  | { kind: 'file_rejection'; id: string; file: string; reasons: string[] };
+  | { kind: 'file_rejection'; id: string; file: string; reasons: string[] }
+  /**
+   * An end-of-day statement of one of our accounts (BAI2 or camt.053): kept with the file for the
+   * reconciliation (docs/RECONCILIATION.md); it moves no payment by itself.
+   */
+  | { kind: 'statement'; id: string; account: string; entries: number; closingMinor: bigint | null; problems: string[] };
 
 /**
  * The bank's notice that it refused a whole file (docs/BANK_FILES.md): `FILE REJECTED`, then
@@ -39,8 +46,18 @@ export function readInboundFile(text: string): { rail: 'ach' | 'sepa'; items: In
     const notice = readRejectionNotice(text);
     return { rail: notice.file.endsWith('.xml') ? 'sepa' : 'ach', items: [notice] };
   }
+  if (/^\s*01,/.test(text)) return { rail: 'ach', items: bai2Items(text) };
   if (!text.trimStart().startsWith('<')) return { rail: 'ach', items: readInboundAchFile(text) };
   if (text.includes('CstmrPmtStsRpt')) return { rail: 'sepa', items: pain002Items(text) };
+  if (text.includes('BkToCstmrStmt')) {
+    return {
+      rail: 'sepa',
+      items: readCamt053(text).map((st) => ({
+        kind: 'statement', id: st.id, account: st.iban, entries: st.entries.length,
+        closingMinor: st.balances.find((b) => b.type === 'CLBD')?.amountMinor ?? null, problems: st.problems,
+      })),
+    };
+  }
   return {
     rail: 'sepa',
     items: readCamt054(text).map((n): InboundItem => (n.kind === 'return'
@@ -65,6 +82,15 @@ function pain002Items(text: string): InboundItem[] {
     return block.transactions.filter((tx) => tx.status === 'RJCT')
       .map((tx) => ({ kind: 'rejection', id: tx.endToEndId, endToEndId: tx.endToEndId, code: tx.reason ?? 'MS03' }));
   });
+}
+
+/** A BAI2 statement: one item per account, its closing ledger balance (015) when given. */
+function bai2Items(text: string): InboundItem[] {
+  const file = readBai2(text);
+  return file.groups.flatMap((g, i) => g.accounts.map((a): InboundItem => ({
+    kind: 'statement', id: `${file.fileId}:${i + 1}:${a.number}`, account: a.number, entries: a.transactions.length,
+    closingMinor: a.summaries.find((x) => x.typeCode === '015')?.amountMinor ?? null, problems: file.problems,
+  })));
 }
 
 /** The entries of a NACHA file from the bank, by what they say. */

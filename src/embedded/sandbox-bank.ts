@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Config } from '../config';
+import type { SandboxBankSettings } from '../sandbox-bank/sandbox-bank';
 import { startSftpServer, type SftpServer } from './sftp-server';
 
 // `npm start` with SANDBOX_BANK=on (docs/BANK_FILES.md, "In the sandbox"): a local OpenSSH server
@@ -31,4 +32,14 @@ export async function startSandboxBank(config: Config, env: NodeJS.ProcessEnv = 
   // The outbox is read as often as the bank answers, unless the developer said otherwise.
   if (env.BANK_OUTBOX_POLL_SECONDS === undefined) config.BANK_OUTBOX_POLL_SECONDS = config.SANDBOX_BANK_POLL_SECONDS;
   return server;
+}
+
+/** The sandbox bank's folder and the platform's accounts at it, once npm start has filled them in; undefined otherwise. */
+export function sandboxBankOf(config: Config): SandboxBankSettings | undefined {
+  if (!config.SANDBOX_BANK_DIR) return undefined;
+  return {
+    root: config.SANDBOX_BANK_DIR,
+    us: { account: config.ACH_COLLECTION_ACCOUNT!, bankId: config.ACH_ODFI_ROUTING!, customerId: config.ACH_COMPANY_ID! },
+    sepa: { iban: config.SEPA_DEBTOR_IBAN!, bic: config.SEPA_DEBTOR_BIC! },
+  };
 }

@@ -3,25 +3,30 @@ import path from 'node:path';
 import { readAchFile } from '../providers/bank-files/nacha';
 import { readPain001 } from '../providers/bank-files/sepa-messages';
 import { buildAchAnswerFile, type AnsweredEntry } from './ach-answers';
-import { achMagicAnswers, CORRECTED_ACCOUNT } from './magic';
+import { achBookings, keepBookings, sepaBookings, writeWhole, type BankAccount, type StatementSettings } from './book';
+import { achMagicAnswers, CORRECTED_ACCOUNT, sepaMagicAnswers } from './magic';
 import { answersToPain001 } from './sepa-answers';
+import type { BookedLine } from './statements';
 
 // The sandbox bank (docs/BANK_FILES.md, "In the sandbox"): the bank on the other side of `npm
 // start`'s SFTP server, reading its own folders. Every file the platform put in its inbox is taken
 // once and answered in the outbox as a bank answers: SEPA messages acknowledged or rejected by
 // pain.002, returned by camt.054; ACH entries returned or corrected by the magic values. A file it
-// cannot read is refused with a rejection notice. Taken files move to `taken/`.
+// cannot read is refused with a rejection notice. What a file moves is booked (book.ts) for the
+// end-of-day statements. Taken files move to `taken/`.
 
-export interface SandboxBankSettings {
-  /** The folder the SFTP server serves, with `inbox` and `outbox`. */
-  root: string;
-  /** The platform's SEPA account, which the bank's notifications name. */
-  sepaIban: string;
-}
+/** The folder the SFTP server serves (with `inbox` and `outbox`), and the platform's accounts at the bank. */
+export type SandboxBankSettings = StatementSettings;
 
 interface Answer {
   name: string;
   text: string;
+}
+
+/** A file's answers, and what it booked on which account. */
+interface Taken {
+  answers: Answer[];
+  booked: { account: BankAccount; lines: BookedLine[] };
 }
 
 /** Takes each file in the inbox once: its answers written, then the file moved to `taken/`. A crash in between writes the same answers again, under the same names. */
@@ -32,32 +37,40 @@ export function answerInbox(bank: SandboxBankSettings, now = new Date()): { take
   const out = { taken: [] as string[], answers: [] as string[] };
   for (const name of fs.readdirSync(inbox).filter((n) => !n.endsWith('.part')).sort()) {
     const text = fs.readFileSync(path.join(inbox, name), 'utf8');
-    for (const answer of answersTo(bank, name, text, now)) {
-      put(path.join(bank.root, 'outbox'), answer);
+    const { answers, booked } = answersTo(bank, name, text, now);
+    for (const answer of answers) {
+      writeWhole(path.join(bank.root, 'outbox', answer.name), answer.text);
       out.answers.push(answer.name);
     }
+    keepBookings(bank.root, name, booked.account, booked.lines);
     fs.renameSync(path.join(inbox, name), path.join(taken, name));
     out.taken.push(name);
   }
   return out;
 }
 
-/** The bank's answers to one file of the platform's. */
-export function answersTo(bank: Pick<SandboxBankSettings, 'sepaIban'>, name: string, text: string, now: Date): Answer[] {
+/** The bank's answers to one file of the platform's, and what it books. */
+export function answersTo(bank: Pick<SandboxBankSettings, 'sepa'>, name: string, text: string, now: Date): Taken {
   const base = name.replace(/\.[a-z]+$/, '');
   try {
     if (name.endsWith('.xml')) {
+      const message = readPain001(text);
       let n = 0;
-      return answersToPain001(readPain001(text), bank.sepaIban, { acknowledge: true, name: (kind) => `${kind}-${base}-${++n}.xml` })
+      const answers = answersToPain001(message, bank.sepa.iban, { acknowledge: true, name: (kind) => `${kind}-${base}-${++n}.xml` })
         .map((a) => ({ name: a.name, text: a.xml }));
+      const magic = sepaMagicAnswers(message.credits);
+      const accepted = magic.messageRejected || magic.blockRejected ? [] : message.credits.filter((c) => !magic.rejected.includes(c));
+      return { answers, booked: { account: 'sepa', lines: sepaBookings(message, accepted, magic.returned.filter((c) => accepted.includes(c))) } };
     }
-    return achAnswers(base, text, now);
+    return achAnswers(name, text, now);
   } catch (err) {
-    return [{ name: `${name}.rejected`, text: ['FILE REJECTED', `FILE: ${name}`, `REASON: ${(err as Error).message}`, ''].join('\n') }];
+    const notice = ['FILE REJECTED', `FILE: ${name}`, `REASON: ${(err as Error).message}`, ''].join('\n');
+    return { answers: [{ name: `${name}.rejected`, text: notice }], booked: { account: 'us', lines: [] } };
   }
 }
 
-function achAnswers(base: string, text: string, now: Date): Answer[] {
+function achAnswers(name: string, text: string, now: Date): Taken {
+  const base = name.replace(/\.[a-z]+$/, '');
   const file = readAchFile(text);
   const entries = file.batches.flatMap((batch) => batch.entries.map((entry): AnsweredEntry & { amountMinor: bigint; description: string } => ({
     batchHeader: batch.header, entry, code: '', amountMinor: BigInt(entry.amount), description: batch.header.companyEntryDescription,
@@ -73,11 +86,5 @@ function achAnswers(base: string, text: string, now: Date): Answer[] {
       text: buildAchAnswerFile('notification_of_change', file.header, changes.map((e) => ({ ...e, code: 'C01', correctedData: CORRECTED_ACCOUNT })), now),
     });
   }
-  return answers;
-}
-
-/** Written whole or not at all: the platform never reads half a file. */
-function put(outbox: string, answer: Answer) {
-  fs.writeFileSync(path.join(outbox, `${answer.name}.part`), answer.text);
-  fs.renameSync(path.join(outbox, `${answer.name}.part`), path.join(outbox, answer.name));
+  return { answers, booked: { account: 'us', lines: achBookings(name, file, returns.map((r) => r.entry.traceNumber)) } };
 }

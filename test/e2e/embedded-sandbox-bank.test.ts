@@ -27,7 +27,7 @@ beforeAll(async () => {
     TEMPORAL_UI_PORT: String(await freePort()), ANVIL_BASE_PORT: String(await freePortRange(EVM_CHAINS.length)),
     SOLANA_NODE_PORT: String(await freePort()), BITCOIN_NODE_PORT: String(await freePort()),
     SANDBOX_BANK: 'on', SANDBOX_BANK_SFTP_PORT: String(await freePort()), SANDBOX_BANK_POLL_SECONDS: '1',
-    BANK_FILE_WINDOW_SECONDS: '2', BANK_FILE_SETTLEMENT_SECONDS: '3',
+    BANK_FILE_WINDOW_SECONDS: '2', BANK_FILE_SETTLEMENT_SECONDS: '3', SANDBOX_BANK_STATEMENT_SECONDS: '5',
   };
 });
 
@@ -36,7 +36,7 @@ afterAll(() => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('SANDBOX_BANK=on: sandbox ACH and SEPA payouts go out in files the sandbox bank answers over SFTP (a return R01, a pain.002 acceptance and an AC04 rejection), the developer reads them under DATA_DIR, and Ctrl-C stops the SFTP server too', async () => {
+test('SANDBOX_BANK=on: sandbox ACH and SEPA payouts go out in files the sandbox bank answers over SFTP (a return R01, a pain.002 acceptance and an AC04 rejection) and states in BAI2 and camt.053 statements the platform keeps; the developer reads them under DATA_DIR and in bank-files list; Ctrl-C stops the SFTP server too', async () => {
   run = startNpm(env, 'sandbox-bank');
   await untilRunning(run);
   expect(run.log()).toMatch(new RegExp(`Sandbox bank: sftp://\\S+@127\\.0\\.0\\.1:${env.SANDBOX_BANK_SFTP_PORT} \\(folders in ${dataDir}/bank/bank\\)`));
@@ -83,10 +83,20 @@ test('SANDBOX_BANK=on: sandbox ACH and SEPA payouts go out in files the sandbox 
   expect(reports.filter((r) => r.includes('<TxSts>RJCT</TxSts>') && r.includes('<Cd>AC04</Cd>'))).toHaveLength(1);
   expect(fs.readdirSync(path.join(bankDir, 'inbox')).filter((n) => !n.endsWith('.part'))).toEqual([]);
 
+  // The bank's end-of-day statements (every 5 s here) state what it booked: the ACH batches out and
+  // the return back, the SEPA batch out; the platform keeps them for the reconciliation.
+  const statements = await waitFor(async () => {
+    const names = fs.readdirSync(path.join(bankDir, 'outbox')).filter((n) => /^(BAI|STM)-/.test(n) && !n.endsWith('.part'));
+    const texts = names.map((n) => fs.readFileSync(path.join(bankDir, 'outbox', n), 'utf8'));
+    return texts.some((t) => t.includes(',261,2514,')) && texts.some((t) => t.includes('<Btch>')) ? names : undefined;
+  }, { what: 'statements stating the day\'s movements', timeoutMs: 60_000, intervalMs: 500 });
+  expect(statements.some((n) => n.startsWith('BAI-')) && statements.some((n) => n.startsWith('STM-'))).toBe(true);
+
   // And in the operators' list, on the embedded database npm start serves.
   const listed = spawnSync('npm', ['run', '-s', 'cli', '--', 'bank-files', 'list'], { cwd: path.join(__dirname, '../..'), env, encoding: 'utf8' });
   expect(listed.stdout).toMatch(/ out +SCT-\d{8}-\d+\.xml +uploaded/);
   expect(listed.stdout).toMatch(/ in +RET-ACH-\d{8}-[A-Z0-9]\.ach +processed/);
+  expect(listed.stdout).toMatch(/ in +BAI-\d{8}-\d+\.txt +processed .*statement of 9000012345: \d+ entries, closing -?\d+\.\d\d/);
 
   // Ctrl-C: everything stops, the SFTP server with the rest.
   const sshdPid = Number(fs.readFileSync(path.join(dataDir, 'bank', 'sftp-server.pid'), 'utf8').split(' ')[0]);

@@ -10,6 +10,7 @@ import { iso20022SchemaErrors } from '../harness/iso20022-schemas';
 import { moovValidate } from '../harness/moov-ach';
 import { moovBai2Read } from '../harness/moov-bai2';
 import { bai2Statement, camt053Statement, type BookedLine } from '../../src/sandbox-bank/statements';
+import { writeStatements } from '../../src/sandbox-bank/book';
 import { readBai2 } from '../../src/providers/bank-files/bai2';
 import { readCamt053 } from '../../src/providers/bank-files/camt053';
 import { bai2Lines, camt053Lines } from '../../src/reconciliation/statement-lines';
@@ -19,7 +20,7 @@ import { bai2Lines, camt053Lines } from '../../src/reconciliation/statement-line
 // reader of the bank's outbox.
 
 const originator = { odfiRouting: '091000019', odfiName: 'SANDBOX BANK', companyId: '1234567890', companyName: 'FINPLATFORM', entryDescription: 'PAYOUT' };
-const bank = { sepaIban: 'DE89370400440532013000' };
+const bank = { us: { account: '9000012345', bankId: '091000019', customerId: 'FINPLATFORM' }, sepa: { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' } };
 const now = new Date('2026-11-30T15:00:00Z');
 
 const entry = (i: number, amountMinor: bigint, over: Partial<AchEntry> = {}): AchEntry => ({
@@ -33,7 +34,7 @@ test('an ACH file with a payout of .14 and one of .15 is answered with a return 
     // Micro-deposits are never answered, whatever their cents.
     entry(4, 14n, { entryDescription: 'ACCTVERIFY' }),
   ], { createdAt: now, fileIdModifier: 'A' });
-  const answers = answersTo(bank, 'ACH-20261130-A.ach', text, now);
+  const { answers, booked } = answersTo(bank, 'ACH-20261130-A.ach', text, now);
   expect(answers.map((a) => a.name)).toEqual(['RET-ACH-20261130-A.ach', 'NOC-ACH-20261130-A.ach']);
   const checked = moovValidate(...answers.map((a) => a.text));
   expect(checked).toEqual([
@@ -43,29 +44,36 @@ test('an ACH file with a payout of .14 and one of .15 is answered with a return 
   const [returned, changed] = answers.map((a) => readInboundFile(a.text).items);
   expect(returned).toEqual([expect.objectContaining({ kind: 'return', originalTrace: '091000010000002', code: 'R01' })]);
   expect(changed).toEqual([expect.objectContaining({ kind: 'notification_of_change', originalTrace: '091000010000003', code: 'C01', correctedData: CORRECTED_ACCOUNT })]);
+  // Booked on the US account: the batch paid out as one debit, the return as a credit.
+  expect(booked.account).toBe('us');
+  expect(booked.lines.map((l) => [l.direction, l.amountMinor, l.customerReference])).toEqual([
+    ['debit', 2_000n + 3_014n + 4_015n, 'ACH-20261130-A-B1'], ['debit', 14n, 'ACH-20261130-A-B2'], ['credit', 3_014n, '091000010000002'],
+  ]);
 });
 
 test('a pain.001 is acknowledged (ACCP), or its magic credits rejected (AC04) and returned (AC04): each answer valid to its ISO 20022 schema, read back by the platform', async () => {
-  const debtor = { name: 'Financial Platform Sandbox', iban: bank.sepaIban, bic: 'COBADEFFXXX' };
+  const debtor = { name: 'Financial Platform Sandbox', iban: bank.sepa.iban, bic: 'COBADEFFXXX' };
   const credit = (i: number, amountMinor: bigint, iban = 'FR1420041010050500013M02606') => ({
     endToEndId: String(8000 + i).padStart(15, '0'), amountMinor, creditorName: 'Erika Mustermann', creditorIban: iban,
     creditorBic: iban.startsWith('DE') ? 'MARKDEF1200' : 'PSSTFRPPXXX', remittance: `PAYOUT tr-${i}`,
   });
   const plain = buildPain001(debtor, [credit(1, 1_000n)], { messageId: 'SCT-20261130-1', createdAt: now, executionDate: '2026-12-01' });
-  const [ack] = answersTo(bank, 'SCT-20261130-1.xml', plain.text, now);
+  const [ack] = answersTo(bank, 'SCT-20261130-1.xml', plain.text, now).answers;
   expect(ack.name).toBe('STS-SCT-20261130-1-1.xml');
   expect(readInboundFile(ack.text).items).toEqual([]);
   expect(await iso20022SchemaErrors(ack.text)).toEqual([]);
 
   const magic = buildPain001(debtor, [credit(1, 1_000n), credit(2, 1_013n), credit(3, 1_000n, CLOSED_IBAN), credit(4, 1_014n)],
     { messageId: 'SCT-20261130-2', createdAt: now, executionDate: '2026-12-01' });
-  const answers = answersTo(bank, 'SCT-20261130-2.xml', magic.text, now);
+  const { answers, booked } = answersTo(bank, 'SCT-20261130-2.xml', magic.text, now);
   expect(answers.map((a) => a.name)).toEqual(['STS-SCT-20261130-2-1.xml', 'NTF-SCT-20261130-2-2.xml']);
   expect(readInboundFile(answers[0].text).items.map((i) => [i.kind, 'endToEndId' in i && i.endToEndId, 'code' in i && i.code])).toEqual([
     ['rejection', '000000000008002', 'AC04'], ['rejection', '000000000008003', 'AC04'],
   ]);
   for (const answer of answers) expect(await iso20022SchemaErrors(answer.text)).toEqual([]);
   expect(readInboundFile(answers[1].text).items).toEqual([expect.objectContaining({ kind: 'return', endToEndId: '000000000008004', code: 'AC04' })]);
+  // Booked on the SEPA account: the accepted transfers as one batch, the return as a credit.
+  expect(booked.lines.map((l) => [l.direction, l.amountMinor, l.batch?.transactions.length ?? l.returned?.code])).toEqual([['debit', 2_014n, 2], ['credit', 1_014n, 'AC04']]);
 });
 
 test('the bank takes each inbox file once, answers it in the outbox whole (never a .part left), refuses what it cannot read, and leaves uploads still in progress', async () => {
@@ -76,13 +84,21 @@ test('the bank takes each inbox file once, answers it in the outbox whole (never
     fs.writeFileSync(path.join(root, 'inbox', 'ACH-20261130-B.ach'), text);
     fs.writeFileSync(path.join(root, 'inbox', 'ACH-20261130-C.ach'), 'not a NACHA file');
     fs.writeFileSync(path.join(root, 'inbox', 'ACH-20261130-D.ach.part'), text.slice(0, 100));
-    const first = answerInbox({ root, ...bank }, now);
+    const first = answerInbox({ ...bank, root }, now);
     expect(first).toEqual({ taken: ['ACH-20261130-B.ach', 'ACH-20261130-C.ach'], answers: ['RET-ACH-20261130-B.ach', 'ACH-20261130-C.ach.rejected'] });
     expect(fs.readdirSync(path.join(root, 'outbox')).sort()).toEqual(['ACH-20261130-C.ach.rejected', 'RET-ACH-20261130-B.ach']);
     expect(readInboundFile(fs.readFileSync(path.join(root, 'outbox', 'ACH-20261130-C.ach.rejected'), 'utf8')).items)
       .toEqual([expect.objectContaining({ kind: 'file_rejection', file: 'ACH-20261130-C.ach' })]);
     expect(fs.readdirSync(path.join(root, 'inbox'))).toEqual(['ACH-20261130-D.ach.part']);
-    expect(answerInbox({ root, ...bank }, now)).toEqual({ taken: [], answers: [] });
+    expect(answerInbox({ ...bank, root }, now)).toEqual({ taken: [], answers: [] });
+
+    // The day's statements: what was booked (the batch out, its return back), then an empty day from the closing balance.
+    expect(writeStatements({ ...bank, root }, now)).toEqual(['BAI-20261130-1.txt', 'STM-20261130-1.xml']);
+    const stated = readBai2(fs.readFileSync(path.join(root, 'outbox', 'BAI-20261130-1.txt'), 'utf8'));
+    expect(stated.groups[0]!.accounts[0]!.summaries.map((x) => [x.typeCode, x.amountMinor])).toEqual([['010', 0n], ['015', 0n], ['100', 5_014n], ['400', 5_014n]]);
+    expect(writeStatements({ ...bank, root }, new Date('2026-12-01T22:00:00Z'))).toEqual(['BAI-20261201-2.txt', 'STM-20261201-2.xml']);
+    const second = readCamt053(fs.readFileSync(path.join(root, 'outbox', 'STM-20261201-2.xml'), 'utf8'))[0]!;
+    expect([second.entries, second.problems]).toEqual([[], []]);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -107,6 +123,8 @@ describe('end-of-day statements', () => {
     ]);
     const ours = readBai2(text);
     expect(ours.problems).toEqual([]);
+    // From the outbox, the platform keeps it for the reconciliation: no payment moves.
+    expect(readInboundFile(text)).toEqual({ rail: 'ach', items: [{ kind: 'statement', id: '4:1:9000012345', account: '9000012345', entries: 2, closingMinor: 90_669n, problems: [] }] });
     expect(bai2Lines(ours, 'BAI-1', '9000012345').map((l) => [l.direction, l.amountMinor, l.references[1]])).toEqual([['debit', 12_345n, 'ACH-20261130-A-1'], ['credit', 3_014n, '091000010000002']]);
   });
 
@@ -115,8 +133,9 @@ describe('end-of-day statements', () => {
       { direction: 'debit', amountMinor: 3_500n, bankReference: 'SB3', customerReference: payouts.paymentInfoId, bai2TypeCode: '469', bankTransactionCode: 'PMNT/ICDT/ESCT', text: 'SEPA CREDIT TRANSFERS, 2', batch: payouts },
       { direction: 'credit', amountMinor: 1_014n, bankReference: 'SB4', customerReference: '000000000009003', bai2TypeCode: '261', bankTransactionCode: 'PMNT/ICDT/RRTN', text: 'RETURN AC04', returned: { code: 'AC04', endToEndId: '000000000009003' } },
     ];
-    const text = camt053Statement({ sequence: 2, at, account: bank.sepaIban, currency: 'eur', openingMinor: 10_000n, lines: sepa, bic: 'COBADEFFXXX' });
+    const text = camt053Statement({ sequence: 2, at, account: bank.sepa.iban, currency: 'eur', openingMinor: 10_000n, lines: sepa, bic: 'COBADEFFXXX' });
     expect(await iso20022SchemaErrors(text)).toEqual([]);
+    expect(readInboundFile(text).items).toEqual([{ kind: 'statement', id: 'STMT-20261130-2', account: bank.sepa.iban, entries: 2, closingMinor: 7_514n, problems: [] }]);
     const [statement] = readCamt053(text);
     expect(statement!.problems).toEqual([]);
     expect(statement!.balances.map((b) => [b.type, b.amountMinor])).toEqual([['OPBD', 10_000n], ['CLBD', 7_514n]]);

@@ -7,9 +7,10 @@ import { parseAmount } from '../../domain/money';
 /** An element's text, whether it came with attributes (`<Amt Ccy="EUR">1.00</Amt>`) or without. */
 export const textOf = (node: unknown): string => (node && typeof node === 'object' ? String((node as Record<string, unknown>)['#text'] ?? '') : String(node ?? ''));
 
-/** An amount in minor units (two decimals); `where` names it in the error when it is not one. */
+/** An amount in minor units (two decimals), zero included (a balance may be nil); `where` names it in the error when it is not one. */
 export function minorOf(text: unknown, where: string): bigint {
-  const minor = parseAmount(String(text ?? ''), 2);
+  const value = String(text ?? '').trim();
+  const minor = /^0+(\.0{1,2})?$/.test(value) ? 0n : parseAmount(value, 2);
   if (minor === null) throw new Error(`${where}: '${String(text)}' is not an amount`);
   return minor;
 }
