@@ -1,11 +1,11 @@
 import { writeStatements } from '../src/sandbox-bank/book';
-import { answerInbox, type SandboxBankSettings } from '../src/sandbox-bank/sandbox-bank';
+import { runSandboxBank, type SandboxBankSettings } from '../src/sandbox-bank/sandbox-bank';
 
-/** The sandbox bank's activities (`npm start` with SANDBOX_BANK=on): its inbox taken and answered; its end-of-day statements. */
+/** The sandbox bank's activities (`npm start` with SANDBOX_BANK=on): the credits asked for sent, its inbox taken and answered; its end-of-day statements. */
 export function createSandboxBankActivities(bank: SandboxBankSettings) {
   return {
     async answerAsSandboxBank(): Promise<{ taken: string[]; answers: string[] }> {
-      return answerInbox(bank);
+      return runSandboxBank(bank);
     },
     async writeSandboxBankStatements(): Promise<string[]> {
       return writeStatements(bank, new Date());

@@ -39,7 +39,7 @@ export function sandboxBankOf(config: Config): SandboxBankSettings | undefined {
   if (!config.SANDBOX_BANK_DIR) return undefined;
   return {
     root: config.SANDBOX_BANK_DIR,
-    us: { account: config.ACH_COLLECTION_ACCOUNT!, bankId: config.ACH_ODFI_ROUTING!, customerId: config.ACH_COMPANY_ID! },
+    us: { account: config.ACH_COLLECTION_ACCOUNT!, bankId: config.ACH_ODFI_ROUTING!, customerId: config.ACH_COMPANY_ID!, name: config.ACH_COMPANY_NAME! },
     sepa: { iban: config.SEPA_DEBTOR_IBAN!, bic: config.SEPA_DEBTOR_BIC! },
   };
 }

@@ -15,7 +15,8 @@ export type BankAccount = 'us' | 'sepa';
 /** The accounts the statements are of, and who the bank and its customer are. */
 export interface StatementSettings {
   root: string;
-  us: { account: string; bankId: string; customerId: string };
+  /** The US account at the bank: its number, the bank's routing number, our company id and name. */
+  us: { account: string; bankId: string; customerId: string; name: string };
   sepa: { iban: string; bic: string };
 }
 

@@ -6,6 +6,7 @@ import { buildAchAnswerFile, type AnsweredEntry } from './ach-answers';
 import { achBookings, keepBookings, sepaBookings, writeWhole, type BankAccount, type StatementSettings } from './book';
 import { achMagicAnswers, CORRECTED_ACCOUNT, sepaMagicAnswers } from './magic';
 import { answersToPain001 } from './sepa-answers';
+import { sendRequestedCredits } from './credits';
 import type { BookedLine } from './statements';
 
 // The sandbox bank (docs/BANK_FILES.md, "In the sandbox"): the bank on the other side of `npm
@@ -27,6 +28,22 @@ interface Answer {
 interface Taken {
   answers: Answer[];
   booked: { account: BankAccount; lines: BookedLine[] };
+}
+
+/**
+ * One run of the bank: the credits asked for sent (credits.ts), then each file in the inbox taken
+ * once: its answers written and its bookings kept, then the file moved to `taken/`. A crash in
+ * between writes the same answers again, under the same names.
+ */
+export async function runSandboxBank(bank: SandboxBankSettings, now = new Date()): Promise<{ taken: string[]; answers: string[] }> {
+  const credits = await sendRequestedCredits(bank, now);
+  for (const credit of credits) {
+    writeWhole(path.join(bank.root, 'outbox', credit.name), credit.text);
+    keepBookings(bank.root, path.basename(credit.request), credit.account, [credit.line]);
+    fs.rmSync(credit.request);
+  }
+  const answered = answerInbox(bank, now);
+  return { taken: answered.taken, answers: [...credits.map((c) => c.name), ...answered.answers] };
 }
 
 /** Takes each file in the inbox once: its answers written, then the file moved to `taken/`. A crash in between writes the same answers again, under the same names. */

@@ -11,7 +11,8 @@ import { approvedCustomer, internationalAccount, sandboxDeposit, verifiedUsAccou
 // `npm start` with one setting, SANDBOX_BANK=on (docs/BANK_FILES.md, "In the sandbox"): a real
 // OpenSSH server and the sandbox bank behind it. The sandbox's ACH and SEPA payments go out in
 // files the developer can read under DATA_DIR, and the bank answers them as a bank does: a
-// pain.002 for every SEPA message, returns and rejections for the magic amounts.
+// pain.002 for every SEPA message, returns and rejections for the magic amounts; sandbox deposits
+// arrive as its credit files; its statements state all of it.
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
@@ -78,6 +79,9 @@ test('SANDBOX_BANK=on: sandbox ACH and SEPA payouts go out in files the sandbox 
   expect(taken.some((n) => /^ACH-\d{8}-[A-Z0-9]\.ach$/.test(n))).toBe(true);
   expect(taken.some((n) => /^SCT-\d{8}-\d+\.xml$/.test(n))).toBe(true);
   expect(outbox.some((n) => n.startsWith('RET-ACH-'))).toBe(true);
+  // The deposits came as the bank sends them: NACHA credits and camt.054 credit notifications.
+  expect(outbox.filter((n) => /^CRD-.*\.ach$/.test(n)).length).toBe(2);
+  expect(outbox.filter((n) => /^NTF-CRD-.*\.xml$/.test(n)).length).toBe(2);
   const reports = outbox.filter((n) => n.startsWith('STS-SCT-')).map((n) => fs.readFileSync(path.join(bankDir, 'outbox', n), 'utf8'));
   expect(reports.filter((r) => r.includes('<GrpSts>ACCP</GrpSts>')).length).toBeGreaterThanOrEqual(1);
   expect(reports.filter((r) => r.includes('<TxSts>RJCT</TxSts>') && r.includes('<Cd>AC04</Cd>'))).toHaveLength(1);
@@ -88,7 +92,7 @@ test('SANDBOX_BANK=on: sandbox ACH and SEPA payouts go out in files the sandbox 
   const statements = await waitFor(async () => {
     const names = fs.readdirSync(path.join(bankDir, 'outbox')).filter((n) => /^(BAI|STM)-/.test(n) && !n.endsWith('.part'));
     const texts = names.map((n) => fs.readFileSync(path.join(bankDir, 'outbox', n), 'utf8'));
-    return texts.some((t) => t.includes(',261,2514,')) && texts.some((t) => t.includes('<Btch>')) ? names : undefined;
+    return texts.some((t) => t.includes(',261,2514,')) && texts.some((t) => t.includes(',142,2514,')) && texts.some((t) => t.includes('<Btch>')) ? names : undefined;
   }, { what: 'statements stating the day\'s movements', timeoutMs: 60_000, intervalMs: 500 });
   expect(statements.some((n) => n.startsWith('BAI-')) && statements.some((n) => n.startsWith('STM-'))).toBe(true);
 

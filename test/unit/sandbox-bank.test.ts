@@ -4,7 +4,8 @@ import path from 'node:path';
 import { readInboundFile } from '../../src/bank-files/inbound-items';
 import { buildAchFile, type AchEntry } from '../../src/providers/bank-files/nacha';
 import { buildPain001 } from '../../src/providers/bank-files/sepa-messages';
-import { answerInbox, answersTo } from '../../src/sandbox-bank/sandbox-bank';
+import { answerInbox, answersTo, runSandboxBank } from '../../src/sandbox-bank/sandbox-bank';
+import { requestCredit } from '../../src/sandbox-bank/credits';
 import { CLOSED_IBAN, CORRECTED_ACCOUNT } from '../../src/sandbox-bank/magic';
 import { iso20022SchemaErrors } from '../harness/iso20022-schemas';
 import { moovValidate } from '../harness/moov-ach';
@@ -20,7 +21,7 @@ import { bai2Lines, camt053Lines } from '../../src/reconciliation/statement-line
 // reader of the bank's outbox.
 
 const originator = { odfiRouting: '091000019', odfiName: 'SANDBOX BANK', companyId: '1234567890', companyName: 'FINPLATFORM', entryDescription: 'PAYOUT' };
-const bank = { us: { account: '9000012345', bankId: '091000019', customerId: 'FINPLATFORM' }, sepa: { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' } };
+const bank = { us: { account: '9000012345', bankId: '091000019', customerId: 'FINPLATFORM', name: 'FINPLATFORM' }, sepa: { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' } };
 const now = new Date('2026-11-30T15:00:00Z');
 
 const entry = (i: number, amountMinor: bigint, over: Partial<AchEntry> = {}): AchEntry => ({
@@ -142,4 +143,26 @@ describe('end-of-day statements', () => {
     expect(camt053Lines(statement!).map((l) => [l.direction, l.amountMinor, l.references.includes(payouts.paymentInfoId) || l.references.includes('000000000009003')]))
       .toEqual([['debit', 3_500n, true], ['credit', 1_014n, true]]);
   });
+});
+
+test('a sandbox deposit asked of the bank goes out on its next run as a NACHA credit or a camt.054 credit naming the deposit reference, booked for the statement', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-bank-'));
+  try {
+    for (const folder of ['inbox', 'outbox']) fs.mkdirSync(path.join(root, folder));
+    requestCredit(root, { rail: 'ach', amountMinor: 2_500n, reference: 'FPABCDEF123456', senderName: 'José Núñez' });
+    requestCredit(root, { rail: 'sepa', amountMinor: 4_000n, reference: 'FPZYXWVU987654', senderName: 'Łukasz Żółć' });
+    const run = await runSandboxBank({ ...bank, root }, now);
+    expect(run.answers).toEqual([expect.stringMatching(/^CRD-\w+-\w+\.ach$/), expect.stringMatching(/^NTF-CRD-\w+-\w+\.xml$/)]);
+    const [ach, sepa] = run.answers.map((n) => fs.readFileSync(path.join(root, 'outbox', n), 'utf8'));
+    expect(moovValidate(ach!)[0]!.error).toBeUndefined();
+    expect(readInboundFile(ach!).items).toEqual([expect.objectContaining({ kind: 'credit', rail: 'ach', amountMinor: 2_500n, reference: 'FPABCDEF123456', senderName: 'JOSE NUNEZ' })]);
+    expect(await iso20022SchemaErrors(sepa!)).toEqual([]);
+    expect(readInboundFile(sepa!).items).toEqual([expect.objectContaining({ kind: 'credit', rail: 'sepa', amountMinor: 4_000n, reference: 'FPZYXWVU987654', senderName: 'Lukasz Zolc' })]);
+    expect(fs.readdirSync(path.join(root, 'requests'))).toEqual([]);
+    writeStatements({ ...bank, root }, now);
+    const statement = readBai2(fs.readFileSync(path.join(root, 'outbox', 'BAI-20261130-1.txt'), 'utf8'));
+    expect(statement.groups[0]!.accounts[0]!.transactions.map((t) => [t.typeCode, t.amountMinor, t.customerReference])).toEqual([['142', 2_500n, 'FPABCDEF123456']]);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });

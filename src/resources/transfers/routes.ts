@@ -13,6 +13,8 @@ import { findPayment, findTenantPayment, latestPayment, tenantPayments } from '.
 import { findTransfer, PaymentSchema, serializePayment, serializeTransfer, TransferSchema } from '../../transfers/transfer';
 import { PaymentListQuery, PaymentListSchema, TransferListQuery, TransferListSchema } from './schemas';
 import { checkProvidersServe, checkTransferShape, prepareChainLegs, prepareTransfer, resolveRefundDestination, TransferCreate } from '../../transfers/service';
+import { bankFileRailFor } from '../../providers/bank-files/settings';
+import { requestCredit } from '../../sandbox-bank/credits';
 import {
   endWorkflowOfUnwrittenTransfer, notifyReturn, requestCancellation, startTransferWorkflow, submitRefundRetry, submitReviewDecision,
 } from '../../transfers/workflow-client';
@@ -166,6 +168,11 @@ export const sandboxDeposit = defineRoute({
     if (isChainRail(row.source_rail)) {
       // A real token transfer on the chain; the workflow finds it like any other deposit.
       await deps.sandbox.chains[row.source_rail as ChainRail].sandboxDeposit({ currency: row.source_currency, address: row.deposit_address!, amountMinor });
+    } else if (deps.config.SANDBOX_BANK_DIR && bankFileRailFor(deps.config, tenant.environment, row.source_rail)) {
+      // The sandbox bank sends it as a bank does: a credit in its outbox on its next run, read like any other.
+      requestCredit(deps.config.SANDBOX_BANK_DIR, {
+        rail: row.source_rail === 'sepa' ? 'sepa' : 'ach', amountMinor, reference: row.deposit_reference, senderName: body?.sender_name ?? 'Sandbox Sender',
+      });
     } else {
       const rail = row.source_rail as FiatRail;
       const inbound = await deps.sandbox.rails.receiveInbound({ tenant, rail, amountMinor, currency: row.source_currency, reference: row.deposit_reference });
