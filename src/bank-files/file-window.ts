@@ -113,7 +113,6 @@ function queuedPayments(trx: Transaction<Database>, environment: Environment, ra
     .execute();
 }
 
-/** The receiver's name as the file gives it: the account's, else the customer's. */
 /**
  * Opens sealed account numbers for one window, each once: the refusal check, the batch order and
  * the file all read them, and a 10,000-entry window would otherwise open each two or three times.
@@ -127,6 +126,7 @@ export function openedOncePerWindow(cipher: DataCipher): (sealed: string) => str
   };
 }
 
+/** The receiver's name as the file gives it: the account's, else the customer's. */
 export function receiverName(p: Pick<QueuedPayment, 'account_name' | 'business_name' | 'first_name' | 'last_name'>): string {
   return p.account_name ?? p.business_name ?? ([p.first_name, p.last_name].filter(Boolean).join(' ') || 'ACCOUNT HOLDER');
 }
