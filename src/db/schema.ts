@@ -619,7 +619,6 @@ export interface BankFilesTable {
   detail: Generated<string | null>;
 }
 
-/** A payment the bank-file rail holds (migration 0028). */
 /** A block the Bitcoin output index has read (migration 0029). */
 export interface BitcoinBlocksTable {
   height: number;
@@ -658,6 +657,7 @@ export interface BitcoinUnconfirmedChangeTable {
   reserved_by: string | null;
 }
 
+/** A payment the bank-file rail holds (migration 0028). */
 export interface BankPaymentsTable {
   id: string;
   developer_id: string;
