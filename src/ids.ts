@@ -28,6 +28,8 @@ export const ID_PREFIXES = {
   virtualAccount: 'va',
   routeDeposit: 'drn',
   virtualAccountDeposit: 'vad',
+  reconciliationRun: 'rrun',
+  reconciliationException: 'rexc',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -11,8 +11,10 @@ import { createKeyVault } from '../keys/key-vault';
 import { rewrapWalletKeys } from '../admin/wallet-key-rewrap';
 import { stuckWorkflows } from '../admin/stuck-workflows';
 import { listBankFiles, resendBankFile, showBankFile } from '../admin/bank-files';
+import { openExceptions, runReconciliation } from '../admin/reconciliation';
 import { createChainAdapters } from '../chains';
 import { createDataCipher } from '../crypto';
+import { bankFileEnvironment } from '../providers/bank-files/settings';
 import type { Permission } from '../api/context';
 import { loadConfig } from '../config';
 import { createDb, migrateToLatest } from '../db';
@@ -66,6 +68,9 @@ const USAGE = `Usage: npm run cli -- <command>
                                  what came back (returns, notifications of change, credits)
   bank-files show bfile_…        one file, and each payment in it with what became of it
   bank-files resend bfile_…      upload a file we sent again (same name and bytes), for a bank that lost it
+  reconciliation run bfile_…     reconcile a statement the bank sent (BAI2 or camt.053) against the books,
+                                 once; its matches and exceptions recorded
+  reconciliation exceptions      the open exceptions, oldest first, with both sides
   workflows stuck                running workflows with an activity that keeps failing past its alarm
                                  threshold (search attribute StuckActivity), with what the server
                                  knows of their activities' attempts and last failures
@@ -250,6 +255,11 @@ async function main(argv: string[]) {
       if (!target) throw new Error(`bank-files ${action} needs a file id (bfile_…)`);
       if (action === 'show') for (const line of await showBankFile(db, target)) console.log(line);
       else console.log(`${target}: resending (workflow ${await withTemporal(config, (temporal) => resendBankFile({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, target))})`);
+    } else if (group === 'reconciliation' && (action === 'run' || action === 'exceptions')) {
+      const lines = action === 'exceptions' ? await openExceptions(db) : await runReconciliation(db, createDataCipher(config, { allowGenerated: false }), target ?? '', {
+        environment: bankFileEnvironment(config) ?? 'production', tolerances: { shortfallMinor: config.RECONCILIATION_CREDIT_SHORTFALL, days: config.RECONCILIATION_DAYS },
+      });
+      for (const line of lines) console.log(line);
     } else if (group === 'workflows' && action === 'stuck') {
       const stuck = await withTemporal(config, (temporal) => stuckWorkflows(temporal));
       for (const w of stuck) {

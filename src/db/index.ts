@@ -38,6 +38,7 @@ import * as m0033 from './migrations/0033_transfer_volumes';
 import * as m0034 from './migrations/0034_one_payment_per_signature';
 import * as m0035 from './migrations/0035_bitcoin_unconfirmed_change';
 import * as m0036 from './migrations/0036_bank_payment_traces';
+import * as m0037 from './migrations/0037_reconciliation';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -98,6 +99,7 @@ const migrations: Record<string, Migration> = {
   '0034_one_payment_per_signature': m0034,
   '0035_bitcoin_unconfirmed_change': m0035,
   '0036_bank_payment_traces': m0036,
+  '0037_reconciliation': m0037,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

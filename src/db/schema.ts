@@ -697,6 +697,46 @@ export interface BankFilePaymentsTable {
   payment_id: string;
 }
 
+/** A statement of one of our accounts reconciled (migration 0037, src/reconciliation/runs.ts). */
+export interface ReconciliationRunsTable {
+  id: string;
+  statement_file_id: string;
+  account: string;
+  rail: string;
+  period_from: Date;
+  period_to: Date;
+  statement_closing_minor: Numeric | null;
+  matched: number;
+  exceptions_opened: number;
+  created_at: Date;
+}
+
+export interface ReconciliationMatchesTable {
+  statement_line_id: string;
+  expected_id: string;
+  run_id: string;
+  matched_by: string;
+  difference_minor: Numeric;
+  created_at: Date;
+}
+
+export interface ReconciliationExceptionsTable {
+  id: string;
+  run_id: string;
+  type: string;
+  key: string;
+  account: string;
+  amount_minor: Numeric;
+  statement_line: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  expected_line: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  status: Generated<'open' | 'resolved'>;
+  resolution: string | null;
+  reason: string | null;
+  resolved_by: string | null;
+  resolved_at: Date | null;
+  created_at: Date;
+}
+
 export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
@@ -719,6 +759,9 @@ export interface Database {
   simulated_chain_transactions: SimulatedChainTransactionsTable;
   chain_sweeps: ChainSweepsTable;
   rail_events: RailEventsTable;
+  reconciliation_runs: ReconciliationRunsTable;
+  reconciliation_matches: ReconciliationMatchesTable;
+  reconciliation_exceptions: ReconciliationExceptionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

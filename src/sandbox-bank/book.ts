@@ -37,13 +37,24 @@ export function achBookings(name: string, file: ReadAchFile, returnedTraces: str
     if (pulled > 0n) lines.push({ direction: 'credit', amountMinor: pulled, bankReference: `SB-${ref}-C`, customerReference: ref, bai2TypeCode: '169', bankTransactionCode: 'PMNT/IDDT/ESDD', text });
   });
   const entries = new Map(file.batches.flatMap((b) => b.entries).map((e) => [e.traceNumber, e]));
-  for (const trace of returnedTraces) {
-    lines.push({
-      direction: 'credit', amountMinor: BigInt(entries.get(trace)!.amount), bankReference: `SB-RET-${trace}`, customerReference: trace, bai2TypeCode: '261',
-      bankTransactionCode: 'PMNT/ICDT/RRTN', text: `ACH RETURN R01 ORIGINAL TRACE ${trace}`, returned: { code: 'R01', endToEndId: trace },
-    });
-  }
+  for (const trace of returnedTraces) lines.push(achReturnLine(trace, BigInt(entries.get(trace)!.amount), 'R01'));
   return lines;
+}
+
+/** An ACH entry of ours the receiving bank returned: the money back, as a credit naming the entry's trace. */
+export function achReturnLine(trace: string, amountMinor: bigint, code: string): BookedLine {
+  return {
+    direction: 'credit', amountMinor, bankReference: `SB-RET-${trace}`, customerReference: trace, bai2TypeCode: '261',
+    bankTransactionCode: 'PMNT/ICDT/RRTN', text: `ACH RETURN ${code} ORIGINAL TRACE ${trace}`, returned: { code, endToEndId: trace },
+  };
+}
+
+/** Money that arrived for the platform naming a deposit reference. */
+export function depositLine(id: string, rail: 'ach' | 'sepa', amountMinor: bigint, reference: string, sender: string): BookedLine {
+  return {
+    direction: 'credit', amountMinor, bankReference: `SB-CRD-${id}`, customerReference: reference,
+    bai2TypeCode: '142', bankTransactionCode: 'PMNT/RCDT/ESCT', text: `${rail === 'ach' ? 'ACH' : 'SEPA'} CREDIT ${reference} FROM ${sender}`,
+  };
 }
 
 /** What taking a pain.001 books on the SEPA account: its accepted credit transfers as one batch line, each return as a credit. */

@@ -5,7 +5,7 @@ import { buildAchFile } from '../providers/bank-files/nacha';
 import { achText, sepaText } from '../providers/bank-files/rail-text';
 import { camt054 } from './sepa-answers';
 import type { StatementSettings } from './book';
-import { writeWhole } from './book';
+import { depositLine, writeWhole } from './book';
 import type { BookedLine } from './statements';
 
 // Money arriving for the platform at the sandbox bank (docs/BANK_FILES.md, "In the sandbox"): a
@@ -39,10 +39,7 @@ export async function sendRequestedCredits(bank: StatementSettings, now: Date): 
     const raw = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
     const credit: CreditRequest = { ...raw, amountMinor: BigInt(raw.amountMinor) };
     const id = file.replace(/\.json$/, '');
-    const line: BookedLine = {
-      direction: 'credit', amountMinor: credit.amountMinor, bankReference: `SB-CRD-${id}`, customerReference: credit.reference,
-      bai2TypeCode: '142', bankTransactionCode: 'PMNT/RCDT/ESCT', text: `${credit.rail === 'ach' ? 'ACH' : 'SEPA'} CREDIT ${credit.reference} FROM ${achText(credit.senderName, 40)}`,
-    };
+    const line = depositLine(id, credit.rail, credit.amountMinor, credit.reference, achText(credit.senderName, 40));
     const text = credit.rail === 'ach' ? await achCredit(bank, credit, id, now) : camt054(bank.sepa.iban, `NTF-CRD-${id}`.slice(0, 35), [{
       kind: 'credit', ref: `SB-CRD-${id}`, amountMinor: credit.amountMinor, reference: credit.reference, senderName: sepaText(credit.senderName, 70) || 'Sender',
     }]);

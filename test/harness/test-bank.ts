@@ -7,6 +7,8 @@ import { waitFor } from './index';
 import { odfiProblems } from './odfi-checks';
 import { answersToPain001, camt054, camt054Batch } from '../../src/sandbox-bank/sepa-answers';
 import { achMagicAnswers, CORRECTED_ACCOUNT } from '../../src/sandbox-bank/magic';
+import { achBookings, achReturnLine, depositLine } from '../../src/sandbox-bank/book';
+import { bai2Statement, closingOf, type BookedLine } from '../../src/sandbox-bank/statements';
 
 export { BLOCK_REJECTED_IBAN, CLOSED_IBAN, CORRECTED_ACCOUNT, MESSAGE_REJECTED_IBAN } from '../../src/sandbox-bank/magic';
 
@@ -89,7 +91,9 @@ export class TestBank {
         this.taken.delete(name);
         continue;
       }
-      for (const batch of readAchFile(text).batches) {
+      const file = readAchFile(text);
+      this.booked.push(...achBookings(name, file, []));
+      for (const batch of file.batches) {
         for (const e of batch.entries) {
           fresh.push({
             file: name, transactionCode: e.transactionCode, routing: `${e.receivingDFI}${e.checkDigit}`, account: e.DFIAccount,
@@ -185,7 +189,29 @@ export class TestBank {
 
   /** A return file: each entry sent back with its R-code (written by moov-io/ach). */
   writeReturns(items: { entry: TakenEntry; code: string }[]): string {
+    this.booked.push(...items.map(({ entry, code }) => achReturnLine(entry.trace, entry.amountMinor, code)));
     return this.writeAnswerFile('return', items);
+  }
+
+  /** What the bank booked on the platform's US account since its last statement. */
+  private booked: BookedLine[] = [];
+  private stated = { statements: 0, closingMinor: 0n };
+
+  /**
+   * The US account's statement (BAI2) of what the bank booked since the last: each ACH batch it took,
+   * each return it sent, each credit it sent. `edit` changes the lines first (a line dropped, one
+   * added, one short), as a bank's mistakes or surprises would.
+   */
+  writeStatement(edit: (lines: BookedLine[]) => BookedLine[] = (l) => l): string {
+    this.takeInbox();
+    const lines = edit(this.booked);
+    this.booked = [];
+    const sequence = ++this.stated.statements;
+    const input = { sequence, at: new Date(), account: this.odfi.collectionAccount, currency: 'usd', openingMinor: this.stated.closingMinor, lines };
+    this.stated.closingMinor = closingOf(input);
+    const name = this.nextName('BAI', 'txt');
+    this.put(name, bai2Statement({ ...input, bankId: this.odfi.routing, customerId: this.odfi.companyId }));
+    return name;
   }
 
   /** A notification-of-change file: each entry with its C-code and corrected data (written by moov-io/ach). */
@@ -196,6 +222,7 @@ export class TestBank {
   /** Credits that arrived for the platform's account, each naming a deposit reference (the NACHA library writes these). */
   async writeCredits(items: { amountMinor: bigint; reference: string; senderName: string }[]): Promise<string> {
     const name = this.nextName('CRD');
+    this.booked.push(...items.map((item, i) => depositLine(`${name}-${i}`, 'ach', item.amountMinor, item.reference, item.senderName.toUpperCase())));
     const { text } = await buildAchFile(
       { odfiRouting: this.odfi.routing, odfiName: this.odfi.name, companyId: '9876543210', companyName: items[0].senderName.slice(0, 16), entryDescription: 'DEPOSIT' },
       items.map((item, i) => ({

@@ -1,0 +1,111 @@
+import { sql } from 'kysely';
+import type { DataCipher } from '../crypto';
+import type { Db } from '../db';
+import type { Environment } from '../db/schema';
+import { newId } from '../ids';
+import { readBai2 } from '../providers/bank-files/bai2';
+import { readCamt053 } from '../providers/bank-files/camt053';
+import { expectedBankLines } from './expected-lines';
+import { matchStatement, type ExpectedLine, type ReconciliationException, type StatementLine, type Tolerances } from './matching';
+import { bai2Lines, camt053Lines } from './statement-lines';
+
+// A statement the bank sent, reconciled once (docs/RECONCILIATION.md): its lines against what the
+// books expect for the period since the account's last statement, the matches and the exceptions
+// recorded in one transaction, each keyed by its line, so a statement delivered twice, or a run cut
+// short by a crash and run again, records nothing twice.
+
+/** One account's statement as read from a file: its lines and closing balance. */
+export interface AccountStatement {
+  account: string;
+  rail: 'ach' | 'sepa';
+  lines: StatementLine[];
+  closingMinor: bigint | null;
+}
+
+/** The statements a BAI2 file or a camt.053 holds, one per account; empty for any other file. */
+export function statementsOf(name: string, text: string): AccountStatement[] {
+  if (/^\s*01,/.test(text)) {
+    const file = readBai2(text);
+    return file.groups.flatMap((g) => g.accounts).map((a) => ({
+      account: a.number, rail: 'ach' as const, lines: bai2Lines(file, name, a.number),
+      closingMinor: a.summaries.find((s) => s.typeCode === '015')?.amountMinor ?? null,
+    }));
+  }
+  if (!text.includes('BkToCstmrStmt')) return [];
+  return readCamt053(text).map((st) => ({
+    account: st.iban, rail: 'sepa' as const, lines: camt053Lines(st), closingMinor: st.balances.find((b) => b.type === 'CLBD')?.amountMinor ?? null,
+  }));
+}
+
+export interface RunOutcome {
+  runId: string;
+  account: string;
+  matched: number;
+  exceptions: number;
+  /** False when this statement had been reconciled before: nothing was recorded again. */
+  fresh: boolean;
+}
+
+/** Reconciles every account statement of an inbound bank file (a statement), once. */
+export async function reconcileStatementFile(
+  db: Db, cipher: DataCipher, fileId: string, opts: { environment: Environment; tolerances: Tolerances }, now = new Date(),
+): Promise<RunOutcome[]> {
+  const file = await db.selectFrom('bank_files').select(['id', 'name', 'contents_encrypted', 'created_at'])
+    .where('id', '=', fileId).where('direction', '=', 'inbound').executeTakeFirstOrThrow();
+  const outcomes: RunOutcome[] = [];
+  for (const statement of statementsOf(file.name, cipher.decryptText(file.contents_encrypted))) {
+    outcomes.push(await reconcileAccount(db, cipher, { id: file.id, receivedAt: file.created_at }, statement, opts, now));
+  }
+  return outcomes;
+}
+
+async function reconcileAccount(
+  db: Db, cipher: DataCipher, file: { id: string; receivedAt: Date }, statement: AccountStatement,
+  opts: { environment: Environment; tolerances: Tolerances }, now: Date,
+): Promise<RunOutcome> {
+  return db.transaction().execute(async (trx) => {
+    // One run per account at a time: the period is the time since the account's last statement.
+    await sql`select pg_advisory_xact_lock(hashtext(${`reconciliation:${statement.account}`}))`.execute(trx);
+    const done = await trx.selectFrom('reconciliation_runs').select(['id', 'matched', 'exceptions_opened'])
+      .where('statement_file_id', '=', file.id).where('account', '=', statement.account).executeTakeFirst();
+    if (done) return { runId: done.id, account: statement.account, matched: done.matched, exceptions: done.exceptions_opened, fresh: false };
+    const last = await trx.selectFrom('reconciliation_runs').select((eb) => eb.fn.max('period_to').as('to'))
+      .where('account', '=', statement.account).executeTakeFirst();
+    const from = last?.to ?? new Date(0);
+    // What an earlier statement lacked may come on this one (a bank that books a day later): still expected.
+    const owed = await trx.selectFrom('reconciliation_exceptions').select(['id', 'expected_line'])
+      .where('account', '=', statement.account).where('type', '=', 'missing_from_statement').where('status', '=', 'open').execute();
+    const owedLines = owed.map((o) => ({ ...(o.expected_line as unknown as ExpectedLine), amountMinor: BigInt((o.expected_line as { amountMinor: string }).amountMinor) }));
+    const expected = [...owedLines, ...await expectedBankLines(trx, cipher, { rail: statement.rail, environment: opts.environment, from, to: file.receivedAt })];
+    const { matches, exceptions } = matchStatement(statement.lines, expected, opts.tolerances);
+    const settled = owed.filter((_o, i) => matches.some((m) => m.expectedId === owedLines[i]!.id)).map((o) => o.id);
+    if (settled.length > 0) {
+      await trx.updateTable('reconciliation_exceptions').set({ status: 'resolved', resolution: 'matched', reason: 'on a later statement', resolved_by: 'reconciliation', resolved_at: now })
+        .where('id', 'in', settled).execute();
+    }
+    const runId = newId('reconciliationRun', now.getTime());
+    await trx.insertInto('reconciliation_runs').values({
+      id: runId, statement_file_id: file.id, account: statement.account, rail: statement.rail, period_from: from, period_to: file.receivedAt,
+      statement_closing_minor: statement.closingMinor, matched: matches.length, exceptions_opened: exceptions.length, created_at: now,
+    }).execute();
+    if (matches.length > 0) {
+      await trx.insertInto('reconciliation_matches').values(matches.map((m) => ({
+        statement_line_id: m.lineId, expected_id: m.expectedId, run_id: runId, matched_by: m.by, difference_minor: m.differenceMinor, created_at: now,
+      }))).onConflict((oc) => oc.doNothing()).execute();
+    }
+    if (exceptions.length > 0) {
+      await trx.insertInto('reconciliation_exceptions').values(exceptions.map((e) => exceptionRow(e, runId, statement.account, now)))
+        .onConflict((oc) => oc.column('key').doNothing()).execute();
+    }
+    return { runId, account: statement.account, matched: matches.length, exceptions: exceptions.length, fresh: true };
+  });
+}
+
+const lineJson = (line: StatementLine) => JSON.stringify({ ...line, amountMinor: line.amountMinor.toString() });
+
+function exceptionRow(e: ReconciliationException, runId: string, account: string, now: Date) {
+  const base = { id: newId('reconciliationException', now.getTime()), run_id: runId, type: e.type, account, created_at: now };
+  if (e.type === 'missing_from_statement') return { ...base, key: `expected:${e.expected.id}`, amount_minor: e.expected.amountMinor, statement_line: null, expected_line: lineJson(e.expected) };
+  if (e.type === 'unexpected_on_statement') return { ...base, key: `line:${e.line.id}`, amount_minor: e.line.amountMinor, statement_line: lineJson(e.line), expected_line: null };
+  return { ...base, key: `line:${e.line.id}`, amount_minor: e.differenceMinor, statement_line: lineJson(e.line), expected_line: lineJson(e.expected) };
+}
