@@ -115,7 +115,7 @@ test('an activity that keeps failing raises StuckActivity, is listed by `workflo
   expect(await handle.result()).toBe('approved');
   expect((await handle.describe()).typedSearchAttributes.get(StuckActivityAttr)).toBeUndefined();
   expect(runCli(['workflows', 'stuck']).stdout).not.toContain(c.id);
-});
+}, 180_000); // its own waits add up to two minutes, and two CLI runs: more than the default 90 s on a loaded machine
 
 test('a worker stopped while a local activity retries stops at once; a new worker finishes the work', async () => {
   // An API and a worker of their own, on a task queue of their own.
