@@ -30,24 +30,32 @@ export interface MoovResult {
   notifications_of_change?: number;
 }
 
-/** What moov-io/ach's reader and Validate() say of each file. */
-export function moovValidate(...texts: string[]): MoovResult[] {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'moov-ach-'));
+/**
+ * A test tool's verdict on each of `texts`: written to files of a folder of their own, named on its
+ * command line after `command`, one JSON line back per file (exit 1: some file failed).
+ */
+export function toolVerdicts<T>(name: 'moov-ach' | 'moov-bai2', command: string, texts: string[]): T[] {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
   try {
     const files = texts.map((text, i) => {
-      const file = path.join(dir, `${i}.ach`);
+      const file = path.join(dir, String(i));
       fs.writeFileSync(file, text);
       return file;
     });
-    const run = spawnSync(moovTool(), ['validate', ...files], { encoding: 'utf8' });
-    if (run.status !== 0 && run.status !== 1) throw new Error(`moov-ach validate: ${run.stderr}`);
+    const run = spawnSync(testTool(name), [command, ...files], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    if (run.status !== 0 && run.status !== 1) throw new Error(`${name} ${command}: ${run.stderr}`);
     return run.stdout.trim().split('\n').map((line) => {
-      const { file: _file, ...result } = JSON.parse(line) as MoovResult & { file: string };
-      return result;
+      const { file: _file, ...result } = JSON.parse(line) as T & { file: string };
+      return result as T;
     });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** What moov-io/ach's reader and Validate() say of each file. */
+export function moovValidate(...texts: string[]): MoovResult[] {
+  return toolVerdicts<MoovResult>('moov-ach', 'validate', texts);
 }
 
 /** An answer of the bank to an entry it took: the original entry, and its R-code or C-code. */
