@@ -26,8 +26,8 @@ async function sepaAccount(iban: string, bic: string) {
 }
 
 /** A live transfer from USDC on base to a SEPA account, funded from a wallet of the test's (anvil's accounts 8 and 9 have gas). */
-async function usdcToSepa(amount: string, externalAccountId: string, walletIndex: 8 | 9) {
-  const payer = await fundedCustomerWallet('base', 'usdc', parseAmount(amount, 6)!, walletIndex);
+async function usdcToSepa(amount: string, externalAccountId: string) {
+  const payer = await fundedCustomerWallet('base', 'usdc', parseAmount(amount, 6)!);
   const created = await live.post('/v0/transfers', {
     amount, on_behalf_of: customer.id,
     source: { payment_rail: 'base', currency: 'usdc', from_address: payer.address },
@@ -59,7 +59,7 @@ afterAll(async () => {
 });
 
 test('a live SEPA payout goes out as a pain.001.001.09 valid against the ISO 20022 schema, which the bank reads back field by field and settles; a camt.054 return (AC04) follows the returned path', async () => {
-  const tr = await usdcToSepa('54.00', account.id, 8);
+  const tr = await usdcToSepa('54.00', account.id);
   const queued = await waitFor(() => testDb().selectFrom('bank_payments').selectAll().where('reference', '=', tr.id).where('purpose', '=', 'payout').executeTakeFirst(),
     { what: 'the payout queued', timeoutMs: 60_000 });
   const credit = await bank.waitForSepaCredit((c) => c.endToEndId === queued.entry_ref);
@@ -88,7 +88,7 @@ test('a live SEPA payout goes out as a pain.001.001.09 valid against the ISO 200
 
 test('a pain.002 rejection (AC04, account closed) makes the payout undeliverable, and the USDC goes back on base', async () => {
   const closed = await sepaAccount(CLOSED_IBAN, 'MARKDEF1200');
-  const tr = await usdcToSepa('33.00', closed.id, 9);
+  const tr = await usdcToSepa('33.00', closed.id);
   const before = await tokenBalance('base', 'usdc', tr.payer);
   const refunded = await waitForTransferState(live, tr.id, 'refunded', 90_000);
   expect(refunded.state).toBe('refunded');
@@ -115,9 +115,9 @@ test('a camt.054 credit naming a transfer\'s deposit reference funds it, and its
 
 test('a pain.002 that rejects the whole message (DU01), or its payment block (AM04), takes every payment of it down the rejected path', async () => {
   // A credit to these makes the test bank reject the whole message (DU01), or its payment block (AM04).
-  for (const [iban, amount, code, wallet] of [[MESSAGE_REJECTED_IBAN, '16.00', 'DU01', 8], [BLOCK_REJECTED_IBAN, '17.00', 'AM04', 9]] as const) {
+  for (const [iban, amount, code] of [[MESSAGE_REJECTED_IBAN, '16.00', 'DU01'], [BLOCK_REJECTED_IBAN, '17.00', 'AM04']] as const) {
     const payee = await sepaAccount(iban, 'COBADEFFXXX');
-    const tr = await usdcToSepa(amount, payee.id, wallet);
+    const tr = await usdcToSepa(amount, payee.id);
     const before = await tokenBalance('base', 'usdc', tr.payer);
     await waitForTransferState(live, tr.id, 'refunded', 90_000);
     const payout = await testDb().selectFrom('bank_payments').select(['status', 'code', 'reason']).where('reference', '=', tr.id).where('purpose', '=', 'payout').executeTakeFirstOrThrow();

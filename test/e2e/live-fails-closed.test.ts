@@ -110,7 +110,7 @@ test('a live payout on a chain whose gas asset has no rate on the live rate shee
 
 test('live money moves on a real EVM node: USDC in on base, paid out on base, no simulator touched', async () => {
   const receiver = freshReceiver();
-  const payer = await fundedCustomerWallet('base', 'usdc', 25_000_000n, 7);
+  const payer = await fundedCustomerWallet('base', 'usdc', 25_000_000n);
   const created = await live.post('/v0/transfers', {
     amount: '25.00', on_behalf_of: customer.id,
     source: { payment_rail: 'base', currency: 'usdc', from_address: payer.address },

@@ -1,5 +1,5 @@
 import { apiClient, createTenant, individual, temporalClient, testDb, waitFor } from '../harness';
-import { approvedCustomer, chainKeys, chainUrl, fundedCustomerWallet, internationalAccount, RECEIVER, tokenBalance, transferTestParties, waitForTransferState } from '../harness/transfers';
+import { approvedCustomer, chainKeys, chainUrl, freshReceiver, fundedCustomerWallet, internationalAccount, tokenBalance, transferTestParties, waitForTransferState } from '../harness/transfers';
 import { createPublicClient, erc20Abi, http, parseEventLogs, type Hex } from 'viem';
 import { sql } from 'kysely';
 
@@ -7,7 +7,8 @@ import { sql } from 'kysely';
 // (HTTP → API → PostgreSQL → Temporal → rail simulators and local anvil chains.)
 
 const { parties: p, achToWire, usdcToWire, deposit } = transferTestParties();
-const receiver = RECEIVER;
+// This file's own receiver: its balance is measured, and other files pay the shared RECEIVER at the same time.
+const receiver = freshReceiver();
 
 test('fiat to fiat: awaiting_funds with deposit instructions and receipt, then every state to payment_processed', async () => {
   const created = await p.t.api.post('/v0/transfers', achToWire('250.00', { developer_fee: '2.50', client_reference_id: 'invoice-42' }));

@@ -1,5 +1,5 @@
 import { runCli, temporalClient, testDb, waitFor } from '../harness';
-import { achToWireFor, chainKeys, RECEIVER, tokenBalance, transferTestParties, verifiedUsAccount, waitForTransferState } from '../harness/transfers';
+import { achToWireFor, freshReceiver, RECEIVER, tokenBalance, transferTestParties, verifiedUsAccount, waitForTransferState } from '../harness/transfers';
 import { refundReturned as refundReturnedSignal, transferStatus } from '../../workflows/transfer-messages';
 
 // Transfers that do not arrive or come back: undeliverable payouts, returns, refunds the source rejects or returns.
@@ -249,7 +249,7 @@ test('a refund the chain refuses (blocked from_address) waits; a retry to the sa
   expect(bankAccount.status).toBe(400);
   expect(bankAccount.body.error.source).toEqual({ location: 'body', key: 'external_account_id' });
   expect((await p.t.api.get(`/v0/payments?transfer_id=${tr.id}&kind=refund`)).body.data).toHaveLength(2);
-  const newAddress = chainKeys.account(9).address;
+  const newAddress = freshReceiver();
   const before = await tokenBalance('base', 'usdc', newAddress);
   expect((await p.t.api.post(`/v0/sandbox/transfers/${tr.id}/retry_refund`, { to_address: newAddress })).status).toBe(200);
   const canceled = await waitForTransferState(p.t.api, tr.id, 'canceled');

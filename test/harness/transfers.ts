@@ -151,9 +151,16 @@ export async function tokenBalance(chain: EvmChain, currency: string, address: s
   return client.readContract({ address: sandboxTokenAddress(chainKeys, chain, currency), abi: erc20Abi, functionName: 'balanceOf', args: [getAddress(address)] });
 }
 
-/** A customer's own wallet on the local chain (anvil funds indexes 0–9 with ether; 0 and 1 are the platform's), funded with tokens by the issuer. */
-export async function fundedCustomerWallet(chain: EvmChain, currency: string, amountMinor: bigint, index = 5) {
-  return fundedWallet(chain, currency, amountMinor, chainKeys.account(index));
+/**
+ * A customer's own wallet on the local chain, funded with tokens by the issuer: a fresh key with
+ * ether for gas (no other test file sends from it or measures it), or anvil's dev account `index`
+ * (anvil funds indexes 0–9 with ether; 0 and 1 are the platform's).
+ */
+export async function fundedCustomerWallet(chain: EvmChain, currency: string, amountMinor: bigint, index?: number) {
+  if (index !== undefined) return fundedWallet(chain, currency, amountMinor, chainKeys.account(index));
+  const account = privateKeyToAccount(generatePrivateKey());
+  await createTestClient({ mode: 'anvil', transport: http(chainUrl(chain)) }).setBalance({ address: account.address, value: 10n ** 18n });
+  return fundedWallet(chain, currency, amountMinor, account);
 }
 
 /**
