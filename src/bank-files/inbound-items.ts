@@ -1,7 +1,6 @@
 import { readAchFile, type AchRecord } from '../providers/bank-files/nacha';
 import { readCamt054, readPain002 } from '../providers/bank-files/sepa-messages';
-import { readBai2 } from '../providers/bank-files/bai2';
-import { readCamt053 } from '../providers/bank-files/camt053';
+import { isStatementFile, readStatementFile } from '../providers/bank-files/statements';
 
 // Reading the files the bank puts in its outbox (docs/BANK_FILES.md), whatever their format, into
 // the items our books act on (src/bank-files/inbound-files.ts). Pure: no database.
@@ -40,24 +39,20 @@ export function readRejectionNotice(text: string): Extract<InboundItem, { kind: 
   return { kind: 'file_rejection', id: file, file, reasons: lines.filter((l) => l.startsWith('REASON: ')).map((l) => l.slice(8)) };
 }
 
-/** The entries of a bank's file, whatever its format: a rejection notice, XML (SEPA: pain.002 or camt.054), or NACHA. */
+/** The entries of a bank's file, whatever its format: a rejection notice, a statement (BAI2, camt.053), XML (SEPA: pain.002 or camt.054), or NACHA. */
 export function readInboundFile(text: string): { rail: 'ach' | 'sepa'; items: InboundItem[] } {
   if (text.startsWith('FILE REJECTED')) {
     const notice = readRejectionNotice(text);
     return { rail: notice.file.endsWith('.xml') ? 'sepa' : 'ach', items: [notice] };
   }
-  if (/^\s*01,/.test(text)) return { rail: 'ach', items: bai2Items(text) };
-  if (!text.trimStart().startsWith('<')) return { rail: 'ach', items: readInboundAchFile(text) };
-  if (text.includes('CstmrPmtStsRpt')) return { rail: 'sepa', items: pain002Items(text) };
-  if (text.includes('BkToCstmrStmt')) {
+  if (isStatementFile(text)) {
     return {
-      rail: 'sepa',
-      items: readCamt053(text).map((st) => ({
-        kind: 'statement', id: st.id, account: st.iban, entries: st.entries.length,
-        closingMinor: st.balances.find((b) => b.type === 'CLBD')?.amountMinor ?? null, problems: st.problems,
-      })),
+      rail: text.trimStart().startsWith('<') ? 'sepa' : 'ach',
+      items: readStatementFile(text).map(({ id, account, entries, closingMinor, problems }) => ({ kind: 'statement', id, account, entries, closingMinor, problems })),
     };
   }
+  if (!text.trimStart().startsWith('<')) return { rail: 'ach', items: readInboundAchFile(text) };
+  if (text.includes('CstmrPmtStsRpt')) return { rail: 'sepa', items: pain002Items(text) };
   return {
     rail: 'sepa',
     items: readCamt054(text).map((n): InboundItem => (n.kind === 'return'
@@ -82,15 +77,6 @@ function pain002Items(text: string): InboundItem[] {
     return block.transactions.filter((tx) => tx.status === 'RJCT')
       .map((tx) => ({ kind: 'rejection', id: tx.endToEndId, endToEndId: tx.endToEndId, code: tx.reason ?? 'MS03' }));
   });
-}
-
-/** A BAI2 statement: one item per account, its closing ledger balance (015) when given. */
-function bai2Items(text: string): InboundItem[] {
-  const file = readBai2(text);
-  return file.groups.flatMap((g, i) => g.accounts.map((a): InboundItem => ({
-    kind: 'statement', id: `${file.fileId}:${i + 1}:${a.number}`, account: a.number, entries: a.transactions.length,
-    closingMinor: a.summaries.find((x) => x.typeCode === '015')?.amountMinor ?? null, problems: file.problems,
-  })));
 }
 
 /** The entries of a NACHA file from the bank, by what they say. */

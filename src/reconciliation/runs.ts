@@ -3,8 +3,7 @@ import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
 import type { Environment } from '../db/schema';
 import { newId } from '../ids';
-import { readBai2 } from '../providers/bank-files/bai2';
-import { readCamt053 } from '../providers/bank-files/camt053';
+import { isStatementFile, readStatementFile } from '../providers/bank-files/statements';
 import { expectedBankLines } from './expected-lines';
 import { matchStatement, type ExpectedLine, type ReconciliationException, type StatementLine, type Tolerances } from './matching';
 import { bai2Lines, camt053Lines } from './statement-lines';
@@ -22,18 +21,12 @@ export interface AccountStatement {
   closingMinor: bigint | null;
 }
 
-/** The statements a BAI2 file or a camt.053 holds, one per account; empty for any other file. */
+/** The statements a BAI2 file or a camt.053 holds, one per account, as lines; empty for any other file. */
 export function statementsOf(name: string, text: string): AccountStatement[] {
-  if (/^\s*01,/.test(text)) {
-    const file = readBai2(text);
-    return file.groups.flatMap((g) => g.accounts).map((a) => ({
-      account: a.number, rail: 'ach' as const, lines: bai2Lines(file, name, a.number),
-      closingMinor: a.summaries.find((s) => s.typeCode === '015')?.amountMinor ?? null,
-    }));
-  }
-  if (!text.includes('BkToCstmrStmt')) return [];
-  return readCamt053(text).map((st) => ({
-    account: st.iban, rail: 'sepa' as const, lines: camt053Lines(st), closingMinor: st.balances.find((b) => b.type === 'CLBD')?.amountMinor ?? null,
+  if (!isStatementFile(text)) return [];
+  return readStatementFile(text).map((st) => ({
+    account: st.account, rail: st.format === 'bai2' ? 'ach' : 'sepa', closingMinor: st.closingMinor,
+    lines: st.format === 'bai2' ? bai2Lines(st.file, name, st.account) : camt053Lines(st.statement),
   }));
 }
 
