@@ -1,7 +1,7 @@
 import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
 import type { Environment } from '../db/schema';
-import { readAchFile, type ReadAchFile } from '../providers/bank-files/nacha';
+import { achBatchReference, achBatchTotals, readAchFile, type ReadAchFile } from '../providers/bank-files/nacha';
 import { readPain001 } from '../providers/bank-files/sepa-messages';
 import type { ExpectedLine } from './matching';
 import { parseAmount } from '../domain/money';
@@ -11,23 +11,19 @@ import { parseAmount } from '../domain/money';
 // way; a pain.001 payment block as one line, less what the bank rejected), each payment the bank
 // returned, and each deposit it credited. Read from the records of the bank files, not rebuilt.
 
-const ACH_CREDIT_CODES = new Set(['22', '32']);
-const ACH_DEBIT_CODES = new Set(['27', '37']);
-
 /** YYMMDD as YYYY-MM-DD. */
 const isoDate = (yymmdd: string) => `20${yymmdd.slice(0, 2)}-${yymmdd.slice(2, 4)}-${yymmdd.slice(4, 6)}`;
 const day = (d: Date) => d.toISOString().slice(0, 10);
-const stem = (name: string) => name.replace(/\.[a-z]+$/, '');
 
 /** A NACHA file of ours as the bank books it: each batch one debit (what it paid out) and one credit (what it pulled in). */
 export function achFileLines(name: string, file: ReadAchFile): ExpectedLine[] {
   return file.batches.flatMap((batch, i) => {
-    const ref = `${stem(name)}-B${i + 1}`;
-    const sum = (codes: Set<string>) => batch.entries.filter((e) => codes.has(e.transactionCode)).reduce((s, e) => s + BigInt(e.amount), 0n);
+    const ref = achBatchReference(name, i);
+    const { paidOutMinor, pulledInMinor } = achBatchTotals(batch);
     const base = { date: isoDate(batch.header.effectiveEntryDate), references: [ref, name], counterparty: '' };
     return [
-      { ...base, id: `file:${name}:B${i + 1}:debit`, direction: 'debit' as const, amountMinor: sum(ACH_CREDIT_CODES) },
-      { ...base, id: `file:${name}:B${i + 1}:credit`, direction: 'credit' as const, amountMinor: sum(ACH_DEBIT_CODES) },
+      { ...base, id: `file:${name}:B${i + 1}:debit`, direction: 'debit' as const, amountMinor: paidOutMinor },
+      { ...base, id: `file:${name}:B${i + 1}:credit`, direction: 'credit' as const, amountMinor: pulledInMinor },
     ].filter((l) => l.amountMinor > 0n);
   });
 }

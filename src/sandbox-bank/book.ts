@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ReadAchFile } from '../providers/bank-files/nacha';
+import { achBatchReference, achBatchTotals, type ReadAchFile } from '../providers/bank-files/nacha';
 import type { ReadCredit } from '../providers/bank-files/sepa-messages';
 import { bai2Statement, camt053Statement, closingOf, type BookedLine } from './statements';
 
@@ -20,32 +20,26 @@ export interface StatementSettings {
   sepa: { iban: string; bic: string };
 }
 
-const CREDIT_CODES = new Set(['22', '32']);
-const DEBIT_CODES = new Set(['27', '37']);
-
 /** What taking a NACHA file books on the US account: each batch as one line per direction, each return the bank makes as a credit. */
 export function achBookings(name: string, file: ReadAchFile, returnedTraces: string[]): BookedLine[] {
-  const base = name.replace(/\.[a-z]+$/, '');
   const lines: BookedLine[] = [];
   file.batches.forEach((batch, i) => {
-    const sum = (codes: Set<string>) => batch.entries.filter((e) => codes.has(e.transactionCode)).reduce((s, e) => s + BigInt(e.amount), 0n);
-    const ref = `${base}-B${i + 1}`;
+    const ref = achBatchReference(name, i);
     const text = `ACH SETTLEMENT ${batch.header.standardEntryClassCode} ${batch.header.companyEntryDescription} ${batch.entries.length} ENTRIES`;
-    const paid = sum(CREDIT_CODES);
-    const pulled = sum(DEBIT_CODES);
-    if (paid > 0n) lines.push({ direction: 'debit', amountMinor: paid, bankReference: `SB-${ref}-D`, customerReference: ref, bai2TypeCode: '469', bankTransactionCode: 'PMNT/ICDT/ESCT', text });
-    if (pulled > 0n) lines.push({ direction: 'credit', amountMinor: pulled, bankReference: `SB-${ref}-C`, customerReference: ref, bai2TypeCode: '169', bankTransactionCode: 'PMNT/IDDT/ESDD', text });
+    const { paidOutMinor, pulledInMinor } = achBatchTotals(batch);
+    if (paidOutMinor > 0n) lines.push({ direction: 'debit', amountMinor: paidOutMinor, bankReference: `SB-${ref}-D`, customerReference: ref, bai2TypeCode: '469', bankTransactionCode: 'PMNT/ICDT/ESCT', text });
+    if (pulledInMinor > 0n) lines.push({ direction: 'credit', amountMinor: pulledInMinor, bankReference: `SB-${ref}-C`, customerReference: ref, bai2TypeCode: '169', bankTransactionCode: 'PMNT/IDDT/ESDD', text });
   });
   const entries = new Map(file.batches.flatMap((b) => b.entries).map((e) => [e.traceNumber, e]));
-  for (const trace of returnedTraces) lines.push(achReturnLine(trace, BigInt(entries.get(trace)!.amount), 'R01'));
+  for (const trace of returnedTraces) lines.push(returnLine('ach', trace, BigInt(entries.get(trace)!.amount), 'R01'));
   return lines;
 }
 
-/** An ACH entry of ours the receiving bank returned: the money back, as a credit naming the entry's trace. */
-export function achReturnLine(trace: string, amountMinor: bigint, code: string): BookedLine {
+/** A payment of ours the receiving bank returned: the money back, as a credit naming the payment (an ACH trace, a SEPA end-to-end id). */
+export function returnLine(rail: 'ach' | 'sepa', ref: string, amountMinor: bigint, code: string): BookedLine {
   return {
-    direction: 'credit', amountMinor, bankReference: `SB-RET-${trace}`, customerReference: trace, bai2TypeCode: '261',
-    bankTransactionCode: 'PMNT/ICDT/RRTN', text: `ACH RETURN ${code} ORIGINAL TRACE ${trace}`, returned: { code, endToEndId: trace },
+    direction: 'credit', amountMinor, bankReference: `SB-RET-${ref}`, customerReference: ref, bai2TypeCode: '261',
+    bankTransactionCode: 'PMNT/ICDT/RRTN', text: rail === 'ach' ? `ACH RETURN ${code} ORIGINAL TRACE ${ref}` : `SEPA RETURN ${code} ${ref}`, returned: { code, endToEndId: ref },
   };
 }
 
@@ -67,10 +61,7 @@ export function sepaBookings(message: { messageId: string }, accepted: ReadCredi
       direction: 'debit', amountMinor: accepted.reduce((s, c) => s + c.amountMinor, 0n), bankReference: `SB-${message.messageId}`, customerReference: paymentInfoId,
       bai2TypeCode: '469', bankTransactionCode: 'PMNT/ICDT/ESCT', text: `SEPA CREDIT TRANSFERS ${accepted.length}`, batch,
     },
-    ...returned.map((c): BookedLine => ({
-      direction: 'credit', amountMinor: c.amountMinor, bankReference: `SB-RET-${c.endToEndId}`, customerReference: c.endToEndId, bai2TypeCode: '261',
-      bankTransactionCode: 'PMNT/ICDT/RRTN', text: `SEPA RETURN AC04 ${c.endToEndId}`, returned: { code: 'AC04', endToEndId: c.endToEndId },
-    })),
+    ...returned.map((c) => returnLine('sepa', c.endToEndId, c.amountMinor, 'AC04')),
   ];
 }
 

@@ -79,15 +79,18 @@ export function answersTo(bank: Pick<SandboxBankSettings, 'sepa'>, name: string,
       const accepted = magic.messageRejected || magic.blockRejected ? [] : message.credits.filter((c) => !magic.rejected.includes(c));
       return { answers, booked: { account: 'sepa', lines: sepaBookings(message, accepted, magic.returned.filter((c) => accepted.includes(c))) } };
     }
-    return achAnswers(name, text, now);
+    return achAnswers(name, base, text, now);
   } catch (err) {
-    const notice = ['FILE REJECTED', `FILE: ${name}`, `REASON: ${(err as Error).message}`, ''].join('\n');
-    return { answers: [{ name: `${name}.rejected`, text: notice }], booked: { account: 'us', lines: [] } };
+    return { answers: [{ name: `${name}.rejected`, text: rejectionNotice(name, [(err as Error).message]) }], booked: { account: 'us', lines: [] } };
   }
 }
 
-function achAnswers(name: string, text: string, now: Date): Taken {
-  const base = name.replace(/\.[a-z]+$/, '');
+/** The notice a bank sends when it refuses a whole file: `FILE REJECTED`, the file's name, a line per reason (docs/BANK_FILES.md). */
+export function rejectionNotice(file: string, reasons: string[]): string {
+  return ['FILE REJECTED', `FILE: ${file}`, ...reasons.map((r) => `REASON: ${r}`), ''].join('\n');
+}
+
+function achAnswers(name: string, base: string, text: string, now: Date): Taken {
   const file = readAchFile(text);
   const entries = file.batches.flatMap((batch) => batch.entries.map((entry): AnsweredEntry & { amountMinor: bigint; description: string } => ({
     batchHeader: batch.header, entry, code: '', amountMinor: BigInt(entry.amount), description: batch.header.companyEntryDescription,

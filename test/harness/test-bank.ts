@@ -7,7 +7,8 @@ import { waitFor } from './index';
 import { odfiProblems } from './odfi-checks';
 import { answersToPain001, camt054, camt054Batch } from '../../src/sandbox-bank/sepa-answers';
 import { achMagicAnswers, CORRECTED_ACCOUNT } from '../../src/sandbox-bank/magic';
-import { achBookings, achReturnLine, depositLine } from '../../src/sandbox-bank/book';
+import { achBookings, depositLine, returnLine } from '../../src/sandbox-bank/book';
+import { rejectionNotice } from '../../src/sandbox-bank/sandbox-bank';
 import { bai2Statement, closingOf, type BookedLine } from '../../src/sandbox-bank/statements';
 
 export { BLOCK_REJECTED_IBAN, CLOSED_IBAN, CORRECTED_ACCOUNT, MESSAGE_REJECTED_IBAN } from '../../src/sandbox-bank/magic';
@@ -85,7 +86,7 @@ export class TestBank {
         this.rejected.push({ file: name, problems });
         // The bank's notice: the whole file refused, with why. The file leaves the inbox, so the
         // same name may come again once the problem is solved.
-        this.put(`${name}.rejected`, ['FILE REJECTED', `FILE: ${name}`, ...problems.map((p) => `REASON: ${p}`), ''].join('\n'));
+        this.put(`${name}.rejected`, rejectionNotice(name, problems));
         fs.mkdirSync(path.join(this.root, 'refused'), { recursive: true });
         fs.renameSync(path.join(this.inbox, name), path.join(this.root, 'refused', `${name}.${Date.now()}`));
         this.taken.delete(name);
@@ -117,7 +118,7 @@ export class TestBank {
       message = readPain001(text);
     } catch (err) {
       this.rejected.push({ file: name, problems: [(err as Error).message] });
-      this.put(`${name}.rejected`, ['FILE REJECTED', `FILE: ${name}`, `REASON: ${(err as Error).message}`, ''].join('\n'));
+      this.put(`${name}.rejected`, rejectionNotice(name, [(err as Error).message]));
       return;
     }
     const taken = message.credits.map((c) => ({ ...c, file: name, messageId: message.messageId }));
@@ -189,7 +190,7 @@ export class TestBank {
 
   /** A return file: each entry sent back with its R-code (written by moov-io/ach). */
   writeReturns(items: { entry: TakenEntry; code: string }[]): string {
-    this.booked.push(...items.map(({ entry, code }) => achReturnLine(entry.trace, entry.amountMinor, code)));
+    this.booked.push(...items.map(({ entry, code }) => returnLine('ach', entry.trace, entry.amountMinor, code)));
     return this.writeAnswerFile('return', items);
   }
 

@@ -226,6 +226,18 @@ export function achRecords(text: string): string[] {
   return lines.map((l) => l.replace(/\s+$/, '')).filter((l) => l.length > 0).map((l) => (l.length < 94 ? l.padEnd(94, ' ') : l));
 }
 
+const PAYOUT_CODES = new Set(Object.values(TRANSACTION_CODES).map((c) => c.credit));
+const PULL_CODES = new Set(Object.values(TRANSACTION_CODES).map((c) => c.debit));
+
+/** What a batch of ours moves on our account at the bank: the credits it pays out and the debits it pulls in. */
+export function achBatchTotals(batch: ReadAchFile['batches'][number]): { paidOutMinor: bigint; pulledInMinor: bigint } {
+  const sum = (codes: Set<string>) => batch.entries.filter((e) => codes.has(e.transactionCode)).reduce((s, e) => s + BigInt(e.amount), 0n);
+  return { paidOutMinor: sum(PAYOUT_CODES), pulledInMinor: sum(PULL_CODES) };
+}
+
+/** How the bank's statement and our books name a batch of one of our files: the file's name without its extension, and the batch's place (`ACH-20261130-A-B1`). */
+export const achBatchReference = (fileName: string, index: number) => `${fileName.replace(/\.[a-z]+$/, '')}-B${index + 1}`;
+
 /** A NACHA file's records, by the library's layouts; padding records are skipped. */
 export function readAchFile(text: string): ReadAchFile {
   const lines = achRecords(text);
