@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FIAT_RAILS, type FiatRail } from './domain/rails';
-import { parseAmount } from './domain/money';
+import { parseAmountOrZero } from './domain/money';
 
 /**
  * Configuration of the fiat rails that run through the bank's file interface (docs/BANK_FILES.md,
@@ -60,7 +60,7 @@ export const bankFileEnv = {
   SANDBOX_BANK_STATEMENT_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
   /** Reconciliation: how much less than expected a credit may arrive and still match (a correspondent's fee on a wire), in the account's currency. */
   RECONCILIATION_CREDIT_SHORTFALL: z.string().default('0').transform((v, ctx) => {
-    const minor = /^0+(\.0{1,2})?$/.test(v.trim()) ? 0n : parseAmount(v.trim(), 2);
+    const minor = parseAmountOrZero(v.trim(), 2);
     if (minor === null) {
       ctx.addIssue({ code: 'custom', message: `'${v}' is not an amount with at most 2 decimals` });
       return z.NEVER;

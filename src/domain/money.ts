@@ -14,6 +14,11 @@ export function parseAmount(value: string, scale: number): bigint | null {
   return minor > 0n ? minor : null;
 }
 
+/** As parseAmount, but zero is an amount too ("0", "0.00"): a balance, a tolerance. */
+export function parseAmountOrZero(value: string, scale: number): bigint | null {
+  return new RegExp(`^0+(\\.0{1,${scale}})?$`).test(value) ? 0n : parseAmount(value, scale);
+}
+
 /** 1050n → "10.50" for a scale of 2. */
 export function formatAmount(minor: bigint | number, scale: number): string {
   const v = BigInt(minor);

@@ -1,5 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
-import { parseAmount } from '../../domain/money';
+import { parseAmountOrZero } from '../../domain/money';
 
 // Values as fast-xml-parser gives them from ISO 20022 messages (attributes under `@`, an element
 // with attributes as `#text`), shared by the readers of the bank's messages.
@@ -9,8 +9,7 @@ export const textOf = (node: unknown): string => (node && typeof node === 'objec
 
 /** An amount in minor units (two decimals), zero included (a balance may be nil); `where` names it in the error when it is not one. */
 export function minorOf(text: unknown, where: string): bigint {
-  const value = String(text ?? '').trim();
-  const minor = /^0+(\.0{1,2})?$/.test(value) ? 0n : parseAmount(value, 2);
+  const minor = parseAmountOrZero(String(text ?? '').trim(), 2);
   if (minor === null) throw new Error(`${where}: '${String(text)}' is not an amount`);
   return minor;
 }
