@@ -1,16 +1,22 @@
-import type { DataCipher } from '../crypto';
+import type { Config } from '../config';
+import { createDataCipher } from '../crypto';
 import type { Db } from '../db';
-import type { Environment } from '../db/schema';
 import { formatAmount } from '../domain/money';
+import { bankFileEnvironment } from '../providers/bank-files/settings';
 import { reconcileStatementFile } from '../reconciliation/runs';
-import type { Tolerances } from '../reconciliation/matching';
 
 // Operators' reconciliation commands (`npm run cli -- reconciliation …`, docs/RECONCILIATION.md):
 // a statement the bank sent reconciled (once), and the exceptions still open.
 
-/** Reconciles a statement file (bfile_…); one line per account. Again on the same file: what was recorded the first time. */
-export async function runReconciliation(db: Db, cipher: DataCipher, fileId: string, opts: { environment: Environment; tolerances: Tolerances }): Promise<string[]> {
-  const outcomes = await reconcileStatementFile(db, cipher, fileId, opts);
+/**
+ * Reconciles a statement file (bfile_…) of the environment the bank's files serve, with the
+ * configured tolerances; one line per account. Again on the same file: what was recorded the first time.
+ */
+export async function runReconciliation(db: Db, config: Config, fileId: string): Promise<string[]> {
+  const outcomes = await reconcileStatementFile(db, createDataCipher(config, { allowGenerated: false }), fileId, {
+    environment: bankFileEnvironment(config) ?? 'production',
+    tolerances: { shortfallMinor: config.RECONCILIATION_CREDIT_SHORTFALL, days: config.RECONCILIATION_DAYS },
+  });
   if (outcomes.length === 0) return [`${fileId}: not a statement (BAI2 or camt.053); nothing to reconcile`];
   return outcomes.map((o) => `${o.runId}  account ${o.account}: ${o.matched} matched, ${o.exceptions} exceptions${o.fresh ? '' : ' (reconciled before; nothing recorded again)'}`);
 }

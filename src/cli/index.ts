@@ -14,7 +14,6 @@ import { listBankFiles, resendBankFile, showBankFile } from '../admin/bank-files
 import { openExceptions, runReconciliation } from '../admin/reconciliation';
 import { createChainAdapters } from '../chains';
 import { createDataCipher } from '../crypto';
-import { bankFileEnvironment } from '../providers/bank-files/settings';
 import type { Permission } from '../api/context';
 import { loadConfig } from '../config';
 import { createDb, migrateToLatest } from '../db';
@@ -256,10 +255,7 @@ async function main(argv: string[]) {
       if (action === 'show') for (const line of await showBankFile(db, target)) console.log(line);
       else console.log(`${target}: resending (workflow ${await withTemporal(config, (temporal) => resendBankFile({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, target))})`);
     } else if (group === 'reconciliation' && (action === 'run' || action === 'exceptions')) {
-      const lines = action === 'exceptions' ? await openExceptions(db) : await runReconciliation(db, createDataCipher(config, { allowGenerated: false }), target ?? '', {
-        environment: bankFileEnvironment(config) ?? 'production', tolerances: { shortfallMinor: config.RECONCILIATION_CREDIT_SHORTFALL, days: config.RECONCILIATION_DAYS },
-      });
-      for (const line of lines) console.log(line);
+      for (const line of action === 'exceptions' ? await openExceptions(db) : await runReconciliation(db, config, target ?? '')) console.log(line);
     } else if (group === 'workflows' && action === 'stuck') {
       const stuck = await withTemporal(config, (temporal) => stuckWorkflows(temporal));
       for (const w of stuck) {

@@ -23,7 +23,7 @@ async function runConcurrently(count: number, clients: number, task: (i: number)
   }));
 }
 
-test(`${PAYMENTS} same-day ACH payments created concurrently across 3 windows: every file passes moov-io/ach, traces ascend in each batch and never repeat`, async () => {
+test(`${PAYMENTS} same-day ACH payments created concurrently (each asked for twice at once) across 3 windows: each in a file once, every file passes moov-io/ach, traces ascend in each batch and never repeat`, async () => {
   const tenant = await createTenant();
   const live = apiClient(tenant.liveSecret);
   const customer = await liveApprovedCustomer(live, 'bank-files-windows-test');
@@ -50,11 +50,16 @@ test(`${PAYMENTS} same-day ACH payments created concurrently across 3 windows: e
       throw new Error(`${filed} files; ${JSON.stringify(statuses)}`);
     }, { what: `our payments in ${files} files`, timeoutMs: 120_000, intervalMs: 1_000 });
 
-    const create = (from: number, to: number) => runConcurrently(to - from, 16, (k) => rails.submitPayment({
-      tenant: { developerId: tenant.developerId, environment: 'production' }, idempotencyKey: `windows-test:${tenant.developerId}:${from + k}`,
-      rail: 'ach_same_day', direction: 'credit', amountMinor: BigInt(100 + from + k), currency: 'usd', externalAccountId: created.body.id,
-      reference: `tr_windows_${from + k}`, purpose: 'payout',
-    }).then(() => undefined));
+    // Each payment asked for twice at once, as a workflow's retried activity would: one payment, the same answer.
+    const create = (from: number, to: number) => runConcurrently(to - from, 16, async (k) => {
+      const request = {
+        tenant: { developerId: tenant.developerId, environment: 'production' as const }, idempotencyKey: `windows-test:${tenant.developerId}:${from + k}`,
+        rail: 'ach_same_day' as const, direction: 'credit' as const, amountMinor: BigInt(100 + from + k), currency: 'usd', externalAccountId: created.body.id,
+        reference: `tr_windows_${from + k}`, purpose: 'payout' as const,
+      };
+      const [first, again] = await Promise.all([rails.submitPayment(request), rails.submitPayment(request)]);
+      expect(again.id).toBe(first.id);
+    });
     // 16 clients create payments while the first two windows go out; the last few, created after
     // the second, make sure of a third.
     const third = Math.floor(PAYMENTS / 3);
