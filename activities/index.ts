@@ -20,6 +20,7 @@ import { createMpcActivities } from './mpc';
 import type { DeliverySettings } from '../src/webhooks/delivery';
 import { createBankFileActivities, type BankFileActivityDeps } from './bank-files';
 import { createSandboxBankActivities } from './sandbox-bank';
+import { createReconciliationActivities } from './reconciliation';
 import type { SandboxBankSettings } from '../src/sandbox-bank/sandbox-bank';
 
 export interface ActivityDeps {
@@ -68,6 +69,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWalletWatchActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs, routes: deps.routeTransfers }),
     ...createWebhookActivities({ db: deps.db, cipher: deps.cipher, delivery: deps.webhookDelivery }),
     ...(deps.bankFiles ? createBankFileActivities(deps.bankFiles) : {}),
+    ...(deps.bankFiles ? createReconciliationActivities(deps.bankFiles) : {}),
     ...(deps.sandboxBank ? createSandboxBankActivities(deps.sandboxBank) : {}),
     ...createTransferReviewActivities({
       db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits, chains: deps.providers.chains,

@@ -69,6 +69,13 @@ export const bankFileEnv = {
   }),
   /** Reconciliation: how many days a statement line's date may be from the books' for a match without a reference. */
   RECONCILIATION_DAYS: z.coerce.number().int().min(0).max(10).default(2),
+  /**
+   * When the daily reconciliation runs (cron, in BANK_FILE_WINDOW_TIMEZONE): the hour by which the
+   * bank's statements are due; an account without one then raises the alarm.
+   */
+  RECONCILIATION_HOURS: cronList('0 8 * * *'),
+  /** The daily reconciliation instead every this many seconds (tests and demonstrations). */
+  RECONCILIATION_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
   /** The sandbox bank's folder (the SFTP server's root, with `inbox` and `outbox`): set by `npm start`. */
   SANDBOX_BANK_DIR: optionalText(),
   BANK_SFTP_HOST: optionalText(),

@@ -30,6 +30,8 @@ export const ID_PREFIXES = {
   virtualAccountDeposit: 'vad',
   reconciliationRun: 'rrun',
   reconciliationException: 'rexc',
+  reconciliationResolution: 'rres',
+  reconciliationDay: 'rday',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

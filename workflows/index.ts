@@ -14,3 +14,4 @@ export { achFileWindowWorkflow } from './ach-file-window';
 export { bankFileUploadWorkflow } from './bank-file-upload';
 export { readBankOutboxWorkflow } from './bank-outbox';
 export { sandboxBankStatementWorkflow, sandboxBankWorkflow } from './sandbox-bank';
+export { dailyReconciliationWorkflow } from './reconciliation';

@@ -6,7 +6,8 @@ import { PERMISSIONS, type Permission } from '../api/context';
 import { sha256Hex } from '../crypto';
 import { newId, secretBase62 } from '../ids';
 
-export async function createDeveloper(db: Db, input: { name: string; rateLimitPerSecond?: number; dailyQuota?: number }) {
+/** A developer account; `operators`: the platform's own operators, whose secret keys also reach the operator routes. */
+export async function createDeveloper(db: Db, input: { name: string; rateLimitPerSecond?: number; dailyQuota?: number; operators?: boolean }) {
   const id = newId('developer');
   await db
     .insertInto('developers')
@@ -16,6 +17,7 @@ export async function createDeveloper(db: Db, input: { name: string; rateLimitPe
       rate_limit_per_second: input.rateLimitPerSecond ?? null,
       daily_quota: input.dailyQuota ?? null,
       allowed_origins: null,
+      operator: input.operators ?? false,
       created_at: new Date(),
     })
     .execute();

@@ -3,10 +3,34 @@ import { createDataCipher } from '../crypto';
 import type { Db } from '../db';
 import { formatAmount } from '../domain/money';
 import { bankFileEnvironment } from '../providers/bank-files/settings';
+import type { DayReport } from '../reconciliation/daily';
+import { resolveException, type ResolutionAction } from '../reconciliation/exceptions';
 import { reconcileStatementFile } from '../reconciliation/runs';
 
 // Operators' reconciliation commands (`npm run cli -- reconciliation …`, docs/RECONCILIATION.md):
-// a statement the bank sent reconciled (once), and the exceptions still open.
+// a statement the bank sent reconciled (once), the exceptions still open, and an operator's
+// resolution of one (the same core function as the API's).
+
+const DECISIONS: Record<string, ResolutionAction> = { match: 'match', 'write-off': 'write_off', investigate: 'investigate' };
+
+/** `reconciliation run|exceptions|resolve`: the lines to print. */
+export async function reconciliationCommand(
+  db: Db, config: Config, args: { action?: string; target?: string; operator: string; decision?: string; reason?: string; counterpart?: string },
+): Promise<string[]> {
+  if (args.action === 'run') return runReconciliation(db, config, args.target ?? '');
+  if (args.action === 'exceptions') return openExceptions(db);
+  if (args.action === 'report') return reportCsv(db, args.target);
+  if (args.action !== 'resolve') throw new Error(`unknown command 'reconciliation ${args.action ?? ''}': run, exceptions, resolve or report`);
+  const action = DECISIONS[args.decision ?? ''];
+  if (!args.target) throw new Error('reconciliation resolve needs an exception id (rexc_…)');
+  if (!action) throw new Error('--decision must be match, write-off or investigate');
+  if (!args.reason || args.reason.trim().length < 3) throw new Error('--reason is required: it is kept with the resolution');
+  const row = await db.transaction().execute((trx) => resolveException(trx, {
+    environment: bankFileEnvironment(config) ?? 'production', exceptionId: args.target!, action, reason: args.reason!,
+    operator: args.operator, counterpartId: args.counterpart,
+  }));
+  return [`${row.id}: ${row.status}${row.resolution ? ` (${row.resolution})` : ''} by ${args.operator}`];
+}
 
 /**
  * Reconciles a statement file (bfile_…) of the environment the bank's files serve, with the
@@ -32,4 +56,18 @@ export async function openExceptions(db: Db, now = new Date()): Promise<string[]
     const hours = Math.floor((now.getTime() - e.created_at.getTime()) / 3_600_000);
     return [e.id, `${hours}h`, e.type, e.account, formatAmount(BigInt(e.amount_minor), 2), `statement: ${side(e.statement_line)}`, `books: ${side(e.expected_line)}`].join('  ');
   });
+}
+
+/** A daily run's report as CSV, one row per account: the one named, or the latest. */
+async function reportCsv(db: Db, id?: string): Promise<string[]> {
+  let q = db.selectFrom('reconciliation_days').select('report').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1);
+  if (id) q = q.where('id', '=', id);
+  const row = await q.executeTakeFirst();
+  if (!row) throw new Error(id ? `no reconciliation report ${id}` : 'no reconciliation report yet');
+  const report = row.report as unknown as DayReport;
+  const cell = (v: unknown) => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
+  return [
+    'report,ran_at,account,rail,statements,matched,exceptions_opened,exceptions_open,statement_missing',
+    ...report.accounts.map((a) => [report.id, report.ranAt, a.account, a.rail, a.statements.join(' '), a.matched, a.exceptionsOpened, a.exceptionsOpen, a.statementMissing].map(cell).join(',')),
+  ];
 }

@@ -43,7 +43,7 @@ export class ApiKeyAuthenticator {
       .innerJoin('developers', 'developers.id', 'api_keys.developer_id')
       .select([
         'api_keys.id', 'api_keys.developer_id', 'api_keys.environment', 'api_keys.kind', 'api_keys.plan',
-        'api_keys.permissions', 'api_keys.revoked_at', 'developers.rate_limit_per_second', 'developers.daily_quota', 'developers.allowed_origins',
+        'api_keys.permissions', 'api_keys.revoked_at', 'developers.rate_limit_per_second', 'developers.daily_quota', 'developers.allowed_origins', 'developers.operator',
       ])
       .where('api_keys.key_hash', '=', hash)
       .executeTakeFirst();
@@ -60,6 +60,7 @@ export class ApiKeyAuthenticator {
       permissions: row.permissions as Permission[] | null,
       limits,
       allowedOrigins: row.allowed_origins,
+      operator: row.operator,
     };
   }
 }

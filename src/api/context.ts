@@ -25,4 +25,6 @@ export interface AuthContext {
   limits: { perSecond: number; perDay: number };
   /** The developer's allowed browser origins (CORS); null: the environment's default. */
   allowedOrigins: string[] | null;
+  /** A key of the platform's operators: it also reaches the operator routes (/v0/reconciliation/…). */
+  operator: boolean;
 }

@@ -56,6 +56,7 @@ export function buildOpenApiDocument(
       tags: [route.tag],
       'x-permission': route.permission,
       ...(route.sandboxOnly ? { 'x-sandbox-only': true } : {}),
+      ...(route.operator ? { 'x-operator-only': true } : {}),
       security: [{ ApiKey: [] }],
       parameters: [
         ...parameters,
@@ -132,6 +133,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Events: 'The event log every webhook delivery comes from',
   Webhooks: 'Endpoints that receive the platform\'s signed events',
   Sandbox: 'Simulations of the outside world, for sandbox keys only',
+  Reconciliation: 'The bank statements proved against the books each day, and the exceptions operators resolve (operator keys only)',
 };
 
 const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
@@ -174,5 +176,6 @@ function errorStatuses(route: RouteDef): number[] {
 
 function describeOperation(route: RouteDef): string {
   const who = route.permission === 'unrestricted' ? 'an unrestricted secret key' : `a secret key with the \`${route.permission}\` permission`;
-  return `${route.summary}. Needs ${who}${route.publishable ? ', or a publishable key' : ''}.${route.sandboxOnly ? ' Sandbox keys only: live keys get 404.' : ''}`;
+  const only = route.sandboxOnly ? ' Sandbox keys only: live keys get 404.' : route.operator ? ' The platform operators\' keys only: any other key gets 404.' : '';
+  return `${route.summary}. Needs ${who}${route.publishable ? ', or a publishable key' : ''}.${only}`;
 }

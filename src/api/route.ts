@@ -49,6 +49,8 @@ export interface RouteDef<P extends AnyObject = AnyObject, Q extends AnyObject =
   publishable?: boolean;
   /** Answers 404 to production keys. */
   sandboxOnly?: boolean;
+  /** The platform operators' routes: answers 404 to any other developer's keys. */
+  operator?: boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -83,7 +85,9 @@ export function parseRequestPart<T extends z.ZodType>(schema: T | undefined, val
 export function routeHandler(route: RouteDef, deps: AppDeps, idempotency: IdempotencyStore) {
   return async (req: Request, res: Response) => {
     const auth = res.locals.auth as AuthContext;
-    if (route.sandboxOnly && auth.environment !== 'sandbox') throw new ApiError('not_found', `Unknown route ${req.method} ${req.path}`);
+    if ((route.sandboxOnly && auth.environment !== 'sandbox') || (route.operator && !auth.operator)) {
+      throw new ApiError('not_found', `Unknown route ${req.method} ${req.path}`);
+    }
     if (auth.kind === 'publishable' && !route.publishable) {
       throw new ApiError('forbidden', 'Publishable keys may only submit KYC documents; use a secret key');
     }

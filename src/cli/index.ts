@@ -11,7 +11,7 @@ import { createKeyVault } from '../keys/key-vault';
 import { rewrapWalletKeys } from '../admin/wallet-key-rewrap';
 import { stuckWorkflows } from '../admin/stuck-workflows';
 import { listBankFiles, resendBankFile, showBankFile } from '../admin/bank-files';
-import { openExceptions, runReconciliation } from '../admin/reconciliation';
+import { reconciliationCommand } from '../admin/reconciliation';
 import { createChainAdapters } from '../chains';
 import { createDataCipher } from '../crypto';
 import type { Permission } from '../api/context';
@@ -28,58 +28,7 @@ import { SOURCES } from '../sanctions/sources';
 import { syncLists } from '../sanctions/sync';
 import { verifyLedger } from '../ledger/ledger';
 import { sql } from 'kysely';
-
-const USAGE = `Usage: npm run cli -- <command>
-  developers create --name NAME [--rate-limit N --daily-quota N]
-  developers allow-origins dev_… (--origin https://app.example … | --default)
-                                 the browser origins the developer's publishable keys may be used
-                                 from (CORS); --default: any in the sandbox, none in live
-  keys create --developer dev_… --environment sandbox|production --kind secret|publishable
-              [--permissions customers:read,…] [--plan sandbox|production|enterprise]
-  keys revoke key_…
-  kyc decide cus_… --decision approve|reject [--reason TEXT] [--operator NAME]
-  customers suspend cus_… --reason TEXT [--operator NAME]
-                                 freeze a customer: no new transfers, wallets or accounts; transfers
-                                 whose funds arrive meanwhile are held in review
-  customers reactivate cus_… [--operator NAME]
-                                 lift the suspension (back to the status the customer had)
-  transfers review tr_… --decision approve|reject [--note TEXT] [--operator NAME]
-                                 decide a transfer held in review (production operator path)
-  transfers retry-refund tr_… [--to-address ADDRESS | --external-account ext_…] [--operator NAME]
-                                 try again a refund the source bank or chain rejected, or the
-                                 source bank returned after it settled
-                                 (to the source, or to another address or account of the customer)
-  lists sync [--source ID …]     download the official sanctions lists into SANCTIONS_DATA_DIR
-  lists sources                  the sources screened against
-  ledger verify                  check that entries balance and cached balances match
-  payments held                  held stray-deposit returns (a listed sender, a mint, a refused return)
-  payments release pay_… [--to-address ADDRESS] [--note TEXT] [--operator NAME]
-                                 send a held stray-deposit return after all (on a chain: or to another address)
-  rail-events list               the fiat-rail provider's events that need an operator (money that
-                                 names no transfer, returns too late, deliveries never handled)
-  rail-events match EVENT_ID --transfer tr_… [--note TEXT] [--operator NAME]
-                                 offer money that named no transfer to the one it was meant for
-                                 (funds it if exactly as quoted and still awaited; else sent back)
-  rail-events resolve EVENT_ID --note TEXT [--operator NAME]
-                                 record how one was dealt with (sent back through the provider, say);
-                                 the money it held leaves the ledger
-  bank-files list                the latest files exchanged with the bank: what went out per window,
-                                 what came back (returns, notifications of change, credits)
-  bank-files show bfile_…        one file, and each payment in it with what became of it
-  bank-files resend bfile_…      upload a file we sent again (same name and bytes), for a bank that lost it
-  reconciliation run bfile_…     reconcile a statement the bank sent (BAI2 or camt.053) against the books,
-                                 once; its matches and exceptions recorded
-  reconciliation exceptions      the open exceptions, oldest first, with both sides
-  workflows stuck                running workflows with an activity that keeps failing past its alarm
-                                 threshold (search attribute StuckActivity), with what the server
-                                 knows of their activities' attempts and last failures
-  data rotate-key                re-encrypt secrets and PII under DATA_ENCRYPTION_KEY (the old key
-                                 in DATA_ENCRYPTION_PREVIOUS_KEYS); afterwards the old key can go
-  keys rewrap                    seal every wallet key under WALLET_KEK (the earlier KEK in
-                                 WALLET_KEK_PREVIOUS); afterwards the earlier KEK can go
-  migrate
-  temporal setup                 register the namespace and the search attributes on TEMPORAL_ADDRESS
-                                 (a new Temporal cluster; waits up to 2 minutes for it; idempotent)`;
+import { USAGE } from './usage';
 
 function databaseUrl(config: ReturnType<typeof loadConfig>) {
   return config.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${config.PGLITE_PORT}/postgres`;
@@ -120,6 +69,8 @@ async function main(argv: string[]) {
       source: { type: 'string', multiple: true },
       origin: { type: 'string', multiple: true },
       default: { type: 'boolean' },
+      operators: { type: 'boolean' },
+      counterpart: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -146,6 +97,7 @@ async function main(argv: string[]) {
         name: values.name,
         rateLimitPerSecond: values['rate-limit'] ? Number(values['rate-limit']) : undefined,
         dailyQuota: values['daily-quota'] ? Number(values['daily-quota']) : undefined,
+        operators: values.operators,
       });
       console.log(dev.id);
     } else if (group === 'developers' && action === 'allow-origins') {
@@ -254,8 +206,8 @@ async function main(argv: string[]) {
       if (!target) throw new Error(`bank-files ${action} needs a file id (bfile_…)`);
       if (action === 'show') for (const line of await showBankFile(db, target)) console.log(line);
       else console.log(`${target}: resending (workflow ${await withTemporal(config, (temporal) => resendBankFile({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, target))})`);
-    } else if (group === 'reconciliation' && (action === 'run' || action === 'exceptions')) {
-      for (const line of action === 'exceptions' ? await openExceptions(db) : await runReconciliation(db, config, target ?? '')) console.log(line);
+    } else if (group === 'reconciliation') {
+      for (const line of await reconciliationCommand(db, config, { action, target, operator, decision: values.decision, reason: values.reason?.join('; '), counterpart: values.counterpart })) console.log(line);
     } else if (group === 'workflows' && action === 'stuck') {
       const stuck = await withTemporal(config, (temporal) => stuckWorkflows(temporal));
       for (const w of stuck) {

@@ -39,6 +39,7 @@ import * as m0034 from './migrations/0034_one_payment_per_signature';
 import * as m0035 from './migrations/0035_bitcoin_unconfirmed_change';
 import * as m0036 from './migrations/0036_bank_payment_traces';
 import * as m0037 from './migrations/0037_reconciliation';
+import * as m0038 from './migrations/0038_reconciliation_resolutions';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -100,6 +101,7 @@ const migrations: Record<string, Migration> = {
   '0035_bitcoin_unconfirmed_change': m0035,
   '0036_bank_payment_traces': m0036,
   '0037_reconciliation': m0037,
+  '0038_reconciliation_resolutions': m0038,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -1,7 +1,10 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Environment, Numeric } from './column-types';
+import type { ReconciliationTables } from './schema-reconciliation';
 
-/** Table types for kysely. Timestamps are written by the application (millisecond precision). */
-export type Environment = 'sandbox' | 'production';
+export type { Environment, Numeric } from './column-types';
+
+// Table types for kysely; the reconciliation's in schema-reconciliation.ts.
 
 export interface DevelopersTable {
   id: string;
@@ -9,6 +12,8 @@ export interface DevelopersTable {
   /** Custom limits for keys on the enterprise plan. */
   rate_limit_per_second: number | null;
   daily_quota: number | null;
+  /** The platform's operators: its secret keys also reach the operator routes (/v0/reconciliation/…). */
+  operator: Generated<boolean>;
   /** Browser origins its publishable keys may be used from; null: any in the sandbox, none in live. */
   allowed_origins: ColumnType<string[] | null, string | null, string | null>;
   created_at: Date;
@@ -207,8 +212,6 @@ export type TransferState =
   | 'awaiting_funds' | 'funds_received' | 'in_review' | 'payment_submitted' | 'payment_processed'
   | 'canceled' | 'undeliverable' | 'returned' | 'refunded';
 
-type Numeric = ColumnType<string, string | bigint, string | bigint>;
-
 /** An operator's decision on a held transfer; `operator` stays internal (not in API answers). */
 export interface ReviewDecision {
   decision: 'approve' | 'reject';
@@ -335,7 +338,8 @@ export interface SimulatedChainTransactionsTable {
 }
 
 export type LedgerPurpose =
-  | 'customer_funds' | 'rail_clearing' | 'chain_treasury' | 'platform_fees' | 'developer_fees' | 'fx_conversion' | 'unapplied_deposits' | 'account_reserved';
+  | 'customer_funds' | 'rail_clearing' | 'chain_treasury' | 'platform_fees' | 'developer_fees' | 'fx_conversion' | 'unapplied_deposits' | 'account_reserved'
+  | 'reconciliation_suspense';
 
 export interface LedgerAccountsTable {
   id: string;
@@ -697,47 +701,7 @@ export interface BankFilePaymentsTable {
   payment_id: string;
 }
 
-/** A statement of one of our accounts reconciled (migration 0037, src/reconciliation/runs.ts). */
-export interface ReconciliationRunsTable {
-  id: string;
-  statement_file_id: string;
-  account: string;
-  rail: string;
-  period_from: Date;
-  period_to: Date;
-  statement_closing_minor: Numeric | null;
-  matched: number;
-  exceptions_opened: number;
-  created_at: Date;
-}
-
-export interface ReconciliationMatchesTable {
-  statement_line_id: string;
-  expected_id: string;
-  run_id: string;
-  matched_by: string;
-  difference_minor: Numeric;
-  created_at: Date;
-}
-
-export interface ReconciliationExceptionsTable {
-  id: string;
-  run_id: string;
-  type: string;
-  key: string;
-  account: string;
-  amount_minor: Numeric;
-  statement_line: ColumnType<Record<string, unknown> | null, string | null, string | null>;
-  expected_line: ColumnType<Record<string, unknown> | null, string | null, string | null>;
-  status: Generated<'open' | 'resolved'>;
-  resolution: string | null;
-  reason: string | null;
-  resolved_by: string | null;
-  resolved_at: Date | null;
-  created_at: Date;
-}
-
-export interface Database {
+export interface Database extends ReconciliationTables {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
   customers: CustomersTable;
@@ -759,9 +723,6 @@ export interface Database {
   simulated_chain_transactions: SimulatedChainTransactionsTable;
   chain_sweeps: ChainSweepsTable;
   rail_events: RailEventsTable;
-  reconciliation_runs: ReconciliationRunsTable;
-  reconciliation_matches: ReconciliationMatchesTable;
-  reconciliation_exceptions: ReconciliationExceptionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -42,6 +42,7 @@ const MAY_GO_NEGATIVE: Record<LedgerPurpose, boolean> = {
   fx_conversion: true,
   unapplied_deposits: false,
   account_reserved: false,
+  reconciliation_suspense: true,
 };
 
 /** The one account a reference names (tenant, owner, purpose, currency). */

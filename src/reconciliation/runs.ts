@@ -78,7 +78,7 @@ async function reconcileAccount(
     }
     const runId = newId('reconciliationRun', now.getTime());
     await trx.insertInto('reconciliation_runs').values({
-      id: runId, statement_file_id: file.id, account: statement.account, rail: statement.rail, period_from: from, period_to: file.receivedAt,
+      id: runId, statement_file_id: file.id, account: statement.account, rail: statement.rail, environment: opts.environment, period_from: from, period_to: file.receivedAt,
       statement_closing_minor: statement.closingMinor, matched: matches.length, exceptions_opened: exceptions.length, created_at: now,
     }).execute();
     if (matches.length > 0) {
@@ -87,7 +87,7 @@ async function reconcileAccount(
       }))).onConflict((oc) => oc.doNothing()).execute();
     }
     if (exceptions.length > 0) {
-      await trx.insertInto('reconciliation_exceptions').values(exceptions.map((e) => exceptionRow(e, runId, statement.account, now)))
+      await trx.insertInto('reconciliation_exceptions').values(exceptions.map((e) => exceptionRow(e, runId, statement, opts.environment, now)))
         .onConflict((oc) => oc.column('key').doNothing()).execute();
     }
     return { runId, account: statement.account, matched: matches.length, exceptions: exceptions.length, fresh: true };
@@ -96,8 +96,8 @@ async function reconcileAccount(
 
 const lineJson = (line: StatementLine) => JSON.stringify({ ...line, amountMinor: line.amountMinor.toString() });
 
-function exceptionRow(e: ReconciliationException, runId: string, account: string, now: Date) {
-  const base = { id: newId('reconciliationException', now.getTime()), run_id: runId, type: e.type, account, created_at: now };
+function exceptionRow(e: ReconciliationException, runId: string, statement: AccountStatement, environment: Environment, now: Date) {
+  const base = { id: newId('reconciliationException', now.getTime()), run_id: runId, type: e.type, account: statement.account, rail: statement.rail, environment, created_at: now };
   if (e.type === 'missing_from_statement') return { ...base, key: `expected:${e.expected.id}`, amount_minor: e.expected.amountMinor, statement_line: null, expected_line: lineJson(e.expected) };
   if (e.type === 'unexpected_on_statement') return { ...base, key: `line:${e.line.id}`, amount_minor: e.line.amountMinor, statement_line: lineJson(e.line), expected_line: null };
   return { ...base, key: `line:${e.line.id}`, amount_minor: e.differenceMinor, statement_line: lineJson(e.line), expected_line: lineJson(e.expected) };

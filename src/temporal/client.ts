@@ -61,6 +61,13 @@ export function bankFileSchedules(config: BankFileScheduleConfig): PlatformSched
       scheduleId: `bank-files:${w.window}`, workflowType: 'achFileWindowWorkflow', args: [{ window: w.window, uploadRetryMaxSeconds: config.BANK_UPLOAD_RETRY_MAX_SECONDS }], spec: windowSpec(w.crons, w.timezone),
     })),
     { scheduleId: 'bank-files:outbox', workflowType: 'readBankOutboxWorkflow', spec: { intervals: [{ every: config.BANK_OUTBOX_POLL_SECONDS * 1000 }] } },
+    // The daily reconciliation of the bank's statements against the books (docs/RECONCILIATION.md).
+    {
+      scheduleId: 'reconciliation:daily', workflowType: 'dailyReconciliationWorkflow',
+      spec: config.RECONCILIATION_SECONDS
+        ? { intervals: [{ every: config.RECONCILIATION_SECONDS * 1000 }] }
+        : { cronExpressions: config.RECONCILIATION_HOURS, timezone: config.BANK_FILE_WINDOW_TIMEZONE },
+    },
     // The sandbox bank on the other side (npm start with SANDBOX_BANK=on) takes and answers the files.
     ...(config.SANDBOX_BANK === 'on' ? [
       { scheduleId: 'sandbox-bank', workflowType: 'sandboxBankWorkflow', spec: { intervals: [{ every: config.SANDBOX_BANK_POLL_SECONDS * 1000 }] } },
@@ -75,7 +82,8 @@ export function bankFileSchedules(config: BankFileScheduleConfig): PlatformSched
 }
 
 type BankFileScheduleConfig = Pick<Config, 'RAIL_PROVIDERS' | 'SANDBOX_BANK_FILES' | 'BANK_FILE_WINDOW_SECONDS' | 'BANK_FILE_WINDOW_TIMEZONE'
-  | 'ACH_STANDARD_WINDOWS' | 'ACH_SAME_DAY_WINDOWS' | 'SEPA_WINDOWS' | 'SEPA_WINDOW_TIMEZONE' | 'BANK_OUTBOX_POLL_SECONDS' | 'BANK_UPLOAD_RETRY_MAX_SECONDS' | 'SANDBOX_BANK' | 'SANDBOX_BANK_POLL_SECONDS' | 'SANDBOX_BANK_STATEMENTS' | 'SANDBOX_BANK_STATEMENT_SECONDS'>;
+  | 'ACH_STANDARD_WINDOWS' | 'ACH_SAME_DAY_WINDOWS' | 'SEPA_WINDOWS' | 'SEPA_WINDOW_TIMEZONE' | 'BANK_OUTBOX_POLL_SECONDS' | 'BANK_UPLOAD_RETRY_MAX_SECONDS' | 'SANDBOX_BANK' | 'SANDBOX_BANK_POLL_SECONDS' | 'SANDBOX_BANK_STATEMENTS' | 'SANDBOX_BANK_STATEMENT_SECONDS'
+  | 'RECONCILIATION_HOURS' | 'RECONCILIATION_SECONDS'>;
 
 /**
  * Maintenance and the bank's file windows run as Temporal schedules, not as loops in our processes.

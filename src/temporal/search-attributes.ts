@@ -15,3 +15,6 @@ ALL_SEARCH_ATTRIBUTES.push(TransferStateAttr, SourceRailAttr, DestinationRailAtt
 /** The activities a workflow keeps retrying past their alarm threshold (workflows/retry-alarm.ts), comma-separated. */
 export const StuckActivityAttr = defineSearchAttributeKey('StuckActivity', SearchAttributeType.KEYWORD);
 ALL_SEARCH_ATTRIBUTES.push(StuckActivityAttr);
+/** A daily reconciliation's breaks (src/reconciliation/daily.ts): `statement_missing:<account>`, `exceptions:<account>`, comma-separated. */
+export const ReconciliationBreakAttr = defineSearchAttributeKey('ReconciliationBreak', SearchAttributeType.KEYWORD);
+ALL_SEARCH_ATTRIBUTES.push(ReconciliationBreakAttr);

@@ -1,5 +1,5 @@
 import { parseAmount } from '../../src/domain/money';
-import { apiClient, createTenant, runCli, stack, testDb, waitFor, type ApiClient } from '../harness';
+import { apiClient, createTenant, runCli, stack, temporalClient, testDb, waitFor, type ApiClient } from '../harness';
 import { liveApprovedCustomer, liveVerifiedUsAccount } from '../harness/live-ach';
 import { TEST_ODFI } from '../harness/stack';
 import { TestBank } from '../harness/test-bank';
@@ -97,3 +97,92 @@ test('a day of ACH payouts, deposits and a return reconciles with no exception; 
   expect(listed).toHaveLength(3);
   expect(listed.find((l) => l.includes('unexpected_on_statement'))).toContain('statement: credit');
 }, 420_000);
+
+test("each exception is resolved through the operators' API, audited, the write-offs posted to suspense; the ledger verifies; other developers' keys see no such route", async () => {
+  const operators = await createTenant({ operators: true });
+  const ops = apiClient(operators.liveSecret);
+  expect((await live.get('/v0/reconciliation/exceptions')).status).toBe(404);
+  expect((await apiClient(operators.secret).get('/v0/reconciliation/exceptions')).body.data).toEqual([]); // the sandbox's own
+
+  const list = await ops.get('/v0/reconciliation/exceptions?status=open');
+  expect(list.status).toBe(200);
+  const byType = Object.fromEntries(list.body.data.map((e: any) => [e.type, e]));
+  expect(Object.keys(byType).sort()).toEqual(['amount_mismatch', 'missing_from_statement', 'unexpected_on_statement']);
+  const missing = byType.missing_from_statement;
+  const unexpected = byType.unexpected_on_statement;
+  const short = byType.amount_mismatch;
+  expect([missing.amount, missing.books_line.direction, missing.statement_line]).toEqual(['31.00', 'debit', null]);
+  expect([unexpected.amount, unexpected.statement_line.references[0], unexpected.books_line]).toEqual(['99.99', 'SB-SURPRISE', null]);
+  expect([short.amount, short.currency]).toEqual(['15.00', 'usd']);
+
+  const resolve = (id: string, body: object) => ops.post(`/v0/reconciliation/exceptions/${id}/resolve`, body);
+  // A payout the bank left out and a credit nobody sent are not the same money.
+  const notSame = await resolve(missing.id, { action: 'match', reason: 'same money?', counterpart_exception_id: unexpected.id });
+  expect([notSame.status, notSame.body.error.source.key]).toEqual([409, 'counterpart_exception_id']);
+  expect((await resolve(missing.id, { action: 'write_off' })).status).toBe(400);
+
+  expect((await resolve(missing.id, { action: 'investigate', reason: 'asked the bank for the batch' })).body.status).toBe('investigating');
+  const writtenOff = await resolve(missing.id, { action: 'write_off', reason: 'the bank confirms it never paid the batch' });
+  expect([writtenOff.status, writtenOff.body.status, writtenOff.body.resolution]).toEqual([200, 'resolved', 'written_off']);
+  expect((await resolve(unexpected.id, { action: 'write_off', reason: 'held in suspense until the sender is found' })).body.resolution).toBe('written_off');
+  expect((await resolve(short.id, { action: 'match', reason: 'the correspondent bank charged 15.00' })).body.resolution).toBe('matched');
+  expect((await resolve(short.id, { action: 'write_off', reason: 'again' })).status).toBe(409);
+
+  // The audit: who, when, what, why, and the ledger movement each write-off posted.
+  const audited = (await ops.get(`/v0/reconciliation/exceptions/${missing.id}`)).body;
+  expect(audited.resolutions.map((r: any) => [r.action, r.operator, r.reason])).toEqual([
+    ['investigate', expect.stringMatching(/^key_/), 'asked the bank for the batch'],
+    ['write_off', expect.stringMatching(/^key_/), 'the bank confirms it never paid the batch'],
+  ]);
+  expect(audited.resolutions[1].ledger_transaction_id).toMatch(/\S/);
+  await expect(testDb().updateTable('reconciliation_resolutions').set({ reason: 'rewritten' }).execute()).rejects.toThrow(/append-only/);
+  expect((await ops.get('/v0/reconciliation/exceptions?status=open')).body.data).toEqual([]);
+
+  // The bank holds 31.00 more (a payout it never paid) and 99.99 more (a credit nobody sent) than the books said: in suspense now.
+  const suspense = await testDb().selectFrom('ledger_accounts').select('balance_minor')
+    .where('developer_id', '=', 'platform').where('environment', '=', 'production').where('purpose', '=', 'reconciliation_suspense').where('currency', '=', 'usd').executeTakeFirstOrThrow();
+  expect(suspense.balance_minor).toBe('13099');
+}, 60_000);
+
+test('the daily run: scheduled at the configured hour; a day without the statement raises the alarm (search attribute, reconciliation.break to the operators, the report by API and CLI); a day with it reconciles', async () => {
+  const client = await temporalClient();
+  const schedule = await client.schedule.getHandle('reconciliation:daily').describe();
+  expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'dailyReconciliationWorkflow' });
+  expect(schedule.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 8, end: 8, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] });
+  const day = async (name: string) => {
+    const workflowId = `test-reconciliation-${name}-${Date.now()}`;
+    const result = await client.workflow.execute('dailyReconciliationWorkflow', { taskQueue: stack().taskQueue, workflowId, args: [] }) as { reportId: string; breaks: string[] };
+    return { result, workflow: client.workflow.getHandle(workflowId) };
+  };
+  const ach = TEST_ODFI.collectionAccount;
+  // Whatever came before (this file's statements, reconciled already): taken as the start.
+  await day('start');
+  const operators = await createTenant({ operators: true });
+  const ops = apiClient(operators.liveSecret);
+
+  const silent = await day('silent');
+  expect(silent.result.breaks).toContain(`statement_missing:${ach}`);
+  expect(String((await silent.workflow.describe()).searchAttributes.ReconciliationBreak)).toContain(`statement_missing:${ach}`);
+  const report = await ops.get(`/v0/reconciliation/reports/${silent.result.reportId}`);
+  expect(report.body.accounts.find((a: any) => a.account === ach)).toMatchObject({ statement_missing: true, statements: [], exceptions_opened: 0 });
+  const events = await waitFor(async () => {
+    const listed = await ops.get(`/v0/events?type=reconciliation.break&object_id=${silent.result.reportId}`);
+    return listed.body.data.length > 0 ? listed.body.data : undefined;
+  }, { what: 'the reconciliation.break event' });
+  expect(events).toHaveLength(1);
+  expect(events[0].data.breaks).toEqual(silent.result.breaks);
+  expect((await live.get('/v0/events?type=reconciliation.break')).body.data).toEqual([]);
+  const csv = runCli(['reconciliation', 'report', silent.result.reportId]).stdout.trim().split('\n');
+  expect(csv[0]).toBe('report,ran_at,account,rail,statements,matched,exceptions_opened,exceptions_open,statement_missing');
+  expect(csv.find((l) => l.includes(`,${ach},`))).toMatch(/,ach,,0,0,0,true$/);
+
+  // The next day's statement comes: reconciled, no break for the US account.
+  await payoutsOf(['41.00']);
+  const file = await statement();
+  const next = await day('next');
+  expect(next.result.breaks.filter((b) => b.endsWith(`:${ach}`))).toEqual([]);
+  const listed = (await ops.get('/v0/reconciliation/reports?limit=1')).body.data[0];
+  expect(listed.id).toBe(next.result.reportId);
+  expect(listed.accounts.find((a: any) => a.account === ach)).toMatchObject({ statement_missing: false, statements: [file], exceptions_opened: 0 });
+  expect(listed.accounts.find((a: any) => a.account === ach).matched).toBeGreaterThanOrEqual(2); // the deposit and its payout's batch
+}, 120_000);

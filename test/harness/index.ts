@@ -173,12 +173,14 @@ export interface Tenant {
   key(opts: { environment?: 'sandbox' | 'production'; kind?: 'secret' | 'publishable'; permissions?: Permission[]; plan?: 'sandbox' | 'production' | 'enterprise' }): Promise<{ id: string; key: string }>;
 }
 
-export async function createTenant(opts: { rateLimitPerSecond?: number; dailyQuota?: number } = {}): Promise<Tenant> {
+/** A developer account with its keys; `operators`: the platform's operators (their keys reach /v0/reconciliation/…). */
+export async function createTenant(opts: { rateLimitPerSecond?: number; dailyQuota?: number; operators?: boolean } = {}): Promise<Tenant> {
   const db = testDb();
   const dev = await createDeveloper(db, {
     name: `test ${expect.getState().currentTestName ?? ''}`.slice(0, 100),
     rateLimitPerSecond: opts.rateLimitPerSecond ?? 100_000,
     dailyQuota: opts.dailyQuota ?? 100_000_000,
+    operators: opts.operators,
   });
   const key = (o: Parameters<Tenant['key']>[0]) =>
     createApiKey(db, {

@@ -4,6 +4,7 @@ import { CustomerSchema } from '../../customers/customer';
 import { EVENT_CATALOGUE, type EventType } from '../../domain/event-catalogue';
 import { ExternalAccountSchema } from '../../external-accounts/external-account';
 import { objectId } from '../../ids';
+import { ReconciliationReportSchema } from '../../reconciliation/daily';
 import { DrainSchema, VirtualAccountDepositSchema } from '../../payment-routes/drains';
 import { LiquidationAddressSchema } from '../../payment-routes/liquidation-addresses';
 import { VirtualAccountSchema } from '../../payment-routes/virtual-accounts';
@@ -40,6 +41,7 @@ const EVENT_DATA = {
   ScreeningCompletedData,
   ScreeningBatchCompletedData,
   WebhookTestData: z.object({ webhook_id: objectId('whk') }).meta({ id: 'WebhookTestData' }),
+  ReconciliationReport: ReconciliationReportSchema,
 } as const;
 
 function dataKindOf(type: EventType): keyof typeof EVENT_DATA {
@@ -56,6 +58,7 @@ function dataKindOf(type: EventType): keyof typeof EVENT_DATA {
   if (type === 'screening.completed') return 'ScreeningCompletedData';
   if (type === 'screening_batch.completed') return 'ScreeningBatchCompletedData';
   if (type === 'webhook.test') return 'WebhookTestData';
+  if (type === 'reconciliation.break') return 'ReconciliationReport';
   throw new Error(`no payload schema for the event ${type}`);
 }
 const dataOf = (type: EventType): z.ZodType => EVENT_DATA[dataKindOf(type)];

@@ -1,0 +1,80 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { Environment, Numeric } from './column-types';
+
+// The reconciliation's tables (migrations 0037 and 0038, src/reconciliation/, docs/RECONCILIATION.md).
+
+/** A statement of one of our accounts reconciled. */
+export interface ReconciliationRunsTable {
+  id: string;
+  statement_file_id: string;
+  account: string;
+  rail: string;
+  environment: Generated<Environment>;
+  period_from: Date;
+  period_to: Date;
+  statement_closing_minor: Numeric | null;
+  matched: number;
+  exceptions_opened: number;
+  created_at: Date;
+}
+
+export interface ReconciliationMatchesTable {
+  statement_line_id: string;
+  expected_id: string;
+  run_id: string;
+  matched_by: string;
+  difference_minor: Numeric;
+  created_at: Date;
+}
+
+export type ReconciliationExceptionStatus = 'open' | 'investigating' | 'resolved';
+
+export interface ReconciliationExceptionsTable {
+  id: string;
+  run_id: string;
+  type: string;
+  key: string;
+  account: string;
+  rail: string;
+  environment: Generated<Environment>;
+  amount_minor: Numeric;
+  statement_line: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  expected_line: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  status: Generated<ReconciliationExceptionStatus>;
+  resolution: string | null;
+  reason: string | null;
+  resolved_by: string | null;
+  resolved_at: Date | null;
+  created_at: Date;
+}
+
+/** An operator's action on an exception; append-only (a trigger refuses updates and deletes). */
+export interface ReconciliationResolutionsTable {
+  id: string;
+  exception_id: string;
+  action: 'match' | 'write_off' | 'investigate';
+  operator: string;
+  reason: string;
+  counterpart_exception_id: string | null;
+  ledger_transaction_id: string | null;
+  request_id: string | null;
+  created_at: Date;
+}
+
+/** A daily run's report (src/reconciliation/daily.ts). */
+export interface ReconciliationDaysTable {
+  id: string;
+  run_key: string;
+  environment: Environment;
+  created_at: Date;
+  report: ColumnType<Record<string, unknown>, string, string>;
+  breaks: number;
+}
+
+export interface ReconciliationTables {
+  reconciliation_days: ReconciliationDaysTable;
+  reconciliation_runs: ReconciliationRunsTable;
+  reconciliation_matches: ReconciliationMatchesTable;
+  reconciliation_exceptions: ReconciliationExceptionsTable;
+  reconciliation_resolutions: ReconciliationResolutionsTable;
+}

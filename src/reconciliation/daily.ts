@@ -1,0 +1,140 @@
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { DataCipher } from '../crypto';
+import type { Db } from '../db';
+import type { Environment } from '../db/schema';
+import { recordEvents } from '../domain/events';
+import { newId } from '../ids';
+import type { Tolerances } from './matching';
+import { reconcileStatementFile } from './runs';
+
+// The daily reconciliation (docs/RECONCILIATION.md, "The daily run"): at the hour the bank's
+// statements are due, every statement received since the last run is reconciled, and each account
+// whose statement never came, or whose books and statement disagree, is a break: an alarm on the
+// workflow (search attribute ReconciliationBreak) and a `reconciliation.break` event to the
+// platform's operators. Each run's report is kept, once per run key (a retried activity answers it again).
+
+/** An account whose statement the bank sends each day. */
+export interface StatementAccount { account: string; rail: 'ach' | 'sepa' }
+
+export interface AccountDay {
+  account: string;
+  rail: string;
+  /** The statement files reconciled for it in this run. */
+  statements: string[];
+  matched: number;
+  exceptionsOpened: number;
+  /** Exceptions of the account still open or under investigation, from any day. */
+  exceptionsOpen: number;
+  statementMissing: boolean;
+}
+
+export interface DayReport {
+  id: string;
+  environment: Environment;
+  since: string;
+  ranAt: string;
+  accounts: AccountDay[];
+  /** `statement_missing:<account>`, `exceptions:<account>`: empty on a clean day. */
+  breaks: string[];
+}
+
+/** The breaks of a day: a statement that never came, exceptions opened by this run. */
+export function breaksOf(accounts: AccountDay[]): string[] {
+  return accounts.flatMap((a) => [
+    ...a.statementMissing ? [`statement_missing:${a.account}`] : [],
+    ...a.exceptionsOpened > 0 ? [`exceptions:${a.account}`] : [],
+  ]);
+}
+
+/**
+ * Reconciles every statement received since the environment's last daily run (the first: in the
+ * last `firstLookbackMs`), and reports each expected account; recorded once under `runKey`.
+ */
+export async function reconcileDay(
+  db: Db, cipher: DataCipher,
+  opts: { runKey: string; environment: Environment; tolerances: Tolerances; accounts: StatementAccount[]; firstLookbackMs: number },
+  now = new Date(),
+): Promise<DayReport> {
+  const done = await db.selectFrom('reconciliation_days').select('report').where('run_key', '=', opts.runKey).executeTakeFirst();
+  if (done) return done.report as unknown as DayReport;
+  const last = await db.selectFrom('reconciliation_days').select((eb) => eb.fn.max('created_at').as('at')).where('environment', '=', opts.environment).executeTakeFirst();
+  const since = last?.at ?? new Date(now.getTime() - opts.firstLookbackMs);
+  // Statement files are the inbound files the outbox reader summarised as statements (src/bank-files/inbound-files.ts).
+  const files = await db.selectFrom('bank_files').select('id').where('direction', '=', 'inbound').where('detail', 'like', 'statement of %')
+    .where('created_at', '>', since).where('created_at', '<=', now).orderBy('created_at').orderBy('id').execute();
+  const byAccount = new Map<string, AccountDay>(opts.accounts.map((a) => [a.account, emptyDay(a.account, a.rail)]));
+  for (const file of files) {
+    for (const outcome of await reconcileStatementFile(db, cipher, file.id, opts, now)) {
+      const day = byAccount.get(outcome.account) ?? emptyDay(outcome.account, '');
+      byAccount.set(outcome.account, day);
+      day.statements.push(file.id);
+      day.statementMissing = false;
+      if (outcome.fresh) { day.matched += outcome.matched; day.exceptionsOpened += outcome.exceptions; }
+    }
+  }
+  const accounts = [...byAccount.values()];
+  for (const day of accounts) day.exceptionsOpen = await openExceptionCount(db, opts.environment, day.account);
+  const report: DayReport = {
+    id: newId('reconciliationDay', now.getTime()), environment: opts.environment, since: since.toISOString(), ranAt: now.toISOString(), accounts, breaks: breaksOf(accounts),
+  };
+  await db.insertInto('reconciliation_days').values({
+    id: report.id, run_key: opts.runKey, environment: opts.environment, created_at: now, report: JSON.stringify(report), breaks: report.breaks.length,
+  }).onConflict((oc) => oc.column('run_key').doNothing()).execute();
+  return (await db.selectFrom('reconciliation_days').select('report').where('run_key', '=', opts.runKey).executeTakeFirstOrThrow()).report as unknown as DayReport;
+}
+
+const emptyDay = (account: string, rail: string): AccountDay =>
+  ({ account, rail, statements: [], matched: 0, exceptionsOpened: 0, exceptionsOpen: 0, statementMissing: true });
+
+async function openExceptionCount(db: Db, environment: Environment, account: string) {
+  const row = await db.selectFrom('reconciliation_exceptions').select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('environment', '=', environment).where('account', '=', account).where('status', '!=', 'resolved').executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The `reconciliation.break` event of a day's report, to every operators' developer account of the
+ * environment (their webhooks deliver it); once per report.
+ */
+export async function announceBreak(db: Db, report: DayReport, now = new Date()): Promise<number> {
+  const operators = await db.selectFrom('developers').select('id').where('operator', '=', true).execute();
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${`reconciliation-break:${report.id}`}))`.execute(trx);
+    let sent = 0;
+    for (const dev of operators) {
+      const tenant = { developerId: dev.id, environment: report.environment };
+      const already = await trx.selectFrom('events').select('id').where('developer_id', '=', dev.id).where('environment', '=', report.environment)
+        .where('type', '=', 'reconciliation.break').where('object_id', '=', report.id).executeTakeFirst();
+      if (already) continue;
+      await recordEvents(trx, tenant, [{ type: 'reconciliation.break', objectId: report.id, data: reportJson(report), at: now }]);
+      sent += 1;
+    }
+    return sent;
+  });
+}
+
+export const ReconciliationReportSchema = z.object({
+  id: z.string().regex(/^rday_[0-9A-Za-z]+$/),
+  object: z.literal('reconciliation_report'),
+  environment: z.enum(['sandbox', 'production']),
+  since: z.iso.datetime().describe('Statements received after this moment (the previous run) were reconciled'),
+  ran_at: z.iso.datetime(),
+  breaks: z.array(z.string()).describe('statement_missing:<account>, exceptions:<account>; empty on a clean day'),
+  accounts: z.array(z.object({
+    account: z.string(), rail: z.string(), statements: z.array(z.string()).describe('The statement files (bfile_…) reconciled'),
+    matched: z.number().int(), exceptions_opened: z.number().int(), exceptions_open: z.number().int().describe('Still open or under investigation, from any day'),
+    statement_missing: z.boolean(),
+  })),
+}).meta({ id: 'ReconciliationReport' });
+
+/** A day's report as the API and the event show it. */
+export function reportJson(report: DayReport): z.infer<typeof ReconciliationReportSchema> {
+  return {
+    id: report.id, object: 'reconciliation_report', environment: report.environment, since: report.since, ran_at: report.ranAt, breaks: report.breaks,
+    accounts: report.accounts.map((a) => ({
+      account: a.account, rail: a.rail, statements: a.statements, matched: a.matched, exceptions_opened: a.exceptionsOpened,
+      exceptions_open: a.exceptionsOpen, statement_missing: a.statementMissing,
+    })),
+  };
+}

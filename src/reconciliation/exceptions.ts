@@ -1,0 +1,134 @@
+import type { Transaction } from 'kysely';
+import type { Db } from '../db';
+import type { Database, Environment } from '../db/schema';
+import type { ReconciliationResolutionsTable } from '../db/schema-reconciliation';
+import { invalidState, invalidStateField, notFound } from '../errors';
+import { newId } from '../ids';
+import { postTransaction, type Posting } from '../ledger/ledger';
+
+// What an operator does about a reconciliation exception (docs/RECONCILIATION.md, "Exceptions"):
+// match it by hand, write it off to the suspense account through the ledger, or open an
+// investigation. Each action is one row of reconciliation_resolutions (append-only): who, when,
+// what, why, and the ledger movement a write-off posted. The API and the CLI both come here.
+
+export type ResolutionAction = ReconciliationResolutionsTable['action'];
+
+export interface ResolveInput {
+  environment: Environment;
+  exceptionId: string;
+  action: ResolutionAction;
+  reason: string;
+  /** Who: the operator's key (`key_…`) or the name the CLI was given. */
+  operator: string;
+  /** For `match`: the exception on the other side that is the same money (a missing line and an unexpected one). */
+  counterpartId?: string;
+  requestId?: string;
+}
+
+interface LineJson { direction: 'credit' | 'debit'; amountMinor: string }
+
+const signed = (line: unknown) => {
+  const l = line as LineJson | null;
+  return l ? (l.direction === 'credit' ? 1n : -1n) * BigInt(l.amountMinor) : 0n;
+};
+
+/** How much more the bank holds than the books say, for one exception: its statement side less its books' side. */
+export function bankExcessMinor(e: { statement_line: unknown; expected_line: unknown }): bigint {
+  return signed(e.statement_line) - signed(e.expected_line);
+}
+
+export const RAIL_CURRENCY: Record<string, string> = { ach: 'usd', sepa: 'eur' };
+
+/**
+ * The write-off of a difference: the bank's rail clearing account takes the side the bank's
+ * statement shows, the suspense account the other, so the ledger agrees with the bank and the
+ * difference waits where an operator sees it (both on the platform's own books).
+ */
+export function writeOffPostings(rail: string, excessMinor: bigint): Posting[] {
+  const currency = RAIL_CURRENCY[rail] ?? 'usd';
+  return [
+    { account: { ownerType: 'platform', ownerId: rail, purpose: 'rail_clearing', currency }, amountMinor: -excessMinor },
+    { account: { ownerType: 'platform', ownerId: rail, purpose: 'reconciliation_suspense', currency }, amountMinor: excessMinor },
+  ];
+}
+
+/**
+ * Records an operator's action on an exception, in the caller's transaction; the exception as it is
+ * afterwards, with every action taken on it.
+ */
+export async function resolveException(trx: Transaction<Database>, input: ResolveInput, now = new Date()) {
+  const exception = await trx.selectFrom('reconciliation_exceptions').selectAll()
+    .where('id', '=', input.exceptionId).where('environment', '=', input.environment).forUpdate().executeTakeFirst();
+  if (!exception) throw notFound('reconciliation exception', input.exceptionId);
+  if (exception.status === 'resolved') throw invalidState(`Exception ${exception.id} was resolved already (${exception.resolution})`);
+  if (input.action === 'investigate' && exception.status === 'investigating') throw invalidState(`Exception ${exception.id} is under investigation already`);
+
+  let ledgerTransactionId: string | null = null;
+  let counterpart: string | null = null;
+  if (input.action === 'write_off') {
+    const excess = bankExcessMinor(exception);
+    if (excess !== 0n) {
+      ledgerTransactionId = (await postTransaction(trx, { developerId: 'platform', environment: input.environment }, {
+        idempotencyKey: `reconciliation-write-off:${exception.id}`,
+        description: `reconciliation exception ${exception.id} (${exception.type}) written off: ${input.reason}`,
+        referenceId: exception.id,
+        postings: writeOffPostings(exception.rail, excess),
+      })).transactionId;
+    }
+  }
+  if (input.action === 'match' && input.counterpartId) {
+    counterpart = await closeCounterpart(trx, exception, input, now);
+  }
+  // One row per exception the action closes or changes: the counterpart of a match has its own.
+  const row = (exceptionId: string, other: string | null) => ({
+    id: newId('reconciliationResolution', now.getTime()), exception_id: exceptionId, action: input.action, operator: input.operator,
+    reason: input.reason, counterpart_exception_id: other, ledger_transaction_id: ledgerTransactionId, request_id: input.requestId ?? null, created_at: now,
+  });
+  await trx.insertInto('reconciliation_resolutions').values([row(exception.id, counterpart), ...counterpart ? [row(counterpart, exception.id)] : []]).execute();
+  await trx.updateTable('reconciliation_exceptions').where('id', '=', exception.id).set(input.action === 'investigate'
+    ? { status: 'investigating' }
+    : { status: 'resolved', resolution: input.action === 'match' ? 'matched' : 'written_off', reason: input.reason, resolved_by: input.operator, resolved_at: now })
+    .execute();
+  return (await exceptionWithResolutions(trx, input.environment, input.exceptionId))!;
+}
+
+/**
+ * A match by hand of two exceptions that are the same money seen twice: the books' line the bank
+ * did not show where expected, and the bank's line nobody expected. Both close; their differences
+ * must cancel exactly, or the rest is an amount to write off instead.
+ */
+async function closeCounterpart(
+  trx: Transaction<Database>, exception: { id: string; account: string; statement_line: unknown; expected_line: unknown }, input: ResolveInput, now: Date,
+): Promise<string> {
+  const other = await trx.selectFrom('reconciliation_exceptions').selectAll()
+    .where('id', '=', input.counterpartId!).where('environment', '=', input.environment).forUpdate().executeTakeFirst();
+  if (!other || other.id === exception.id) throw notFound('reconciliation exception', input.counterpartId);
+  if (other.status === 'resolved') throw invalidStateField('counterpart_exception_id', `Exception ${other.id} was resolved already`);
+  if (other.account !== exception.account) throw invalidStateField('counterpart_exception_id', `Exception ${other.id} is about another account (${other.account})`);
+  const left = bankExcessMinor(exception) + bankExcessMinor(other);
+  if (left !== 0n) {
+    throw invalidStateField('counterpart_exception_id', `The two exceptions do not cancel: ${left} minor units would remain; write them off or investigate instead`);
+  }
+  await trx.updateTable('reconciliation_exceptions').where('id', '=', other.id)
+    .set({ status: 'resolved', resolution: 'matched', reason: input.reason, resolved_by: input.operator, resolved_at: now }).execute();
+  return other.id;
+}
+
+/** One exception of the environment with the actions taken on it, oldest first; undefined if there is none. */
+export async function exceptionWithResolutions(db: Db | Transaction<Database>, environment: Environment, id: string) {
+  const exception = await db.selectFrom('reconciliation_exceptions').selectAll()
+    .where('id', '=', id).where('environment', '=', environment).executeTakeFirst();
+  if (!exception) return undefined;
+  const resolutions = await db.selectFrom('reconciliation_resolutions').selectAll()
+    .where('exception_id', '=', id).orderBy('created_at').orderBy('id').execute();
+  return { ...exception, resolutions };
+}
+
+/** The exceptions of an environment, for a list: narrowed by status, type and account. */
+export function exceptionsQuery(db: Db, environment: Environment, filter: { status?: string; type?: string; account?: string }) {
+  let q = db.selectFrom('reconciliation_exceptions').selectAll().where('environment', '=', environment);
+  if (filter.status) q = q.where('status', '=', filter.status as 'open');
+  if (filter.type) q = q.where('type', '=', filter.type);
+  if (filter.account) q = q.where('account', '=', filter.account);
+  return q;
+}
