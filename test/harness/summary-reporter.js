@@ -2,14 +2,16 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 // Prints one plain closing line that any CI log reader understands: "tests: N passed, N failed",
-// after the slowest tests of the run (where CI's time goes).
+// after the slowest tests and test files of the run (where CI's time goes).
 class SummaryReporter {
   constructor() {
     this.durations = [];
+    this.files = [];
   }
 
   onTestResult(_test, result) {
     const file = result.testFilePath.split('/test/').pop();
+    this.files.push({ ms: result.perfStats.end - result.perfStats.start, name: file });
     for (const t of result.testResults) this.durations.push({ ms: t.duration ?? 0, name: `${file}: ${t.title}` });
   }
 
@@ -17,6 +19,8 @@ class SummaryReporter {
     const slowest = this.durations.sort((a, b) => b.ms - a.ms).slice(0, 12);
     if (slowest.length > 1) {
       process.stdout.write(`\nslowest tests:\n${slowest.map((t) => `  ${(t.ms / 1000).toFixed(1)} s  ${t.name.slice(0, 150)}`).join('\n')}\n`);
+      const files = this.files.sort((a, b) => b.ms - a.ms).slice(0, 12);
+      process.stdout.write(`\nslowest files:\n${files.map((f) => `  ${(f.ms / 1000).toFixed(1)} s  ${f.name}`).join('\n')}\n`);
     }
     if (results.numFailedTests + results.numRuntimeErrorTestSuites > 0) printServerErrors();
     const skipped = results.numPendingTests + results.numTodoTests;
