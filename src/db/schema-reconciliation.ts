@@ -46,6 +46,7 @@ export interface ReconciliationExceptionsTable {
   resolved_by: string | null;
   resolved_at: Date | null;
   created_at: Date;
+  updated_at: Date;
 }
 
 /** An operator's action on an exception; append-only (a trigger refuses updates and deletes). */

@@ -120,6 +120,8 @@ export const ReconciliationReportSchema = z.object({
   environment: z.enum(['sandbox', 'production']),
   since: z.iso.datetime().describe('Statements received after this moment (the previous run) were reconciled'),
   ran_at: z.iso.datetime(),
+  created_at: z.iso.datetime().describe('When the run made it: ran_at'),
+  updated_at: z.iso.datetime().describe('A report never changes: its created_at'),
   breaks: z.array(z.string()).describe('statement_missing:<account>, exceptions:<account>; empty on a clean day'),
   accounts: z.array(z.object({
     account: z.string(), rail: z.string(), statements: z.array(z.string()).describe('The statement files (bfile_…) reconciled'),
@@ -131,7 +133,8 @@ export const ReconciliationReportSchema = z.object({
 /** A day's report as the API and the event show it. */
 export function reportJson(report: DayReport): z.infer<typeof ReconciliationReportSchema> {
   return {
-    id: report.id, object: 'reconciliation_report', environment: report.environment, since: report.since, ran_at: report.ranAt, breaks: report.breaks,
+    id: report.id, object: 'reconciliation_report', environment: report.environment, since: report.since, ran_at: report.ranAt,
+    created_at: report.ranAt, updated_at: report.ranAt, breaks: report.breaks,
     accounts: report.accounts.map((a) => ({
       account: a.account, rail: a.rail, statements: a.statements, matched: a.matched, exceptions_opened: a.exceptionsOpened,
       exceptions_open: a.exceptionsOpen, statement_missing: a.statementMissing,

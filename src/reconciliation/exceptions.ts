@@ -86,8 +86,8 @@ export async function resolveException(trx: Transaction<Database>, input: Resolv
   });
   await trx.insertInto('reconciliation_resolutions').values([row(exception.id, counterpart), ...counterpart ? [row(counterpart, exception.id)] : []]).execute();
   await trx.updateTable('reconciliation_exceptions').where('id', '=', exception.id).set(input.action === 'investigate'
-    ? { status: 'investigating' }
-    : { status: 'resolved', resolution: input.action === 'match' ? 'matched' : 'written_off', reason: input.reason, resolved_by: input.operator, resolved_at: now })
+    ? { status: 'investigating', updated_at: now }
+    : { status: 'resolved', resolution: input.action === 'match' ? 'matched' : 'written_off', reason: input.reason, resolved_by: input.operator, resolved_at: now, updated_at: now })
     .execute();
   return (await exceptionWithResolutions(trx, input.environment, input.exceptionId))!;
 }
@@ -110,7 +110,7 @@ async function closeCounterpart(
     throw invalidStateField('counterpart_exception_id', `The two exceptions do not cancel: ${left} minor units would remain; write them off or investigate instead`);
   }
   await trx.updateTable('reconciliation_exceptions').where('id', '=', other.id)
-    .set({ status: 'resolved', resolution: 'matched', reason: input.reason, resolved_by: input.operator, resolved_at: now }).execute();
+    .set({ status: 'resolved', resolution: 'matched', reason: input.reason, resolved_by: input.operator, resolved_at: now, updated_at: now }).execute();
   return other.id;
 }
 

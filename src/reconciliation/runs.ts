@@ -73,7 +73,7 @@ async function reconcileAccount(
     const { matches, exceptions } = matchStatement(statement.lines, expected, opts.tolerances);
     const settled = owed.filter((_o, i) => matches.some((m) => m.expectedId === owedLines[i]!.id)).map((o) => o.id);
     if (settled.length > 0) {
-      await trx.updateTable('reconciliation_exceptions').set({ status: 'resolved', resolution: 'matched', reason: 'on a later statement', resolved_by: 'reconciliation', resolved_at: now })
+      await trx.updateTable('reconciliation_exceptions').set({ status: 'resolved', resolution: 'matched', reason: 'on a later statement', resolved_by: 'reconciliation', resolved_at: now, updated_at: now })
         .where('id', 'in', settled).execute();
     }
     const runId = newId('reconciliationRun', now.getTime());
@@ -97,7 +97,7 @@ async function reconcileAccount(
 const lineJson = (line: StatementLine) => JSON.stringify({ ...line, amountMinor: line.amountMinor.toString() });
 
 function exceptionRow(e: ReconciliationException, runId: string, statement: AccountStatement, environment: Environment, now: Date) {
-  const base = { id: newId('reconciliationException', now.getTime()), run_id: runId, type: e.type, account: statement.account, rail: statement.rail, environment, created_at: now };
+  const base = { id: newId('reconciliationException', now.getTime()), run_id: runId, type: e.type, account: statement.account, rail: statement.rail, environment, created_at: now, updated_at: now };
   if (e.type === 'missing_from_statement') return { ...base, key: `expected:${e.expected.id}`, amount_minor: e.expected.amountMinor, statement_line: null, expected_line: lineJson(e.expected) };
   if (e.type === 'unexpected_on_statement') return { ...base, key: `line:${e.line.id}`, amount_minor: e.line.amountMinor, statement_line: lineJson(e.line), expected_line: null };
   return { ...base, key: `line:${e.line.id}`, amount_minor: e.differenceMinor, statement_line: lineJson(e.line), expected_line: lineJson(e.expected) };

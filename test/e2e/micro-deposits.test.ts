@@ -180,5 +180,6 @@ describe('a worker killed between the two deposits', () => {
     const right = await crashApi.post(`/v0/external-accounts/${account.id}/verify`, { amounts });
     expect(right.body).toMatchObject({ status: 'verified', verification: { result: 'verified', attempts_remaining: 2 } });
     expect(await deposits()).toHaveLength(2);
-  });
+    // Three worker starts, each up to a minute on a loaded machine, and the waits between them.
+  }, 240_000);
 });

@@ -10,6 +10,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     alter table reconciliation_exceptions add column environment text not null default 'production', add column rail text;
     update reconciliation_exceptions e set rail = r.rail from reconciliation_runs r where r.id = e.run_id;
     alter table reconciliation_exceptions alter column rail set not null;
+    -- When it last changed (opened, under investigation, resolved).
+    alter table reconciliation_exceptions add column updated_at timestamptz;
+    update reconciliation_exceptions set updated_at = coalesce(resolved_at, created_at);
+    alter table reconciliation_exceptions alter column updated_at set not null;
     alter table reconciliation_exceptions drop constraint if exists reconciliation_exceptions_status_check;
     alter table reconciliation_exceptions add constraint reconciliation_exceptions_status_check check (status in ('open', 'investigating', 'resolved'));
     create index reconciliation_exceptions_listed on reconciliation_exceptions (environment, created_at, id);
@@ -60,7 +64,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     drop function reconciliation_resolutions_append_only;
     drop index reconciliation_exceptions_listed;
     alter table reconciliation_exceptions drop constraint reconciliation_exceptions_status_check;
-    alter table reconciliation_exceptions drop column environment, drop column rail;
+    alter table reconciliation_exceptions drop column environment, drop column rail, drop column updated_at;
     alter table reconciliation_runs drop column environment;
     alter table developers drop column operator;
   `.execute(db);

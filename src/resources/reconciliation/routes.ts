@@ -48,6 +48,7 @@ const ExceptionSchema = z.object({
   resolved_by: z.string().nullable(),
   resolved_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
   resolutions: z.array(ResolutionSchema).optional().describe('Every action taken on it, oldest first (when retrieved one at a time)'),
 }).meta({ id: 'ReconciliationException' });
 
@@ -66,7 +67,7 @@ function serializeException(row: Omit<ExceptionRow, 'resolutions'> & { resolutio
     statement_line: lineOf(row.statement_line), books_line: lineOf(row.expected_line),
     age_seconds: Math.max(0, Math.floor((now - row.created_at.getTime()) / 1000)), run_id: row.run_id,
     resolution: row.resolution as 'matched' | null, reason: row.reason, resolved_by: row.resolved_by,
-    resolved_at: row.resolved_at?.toISOString() ?? null, created_at: row.created_at.toISOString(),
+    resolved_at: row.resolved_at?.toISOString() ?? null, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
     ...(row.resolutions ? {
       resolutions: row.resolutions.map((r) => ({
         id: r.id, action: r.action, operator: r.operator, reason: r.reason, counterpart_exception_id: r.counterpart_exception_id,
