@@ -81,18 +81,22 @@ async function reconcileAccount(
       id: runId, statement_file_id: file.id, account: statement.account, rail: statement.rail, environment: opts.environment, period_from: from, period_to: file.receivedAt,
       statement_closing_minor: statement.closingMinor, matched: matches.length, exceptions_opened: exceptions.length, created_at: now,
     }).execute();
-    if (matches.length > 0) {
-      await trx.insertInto('reconciliation_matches').values(matches.map((m) => ({
+    // In slices: a statement of 100,000 lines is more rows than one statement's 65,535 parameters hold.
+    for (const slice of slices(matches, ROWS_PER_INSERT)) {
+      await trx.insertInto('reconciliation_matches').values(slice.map((m) => ({
         statement_line_id: m.lineId, expected_id: m.expectedId, run_id: runId, matched_by: m.by, difference_minor: m.differenceMinor, created_at: now,
       }))).onConflict((oc) => oc.doNothing()).execute();
     }
-    if (exceptions.length > 0) {
-      await trx.insertInto('reconciliation_exceptions').values(exceptions.map((e) => exceptionRow(e, runId, statement, opts.environment, now)))
+    for (const slice of slices(exceptions, ROWS_PER_INSERT)) {
+      await trx.insertInto('reconciliation_exceptions').values(slice.map((e) => exceptionRow(e, runId, statement, opts.environment, now)))
         .onConflict((oc) => oc.column('key').doNothing()).execute();
     }
     return { runId, account: statement.account, matched: matches.length, exceptions: exceptions.length, fresh: true };
   });
 }
+
+const ROWS_PER_INSERT = 2_000;
+const slices = <T>(rows: T[], size: number) => Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
 
 const lineJson = (line: StatementLine) => JSON.stringify({ ...line, amountMinor: line.amountMinor.toString() });
 
