@@ -1,7 +1,7 @@
 // Three projects, one folder each: `test/unit` (pure logic, the lint rules: no service, `npm run
 // test:unit`), `test/e2e` (everything through the real stack the global setup starts once) and
-// `test/e2e-alone` (the same, for files whose operations reach every tenant: key rewraps, the
-// stray-deposit scan, the bank account's reconciliation). `npm test` runs unit and e2e
+// `test/e2e-alone` (the same, for files whose operations reach every tenant or read the shared
+// chains at one block: key rewraps, the stray-deposit scan, the bank account's reconciliation). `npm test` runs unit and e2e
 // three files at a time against one stack (each file works in tenants of its own, and most of its
 // time waits on sandbox clocks and chains: with two, the machine's two cores were half idle; with
 // four, busy enough that a timed wait ran out), then e2e-alone one file at a time, with nothing

@@ -8,7 +8,6 @@
 // Needs PostgreSQL (TEST_DATABASE_ADMIN_URL) and sshd (scripts/install-sftp-server.sh).
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import pg from 'pg';
 import SftpClient from 'ssh2-sftp-client';
 import { fileAchWindow } from '../src/bank-files/ach-window';
 import { uploadRecordedFile } from '../src/bank-files/outbound-files';
@@ -18,21 +17,10 @@ import { createDb, migrateToLatest, type Db } from '../src/db';
 import { newId } from '../src/ids';
 import { SftpChannel, connectWithoutDelay } from '../src/providers/bank-files/sftp-channel';
 import { startSftpServer } from '../test/harness/sftp-server';
-import { TEST_ODFI } from '../test/harness/stack';
+import { TEST_ODFI, adminQuery, adminUrl } from '../test/harness/stack';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** ENTRIES queued payouts to as many US accounts (not timed). */
 async function seed(db: Db, cipher: DataCipher, round: number, developerId: string) {
@@ -91,8 +79,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main() {
   const server = await startSftpServer();
   const dbName = `fp_bench_bank_${process.pid}`;
-  await admin(`create database ${dbName}`);
-  const db = createDb(adminUrl.replace(/\/[^/]*$/, `/${dbName}`), 4);
+  await adminQuery(`create database ${dbName}`);
+  const db = createDb(adminUrl().replace(/\/[^/]*$/, `/${dbName}`), 4);
   try {
     await migrateToLatest(db);
     const developer = await createDeveloper(db, { name: 'bench' });
@@ -135,7 +123,7 @@ async function main() {
       + `the upload step ${upload.toFixed(0)} ms: ${(upload / ceilingMs).toFixed(2)} ×; put alone with the client's defaults ${median(rows.map((r) => r.defaultsMs)).toFixed(0)} ms`);
   } finally {
     await db.destroy();
-    await admin(`drop database if exists ${dbName} with (force)`);
+    await adminQuery(`drop database if exists ${dbName} with (force)`);
     await server.stop();
   }
 }

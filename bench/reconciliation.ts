@@ -6,28 +6,17 @@
 // Target of issue 65: under 60 s, within 2 GB. Needs PostgreSQL (TEST_DATABASE_ADMIN_URL).
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import pg from 'pg';
 import { DataCipher } from '../src/crypto';
 import { createDb, migrateToLatest, type Db } from '../src/db';
 import { newId } from '../src/ids';
 import { readStatementFile } from '../src/providers/bank-files/statements';
 import { reconcileStatementFile } from '../src/reconciliation/runs';
 import { bai2Statement, type BookedLine } from '../src/sandbox-bank/statements';
+import { adminQuery, adminUrl } from '../test/harness/stack';
 
 const LINES = Number(process.env.BENCH_LINES ?? 100_000);
 const UNREFERENCED_EVERY = 50;
-const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ACCOUNT = '9000012345';
-
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Runs `fn`, answering its wall time and the peak RSS of the process (sampled every 5 ms). */
 async function measured<T>(fn: () => Promise<T>): Promise<{ ms: number; peakMb: number; value: T }> {
@@ -71,8 +60,8 @@ function statementText(at: Date): string {
 
 async function main() {
   const dbName = `fp_bench_reconciliation_${process.pid}`;
-  await admin(`create database ${dbName}`);
-  const db = createDb(adminUrl.replace(/\/[^/]*$/, `/${dbName}`), 4);
+  await adminQuery(`create database ${dbName}`);
+  const db = createDb(adminUrl().replace(/\/[^/]*$/, `/${dbName}`), 4);
   try {
     await migrateToLatest(db);
     const cipher = new DataCipher(randomBytes(32));
@@ -103,7 +92,7 @@ async function main() {
     console.log(`\nreconciliation ÷ plain parse: ${(run.ms / parse.ms).toFixed(1)} ×; target: under 60 s (${(run.ms / 1000).toFixed(1)} s) within 2 GB (${run.peakMb.toFixed(0)} MB)`);
   } finally {
     await db.destroy();
-    await admin(`drop database if exists ${dbName} with (force)`);
+    await adminQuery(`drop database if exists ${dbName} with (force)`);
   }
 }
 

@@ -196,7 +196,8 @@ export function startTestTemporalServer(port: number) {
   });
 }
 
-async function adminQuery(sql: string) {
+/** One statement on the server's admin database (creating and dropping databases). */
+export async function adminQuery(sql: string) {
   const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   try {
