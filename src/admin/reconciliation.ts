@@ -2,9 +2,10 @@ import type { Config } from '../config';
 import { createDataCipher } from '../crypto';
 import type { Db } from '../db';
 import { formatAmount } from '../domain/money';
-import { bankFileEnvironment } from '../providers/bank-files/settings';
+import { reconciliationSettings } from '../providers/bank-files/settings';
 import type { DayReport } from '../reconciliation/daily';
 import { resolveException, type ResolutionAction } from '../reconciliation/exceptions';
+import { storedLine } from '../reconciliation/matching';
 import { reconcileStatementFile } from '../reconciliation/runs';
 
 // Operators' reconciliation commands (`npm run cli -- reconciliation …`, docs/RECONCILIATION.md):
@@ -26,7 +27,7 @@ export async function reconciliationCommand(
   if (!action) throw new Error('--decision must be match, write-off or investigate');
   if (!args.reason || args.reason.trim().length < 3) throw new Error('--reason is required: it is kept with the resolution');
   const row = await db.transaction().execute((trx) => resolveException(trx, {
-    environment: bankFileEnvironment(config) ?? 'production', exceptionId: args.target!, action, reason: args.reason!,
+    environment: reconciliationSettings(config).environment, exceptionId: args.target!, action, reason: args.reason!,
     operator: args.operator, counterpartId: args.counterpart,
   }));
   return [`${row.id}: ${row.status}${row.resolution ? ` (${row.resolution})` : ''} by ${args.operator}`];
@@ -37,10 +38,7 @@ export async function reconciliationCommand(
  * configured tolerances; one line per account. Again on the same file: what was recorded the first time.
  */
 export async function runReconciliation(db: Db, config: Config, fileId: string): Promise<string[]> {
-  const outcomes = await reconcileStatementFile(db, createDataCipher(config, { allowGenerated: false }), fileId, {
-    environment: bankFileEnvironment(config) ?? 'production',
-    tolerances: { shortfallMinor: config.RECONCILIATION_CREDIT_SHORTFALL, days: config.RECONCILIATION_DAYS },
-  });
+  const outcomes = await reconcileStatementFile(db, createDataCipher(config, { allowGenerated: false }), fileId, reconciliationSettings(config));
   if (outcomes.length === 0) return [`${fileId}: not a statement (BAI2 or camt.053); nothing to reconcile`];
   return outcomes.map((o) => `${o.runId}  account ${o.account}: ${o.matched} matched, ${o.exceptions} exceptions${o.fresh ? '' : ' (reconciled before; nothing recorded again)'}`);
 }
@@ -49,9 +47,9 @@ export async function runReconciliation(db: Db, config: Config, fileId: string):
 export async function openExceptions(db: Db, now = new Date()): Promise<string[]> {
   const rows = await db.selectFrom('reconciliation_exceptions').selectAll().where('status', '=', 'open').orderBy('created_at').orderBy('id').limit(500).execute();
   return rows.map((e) => {
-    const side = (line: unknown) => {
-      const l = line as { references?: string[]; date?: string; direction?: string } | null;
-      return l ? `${l.direction} ${l.date} ${(l.references ?? []).join(',')}` : '-';
+    const side = (json: unknown) => {
+      const l = storedLine(json);
+      return l ? `${l.direction} ${l.date} ${l.references.join(',')}` : '-';
     };
     const hours = Math.floor((now.getTime() - e.created_at.getTime()) / 3_600_000);
     return [e.id, `${hours}h`, e.type, e.account, formatAmount(BigInt(e.amount_minor), 2), `statement: ${side(e.statement_line)}`, `books: ${side(e.expected_line)}`].join('  ');

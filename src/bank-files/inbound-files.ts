@@ -8,6 +8,7 @@ import { formatAmount } from '../domain/money';
 import { changedAttributes, recordEvent } from '../domain/events';
 import { accountIdentity, serializeExternalAccount } from '../external-accounts/external-account';
 import type { RailEvent } from '../providers/rails';
+import { STATEMENT_FILE_DETAIL } from '../providers/bank-files/statements';
 import type { InboundItem } from './inbound-items';
 import { sepaFileOfMessage } from './sepa-window';
 
@@ -188,7 +189,7 @@ function summary(items: InboundItem[]): string {
   if (refused.length > 0) return `the bank rejected ${refused.join(', ')}`;
   const statements = items.flatMap((i) => (i.kind === 'statement' ? [i] : []));
   if (statements.length > 0) {
-    return statements.map((st) => `statement of ${st.account}: ${st.entries} entries, closing ${st.closingMinor === null ? 'not given' : formatAmount(st.closingMinor, 2)}`
+    return statements.map((st) => `${STATEMENT_FILE_DETAIL}${st.account}: ${st.entries} entries, closing ${st.closingMinor === null ? 'not given' : formatAmount(st.closingMinor, 2)}`
       + `${st.problems.length > 0 ? ` (${st.problems.join('; ')})` : ''}`).join('; ');
   }
   const messages = count('message_rejection');

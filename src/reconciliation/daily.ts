@@ -5,6 +5,7 @@ import type { Db } from '../db';
 import type { Environment } from '../db/schema';
 import { recordEvents } from '../domain/events';
 import { newId } from '../ids';
+import { STATEMENT_FILE_DETAIL } from '../providers/bank-files/statements';
 import type { Tolerances } from './matching';
 import { reconcileStatementFile } from './runs';
 
@@ -60,8 +61,7 @@ export async function reconcileDay(
   if (done) return done.report as unknown as DayReport;
   const last = await db.selectFrom('reconciliation_days').select((eb) => eb.fn.max('created_at').as('at')).where('environment', '=', opts.environment).executeTakeFirst();
   const since = last?.at ?? new Date(now.getTime() - opts.firstLookbackMs);
-  // Statement files are the inbound files the outbox reader summarised as statements (src/bank-files/inbound-files.ts).
-  const files = await db.selectFrom('bank_files').select('id').where('direction', '=', 'inbound').where('detail', 'like', 'statement of %')
+  const files = await db.selectFrom('bank_files').select('id').where('direction', '=', 'inbound').where('detail', 'like', `${STATEMENT_FILE_DETAIL}%`)
     .where('created_at', '>', since).where('created_at', '<=', now).orderBy('created_at').orderBy('id').execute();
   const byAccount = new Map<string, AccountDay>(opts.accounts.map((a) => [a.account, emptyDay(a.account, a.rail)]));
   for (const file of files) {

@@ -4,7 +4,9 @@ import type { Database, Environment } from '../db/schema';
 import type { ReconciliationResolutionsTable } from '../db/schema-reconciliation';
 import { invalidState, invalidStateField, notFound } from '../errors';
 import { newId } from '../ids';
+import { RAILS, type PaymentRail } from '../domain/rails';
 import { postTransaction, type Posting } from '../ledger/ledger';
+import { storedLine } from './matching';
 
 // What an operator does about a reconciliation exception (docs/RECONCILIATION.md, "Exceptions"):
 // match it by hand, write it off to the suspense account through the ledger, or open an
@@ -25,11 +27,9 @@ export interface ResolveInput {
   requestId?: string;
 }
 
-interface LineJson { direction: 'credit' | 'debit'; amountMinor: string }
-
-const signed = (line: unknown) => {
-  const l = line as LineJson | null;
-  return l ? (l.direction === 'credit' ? 1n : -1n) * BigInt(l.amountMinor) : 0n;
+const signed = (json: unknown) => {
+  const line = storedLine(json);
+  return line ? (line.direction === 'credit' ? 1n : -1n) * line.amountMinor : 0n;
 };
 
 /** How much more the bank holds than the books say, for one exception: its statement side less its books' side. */
@@ -37,7 +37,8 @@ export function bankExcessMinor(e: { statement_line: unknown; expected_line: unk
   return signed(e.statement_line) - signed(e.expected_line);
 }
 
-export const RAIL_CURRENCY: Record<string, string> = { ach: 'usd', sepa: 'eur' };
+/** The currency of a bank account's rail (the rail table's: usd for ach, eur for sepa). */
+export const railCurrency = (rail: string) => RAILS[rail as PaymentRail]?.currencies[0] ?? 'usd';
 
 /**
  * The write-off of a difference: the bank's rail clearing account takes the side the bank's
@@ -45,7 +46,7 @@ export const RAIL_CURRENCY: Record<string, string> = { ach: 'usd', sepa: 'eur' }
  * difference waits where an operator sees it (both on the platform's own books).
  */
 export function writeOffPostings(rail: string, excessMinor: bigint): Posting[] {
-  const currency = RAIL_CURRENCY[rail] ?? 'usd';
+  const currency = railCurrency(rail);
   return [
     { account: { ownerType: 'platform', ownerId: rail, purpose: 'rail_clearing', currency }, amountMinor: -excessMinor },
     { account: { ownerType: 'platform', ownerId: rail, purpose: 'reconciliation_suspense', currency }, amountMinor: excessMinor },

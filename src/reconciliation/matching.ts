@@ -22,6 +22,16 @@ export interface ReconciliationLine {
 export type StatementLine = ReconciliationLine;
 export type ExpectedLine = ReconciliationLine;
 
+/** A line as an exception keeps it (jsonb): the amount as a decimal string of minor units. */
+export const lineJson = (line: ReconciliationLine) => JSON.stringify({ ...line, amountMinor: line.amountMinor.toString() });
+
+/** A line an exception kept (lineJson), read back; null for the side it does not have. */
+export function storedLine(json: unknown): ReconciliationLine | null {
+  if (!json) return null;
+  const l = json as Omit<ReconciliationLine, 'amountMinor'> & { amountMinor: string };
+  return { ...l, amountMinor: BigInt(l.amountMinor) };
+}
+
 export interface Tolerances {
   /** How much less than expected a credit may arrive and still match (a correspondent bank's fee on a wire); debits match exactly. */
   shortfallMinor: bigint;

@@ -5,7 +5,7 @@ import type { Environment } from '../db/schema';
 import { newId } from '../ids';
 import { isStatementFile, readStatementFile } from '../providers/bank-files/statements';
 import { expectedBankLines } from './expected-lines';
-import { matchStatement, type ExpectedLine, type ReconciliationException, type StatementLine, type Tolerances } from './matching';
+import { lineJson, matchStatement, storedLine, type ReconciliationException, type StatementLine, type Tolerances } from './matching';
 import { bai2Lines, camt053Lines } from './statement-lines';
 
 // A statement the bank sent, reconciled once (docs/RECONCILIATION.md): its lines against what the
@@ -68,10 +68,11 @@ async function reconcileAccount(
     // What an earlier statement lacked may come on this one (a bank that books a day later): still expected.
     const owed = await trx.selectFrom('reconciliation_exceptions').select(['id', 'expected_line'])
       .where('account', '=', statement.account).where('type', '=', 'missing_from_statement').where('status', '=', 'open').execute();
-    const owedLines = owed.map((o) => ({ ...(o.expected_line as unknown as ExpectedLine), amountMinor: BigInt((o.expected_line as { amountMinor: string }).amountMinor) }));
+    const owedLines = owed.map((o) => storedLine(o.expected_line)!);
     const expected = [...owedLines, ...await expectedBankLines(trx, cipher, { rail: statement.rail, environment: opts.environment, from, to: file.receivedAt })];
     const { matches, exceptions } = matchStatement(statement.lines, expected, opts.tolerances);
-    const settled = owed.filter((_o, i) => matches.some((m) => m.expectedId === owedLines[i]!.id)).map((o) => o.id);
+    const matchedIds = new Set(matches.map((m) => m.expectedId));
+    const settled = owed.filter((_o, i) => matchedIds.has(owedLines[i]!.id)).map((o) => o.id);
     if (settled.length > 0) {
       await trx.updateTable('reconciliation_exceptions').set({ status: 'resolved', resolution: 'matched', reason: 'on a later statement', resolved_by: 'reconciliation', resolved_at: now, updated_at: now })
         .where('id', 'in', settled).execute();
@@ -97,8 +98,6 @@ async function reconcileAccount(
 
 const ROWS_PER_INSERT = 2_000;
 const slices = <T>(rows: T[], size: number) => Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
-
-const lineJson = (line: StatementLine) => JSON.stringify({ ...line, amountMinor: line.amountMinor.toString() });
 
 function exceptionRow(e: ReconciliationException, runId: string, statement: AccountStatement, environment: Environment, now: Date) {
   const base = { id: newId('reconciliationException', now.getTime()), run_id: runId, type: e.type, account: statement.account, rail: statement.rail, environment, created_at: now, updated_at: now };

@@ -66,3 +66,21 @@ export function bankCollectionAccount(config: BankFileConfig, environment: Envir
     bank_beneficiary_name: config.ACH_COMPANY_NAME!,
   };
 }
+
+/**
+ * The daily reconciliation's settings (docs/RECONCILIATION.md): the environment whose bank account it
+ * proves, its tolerances, and the accounts the bank sends a statement for each day (the US
+ * collection account in BAI2, the SEPA account in camt.053, where their rails run on files).
+ */
+export function reconciliationSettings(config: Config) {
+  const environment = bankFileEnvironment(config);
+  const rails: string[] = environment ? bankFileRails(config, environment) : [];
+  return {
+    environment: environment ?? 'production',
+    tolerances: { shortfallMinor: config.RECONCILIATION_CREDIT_SHORTFALL, days: config.RECONCILIATION_DAYS },
+    accounts: [
+      ...rails.some((r) => r.startsWith('ach')) && config.ACH_COLLECTION_ACCOUNT ? [{ account: config.ACH_COLLECTION_ACCOUNT, rail: 'ach' as const }] : [],
+      ...rails.includes('sepa') && config.SEPA_DEBTOR_IBAN ? [{ account: config.SEPA_DEBTOR_IBAN, rail: 'sepa' as const }] : [],
+    ],
+  };
+}

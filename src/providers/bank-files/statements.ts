@@ -10,6 +10,9 @@ export type AccountStatement = { id: string; account: string; entries: number; c
   | { format: 'camt.053'; statement: Camt053Statement }
 );
 
+/** How a kept statement file's detail begins (one per account it states), by which it is found again. */
+export const STATEMENT_FILE_DETAIL = 'statement of ';
+
 /** Whether a file from the bank is a statement rather than another answer. */
 export const isStatementFile = (text: string) => /^\s*01,/.test(text) || text.includes('BkToCstmrStmt');
 

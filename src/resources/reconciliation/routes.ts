@@ -5,7 +5,8 @@ import { formatAmount } from '../../domain/money';
 import { notFound } from '../../errors';
 import { objectId } from '../../ids';
 import { ReconciliationReportSchema, reportJson, type DayReport } from '../../reconciliation/daily';
-import { exceptionsQuery, exceptionWithResolutions, RAIL_CURRENCY, resolveException } from '../../reconciliation/exceptions';
+import { exceptionsQuery, exceptionWithResolutions, railCurrency, resolveException } from '../../reconciliation/exceptions';
+import { storedLine } from '../../reconciliation/matching';
 
 // The reconciliation's exceptions for the platform's operators (docs/RECONCILIATION.md): what the
 // bank's statement and the books disagree on, and what an operator did about each. Operator keys
@@ -54,16 +55,15 @@ const ExceptionSchema = z.object({
 
 type ExceptionRow = NonNullable<Awaited<ReturnType<typeof exceptionWithResolutions>>>;
 
-function lineOf(line: Record<string, unknown> | null) {
-  if (!line) return null;
-  const l = line as { direction: 'credit' | 'debit'; amountMinor: string; date: string; references: string[]; counterparty: string };
-  return { direction: l.direction, amount: formatAmount(BigInt(l.amountMinor), 2), date: l.date, references: l.references, counterparty: l.counterparty };
+function lineOf(json: unknown) {
+  const l = storedLine(json);
+  return l && { direction: l.direction, amount: formatAmount(l.amountMinor, 2), date: l.date, references: l.references, counterparty: l.counterparty };
 }
 
 function serializeException(row: Omit<ExceptionRow, 'resolutions'> & { resolutions?: ExceptionRow['resolutions'] }, now = Date.now()) {
   return {
     id: row.id, object: 'reconciliation_exception' as const, type: row.type as 'amount_mismatch', status: row.status,
-    account: row.account, rail: row.rail, currency: RAIL_CURRENCY[row.rail] ?? 'usd', amount: formatAmount(BigInt(row.amount_minor), 2),
+    account: row.account, rail: row.rail, currency: railCurrency(row.rail), amount: formatAmount(BigInt(row.amount_minor), 2),
     statement_line: lineOf(row.statement_line), books_line: lineOf(row.expected_line),
     age_seconds: Math.max(0, Math.floor((now - row.created_at.getTime()) / 1000)), run_id: row.run_id,
     resolution: row.resolution as 'matched' | null, reason: row.reason, resolved_by: row.resolved_by,
