@@ -39,17 +39,19 @@ export class SignerApiError extends Error {
   }
 }
 
-const RETRY_FOR_MS = 60_000;
-
 export class PlatformApi {
-  constructor(private readonly baseUrl: string, private readonly apiKey: string) {}
+  /**
+   * `retryForMs`: how long a call is tried again while the platform cannot answer. Longer than the
+   * platform's own wait for its workflow (WORKFLOW_ANSWER_TIMEOUT_SECONDS): a 503 after a full wait leaves time to try again.
+   */
+  constructor(private readonly baseUrl: string, private readonly apiKey: string, private readonly retryForMs = 300_000) {}
 
   /**
    * One call; a 503 (the platform's workflow did not answer in time: a worker restarting) or a lost
-   * connection is tried again, the same request, for up to a minute: every call here is safe to repeat.
+   * connection is tried again, the same request, for up to `retryForMs`: every call here is safe to repeat.
    */
   private async call<T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<T> {
-    const until = Date.now() + RETRY_FOR_MS;
+    const until = Date.now() + this.retryForMs;
     for (;;) {
       try {
         return await this.callOnce<T>(method, path, body, idempotencyKey);

@@ -134,8 +134,10 @@ export async function startStack(opts: {
     const worker = startProcess('worker', path.join(root, 'workers/main.ts'), { ...env, ...bankEnv }, opts.logDir);
     const api = startProcess('api', path.join(root, 'src/main/api.ts'), { ...env, ...bankEnv, PORT: String(apiPort) }, opts.logDir);
     started.push(() => Promise.all([api, worker].map(stopProcess)).then(() => undefined));
-    await waitUntilReady(`http://127.0.0.1:${apiPort}/readyz`, api, 60_000);
-    await waitForPoller(temporalAddress, env.TEMPORAL_TASK_QUEUE, worker, 60_000);
+    // Minutes, not seconds: on a loaded two-core machine (a CI runner beside other work) the API's
+    // start (TypeScript compiled as it loads) has taken more than one.
+    await waitUntilReady(`http://127.0.0.1:${apiPort}/readyz`, api, 180_000);
+    await waitForPoller(temporalAddress, env.TEMPORAL_TASK_QUEUE, worker, 180_000);
 
     const info: StackInfo = {
       apiUrl: `http://127.0.0.1:${apiPort}`,
