@@ -69,7 +69,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWalletWatchActivities({ db: deps.db, chains: deps.providers.chains, pollMs: deps.chainPollMs, routes: deps.routeTransfers }),
     ...createWebhookActivities({ db: deps.db, cipher: deps.cipher, delivery: deps.webhookDelivery }),
     ...(deps.bankFiles ? createBankFileActivities(deps.bankFiles) : {}),
-    ...(deps.bankFiles ? createReconciliationActivities(deps.bankFiles) : {}),
+    ...(deps.bankFiles ? createReconciliationActivities({ ...deps.bankFiles, chains: deps.providers.chains }) : {}),
     ...(deps.sandboxBank ? createSandboxBankActivities(deps.sandboxBank) : {}),
     ...createTransferReviewActivities({
       db: deps.db, cipher: deps.cipher, sanctions: deps.sanctions, rates: deps.providers.rates, limits: deps.transferLimits, chains: deps.providers.chains,

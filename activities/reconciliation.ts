@@ -1,17 +1,34 @@
+import { Context } from '@temporalio/activity';
+import type { ChainAdapters } from '../src/chains';
 import type { Config } from '../src/config';
 import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
 import { reconciliationSettings } from '../src/providers/bank-files/settings';
 import { announceBreak, reconcileDay, type DayReport } from '../src/reconciliation/daily';
 
+const HEARTBEAT_MS = 2_000;
+
 /** The daily reconciliation's activities (docs/RECONCILIATION.md, "The daily run"). */
-export function createReconciliationActivities(deps: { db: Db; cipher: DataCipher; config: Config }) {
+export function createReconciliationActivities(deps: { db: Db; cipher: DataCipher; config: Config; chains: ChainAdapters }) {
   const settings = reconciliationSettings(deps.config);
+  // The chains on nodes (a simulator has no movements to read).
+  const chains = {
+    chains: Object.values(deps.chains).filter((a) => a.movementsOf).map((a) => a.chain),
+    movementsOf: (chain: string, txHash: string) => deps.chains[chain as keyof ChainAdapters].movementsOf!(txHash),
+  };
   return {
     /** Every statement received since the last run reconciled; the day's report, recorded once per run key. */
     async reconcileStatementsReceived(input: { runKey: string }): Promise<Pick<DayReport, 'id' | 'breaks'>> {
-      const report = await reconcileDay(deps.db, deps.cipher, { ...settings, runKey: input.runKey, firstLookbackMs: 86_400_000 });
-      return { id: report.id, breaks: report.breaks };
+      // A statement is reconciled in one transaction that may take a while: the heartbeat says the
+      // worker is alive, so an attempt lost with a crashed worker is tried again within seconds.
+      const context = Context.current();
+      const beating = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
+      try {
+        const report = await reconcileDay(deps.db, deps.cipher, { ...settings, chains, runKey: input.runKey, firstLookbackMs: 86_400_000 });
+        return { id: report.id, breaks: report.breaks };
+      } finally {
+        clearInterval(beating);
+      }
     },
     /** The `reconciliation.break` event to the operators, once per report. */
     async announceReconciliationBreak(input: { reportId: string }): Promise<number> {

@@ -4,6 +4,8 @@ import { ReconciliationBreakAttr } from '../src/temporal/search-attributes';
 
 const { reconcileStatementsReceived, announceReconciliationBreak } = proxyActivities<ReconciliationActivities>({
   startToCloseTimeout: '10 minutes',
+  // The run heartbeats as it goes: an attempt lost with a crashed worker is tried again after 30 s, not 10 minutes.
+  heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 

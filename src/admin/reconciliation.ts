@@ -1,10 +1,10 @@
 import type { Config } from '../config';
 import { createDataCipher } from '../crypto';
 import type { Db } from '../db';
-import { formatAmount } from '../domain/money';
+import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { reconciliationSettings } from '../providers/bank-files/settings';
 import type { DayReport } from '../reconciliation/daily';
-import { resolveException, type ResolutionAction } from '../reconciliation/exceptions';
+import { exceptionCurrency, resolveException, type ResolutionAction } from '../reconciliation/exceptions';
 import { storedLine } from '../reconciliation/matching';
 import { reconcileStatementFile } from '../reconciliation/runs';
 
@@ -52,11 +52,11 @@ export async function openExceptions(db: Db, now = new Date()): Promise<string[]
       return l ? `${l.direction} ${l.date} ${l.references.join(',')}` : '-';
     };
     const hours = Math.floor((now.getTime() - e.created_at.getTime()) / 3_600_000);
-    return [e.id, `${hours}h`, e.type, e.account, formatAmount(BigInt(e.amount_minor), 2), `statement: ${side(e.statement_line)}`, `books: ${side(e.expected_line)}`].join('  ');
+    return [e.id, `${hours}h`, e.type, e.account, `${formatAmount(BigInt(e.amount_minor), ASSET_SCALE[exceptionCurrency(e)] ?? 2)} ${exceptionCurrency(e)}`, `statement: ${side(e.statement_line)}`, `books: ${side(e.expected_line)}`].join('  ');
   });
 }
 
-/** A daily run's report as CSV, one row per account: the one named, or the latest. */
+/** A daily run's report as CSV, one row per account and per chain checked: the one named, or the latest. */
 async function reportCsv(db: Db, id?: string): Promise<string[]> {
   let q = db.selectFrom('reconciliation_days').select('report').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1);
   if (id) q = q.where('id', '=', id);
@@ -67,5 +67,7 @@ async function reportCsv(db: Db, id?: string): Promise<string[]> {
   return [
     'report,ran_at,account,rail,statements,matched,exceptions_opened,exceptions_open,statement_missing',
     ...report.accounts.map((a) => [report.id, report.ranAt, a.account, a.rail, a.statements.join(' '), a.matched, a.exceptionsOpened, a.exceptionsOpen, a.statementMissing].map(cell).join(',')),
+    // A chain's row: its payouts checked on the node stand where an account's matched lines do.
+    ...(report.chains ?? []).map((c) => [report.id, report.ranAt, c.chain, c.chain, '', c.checked, c.exceptionsOpened, '', false].map(cell).join(',')),
   ];
 }

@@ -185,6 +185,23 @@ export interface ChainAdapter {
   walletAddress?(walletKey: Uint8Array): string;
   /** How deep a transfer read before now is, or null when its transaction is no longer on the chain (a reorganisation). */
   transferDepth(t: { txHash: string; position: string }): Promise<{ confirmations: number; final: boolean } | null>;
+  /**
+   * What a transaction paid, as the node reports it (the reconciliation's check of settled payouts):
+   * each movement of value to an address; null when the node does not know the transaction. Only
+   * where the chain runs on a node (not the simulators).
+   */
+  movementsOf?(txHash: string): Promise<ChainMovement[] | null>;
+}
+
+/**
+ * One movement of value a transaction made (a token transfer, a bitcoin output, a native transfer),
+ * with where it sits in its transaction (log index, output index, token account index).
+ */
+export interface ChainMovement {
+  to: string;
+  currency: string;
+  amountMinor: bigint;
+  index: number;
 }
 
 /** A token transfer of any of the chain's currencies, whoever sent or received it (the wallet watcher's view). */

@@ -40,6 +40,7 @@ import * as m0035 from './migrations/0035_bitcoin_unconfirmed_change';
 import * as m0036 from './migrations/0036_bank_payment_traces';
 import * as m0037 from './migrations/0037_reconciliation';
 import * as m0038 from './migrations/0038_reconciliation_resolutions';
+import * as m0039 from './migrations/0039_reconciliation_chain_runs';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -102,6 +103,7 @@ const migrations: Record<string, Migration> = {
   '0036_bank_payment_traces': m0036,
   '0037_reconciliation': m0037,
   '0038_reconciliation_resolutions': m0038,
+  '0039_reconciliation_chain_runs': m0039,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

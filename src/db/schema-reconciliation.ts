@@ -1,12 +1,16 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Environment, Numeric } from './column-types';
 
-// The reconciliation's tables (migrations 0037 and 0038, src/reconciliation/, docs/RECONCILIATION.md).
+// The reconciliation's tables (migrations 0037 to 0039, src/reconciliation/, docs/RECONCILIATION.md).
 
-/** A statement of one of our accounts reconciled. */
+/** A statement of one of our accounts reconciled, or a chain's payouts checked against its node. */
 export interface ReconciliationRunsTable {
   id: string;
-  statement_file_id: string;
+  /** Null for a chain's run. */
+  statement_file_id: string | null;
+  kind: Generated<'statement' | 'chain'>;
+  /** A chain's run: the daily run that made it (once per daily run and chain). */
+  day_run_key: string | null;
   account: string;
   rail: string;
   environment: Generated<Environment>;
@@ -38,6 +42,8 @@ export interface ReconciliationExceptionsTable {
   rail: string;
   environment: Generated<Environment>;
   amount_minor: Numeric;
+  /** A chain exception's currency; null for a bank account's (its rail's). */
+  currency: string | null;
   statement_line: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   expected_line: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   status: Generated<ReconciliationExceptionStatus>;

@@ -26,7 +26,7 @@ void (async () => {
     args: [
       '--regtest', `--datadir=${path.join(env.BITCOIN_NODE_DIR, 'data')}`, `--logdir=${path.join(env.BITCOIN_NODE_DIR, 'logs')}`, '--debuglevel=warn',
       '--notls', `--rpcuser=${SANDBOX_RPC_USER}`, `--rpcpass=${SANDBOX_RPC_USER}`, `--rpclisten=127.0.0.1:${env.BITCOIN_NODE_PORT}`,
-      '--rpcmaxclients=200', '--rpcmaxconcurrentreqs=200', '--nolisten', `--miningaddr=${env.BITCOIN_MINING_ADDRESS}`,
+      '--rpcmaxclients=200', '--rpcmaxconcurrentreqs=200', '--nolisten', '--txindex', `--miningaddr=${env.BITCOIN_MINING_ADDRESS}`,
     ],
     pidFile: env.BITCOIN_BTCD_PID_FILE,
   });

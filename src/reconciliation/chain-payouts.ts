@@ -1,4 +1,6 @@
-import type { PayoutRequest } from '../chains/chain-adapter';
+import type { ChainMovement, PayoutRequest } from '../chains/chain-adapter';
+
+export type { ChainMovement };
 
 // The chain side of the daily reconciliation (docs/RECONCILIATION.md): every payout the books call
 // settled is checked against what its transaction did on the chain. Pure: the caller reads the
@@ -9,12 +11,6 @@ type Payment = Pick<PayoutRequest, 'to' | 'currency' | 'amountMinor'>;
 
 /** A payout the books call settled on a chain, with the transaction it recorded. */
 export type SettledPayout = Payment & { id: string; txHash: string };
-
-/**
- * One movement of value a transaction made (a token transfer, a bitcoin output, a lamport transfer),
- * with where it sits in its transaction (log index, output index, instruction index).
- */
-export type ChainMovement = Payment & { index: number };
 
 export type ChainPayoutException =
   /** The node knows no such transaction (or not as deep as confirmations require). */

@@ -6,6 +6,7 @@ import type { Environment } from '../db/schema';
 import { recordEvents } from '../domain/events';
 import { newId } from '../ids';
 import { STATEMENT_FILE_DETAIL } from '../providers/bank-files/statements';
+import { reconcileChainPayouts, type ChainDay, type MovementReader } from './chain-runs';
 import type { Tolerances } from './matching';
 import { reconcileStatementFile } from './runs';
 
@@ -36,16 +37,21 @@ export interface DayReport {
   since: string;
   ranAt: string;
   accounts: AccountDay[];
-  /** `statement_missing:<account>`, `exceptions:<account>`: empty on a clean day. */
+  /** Each chain whose payouts settled since the last run, checked on its node. */
+  chains: ChainDay[];
+  /** `statement_missing:<account>`, `exceptions:<account>`, `chain_exceptions:<chain>`: empty on a clean day. */
   breaks: string[];
 }
 
-/** The breaks of a day: a statement that never came, exceptions opened by this run. */
-export function breaksOf(accounts: AccountDay[]): string[] {
-  return accounts.flatMap((a) => [
-    ...a.statementMissing ? [`statement_missing:${a.account}`] : [],
-    ...a.exceptionsOpened > 0 ? [`exceptions:${a.account}`] : [],
-  ]);
+/** The breaks of a day: a statement that never came, exceptions opened by this run, on an account or a chain. */
+export function breaksOf(accounts: AccountDay[], chains: ChainDay[] = []): string[] {
+  return [
+    ...accounts.flatMap((a) => [
+      ...a.statementMissing ? [`statement_missing:${a.account}`] : [],
+      ...a.exceptionsOpened > 0 ? [`exceptions:${a.account}`] : [],
+    ]),
+    ...chains.filter((c) => c.exceptionsOpened > 0).map((c) => `chain_exceptions:${c.chain}`),
+  ];
 }
 
 /**
@@ -54,7 +60,11 @@ export function breaksOf(accounts: AccountDay[]): string[] {
  */
 export async function reconcileDay(
   db: Db, cipher: DataCipher,
-  opts: { runKey: string; environment: Environment; tolerances: Tolerances; accounts: StatementAccount[]; firstLookbackMs: number },
+  opts: {
+    runKey: string; environment: Environment; tolerances: Tolerances; accounts: StatementAccount[]; firstLookbackMs: number;
+    /** The chains whose payouts are checked on their nodes, and how to read a transaction there. */
+    chains?: { chains: string[]; movementsOf: MovementReader };
+  },
   now = new Date(),
 ): Promise<DayReport> {
   const done = await db.selectFrom('reconciliation_days').select('report').where('run_key', '=', opts.runKey).executeTakeFirst();
@@ -75,8 +85,10 @@ export async function reconcileDay(
   }
   const accounts = [...byAccount.values()];
   for (const day of accounts) day.exceptionsOpen = await openExceptionCount(db, opts.environment, day.account);
+  const chains = opts.chains ? await reconcileChainPayouts(db, opts.chains, { runKey: opts.runKey, environment: opts.environment, since }, now) : [];
   const report: DayReport = {
-    id: newId('reconciliationDay', now.getTime()), environment: opts.environment, since: since.toISOString(), ranAt: now.toISOString(), accounts, breaks: breaksOf(accounts),
+    id: newId('reconciliationDay', now.getTime()), environment: opts.environment, since: since.toISOString(), ranAt: now.toISOString(),
+    accounts, chains, breaks: breaksOf(accounts, chains),
   };
   await db.insertInto('reconciliation_days').values({
     id: report.id, run_key: opts.runKey, environment: opts.environment, created_at: now, report: JSON.stringify(report), breaks: report.breaks.length,
@@ -122,12 +134,15 @@ export const ReconciliationReportSchema = z.object({
   ran_at: z.iso.datetime(),
   created_at: z.iso.datetime().describe('When the run made it: ran_at'),
   updated_at: z.iso.datetime().describe('A report never changes: its created_at'),
-  breaks: z.array(z.string()).describe('statement_missing:<account>, exceptions:<account>; empty on a clean day'),
+  breaks: z.array(z.string()).describe('statement_missing:<account>, exceptions:<account>, chain_exceptions:<chain>; empty on a clean day'),
   accounts: z.array(z.object({
     account: z.string(), rail: z.string(), statements: z.array(z.string()).describe('The statement files (bfile_…) reconciled'),
     matched: z.number().int(), exceptions_opened: z.number().int(), exceptions_open: z.number().int().describe('Still open or under investigation, from any day'),
     statement_missing: z.boolean(),
   })),
+  chains: z.array(z.object({
+    chain: z.string(), checked: z.number().int().describe('Payouts settled since the last run, each checked on the node'), exceptions_opened: z.number().int(),
+  })).describe('Each chain whose payouts settled since the last run'),
 }).meta({ id: 'ReconciliationReport' });
 
 /** A day's report as the API and the event show it. */
@@ -139,5 +154,7 @@ export function reportJson(report: DayReport): z.infer<typeof ReconciliationRepo
       account: a.account, rail: a.rail, statements: a.statements, matched: a.matched, exceptions_opened: a.exceptionsOpened,
       exceptions_open: a.exceptionsOpen, statement_missing: a.statementMissing,
     })),
+    // Reports made before the chain check have none.
+    chains: (report.chains ?? []).map((c) => ({ chain: c.chain, checked: c.checked, exceptions_opened: c.exceptionsOpened })),
   };
 }

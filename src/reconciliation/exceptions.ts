@@ -4,7 +4,7 @@ import type { Database, Environment } from '../db/schema';
 import type { ReconciliationResolutionsTable } from '../db/schema-reconciliation';
 import { invalidState, invalidStateField, notFound } from '../errors';
 import { newId } from '../ids';
-import { RAILS, type PaymentRail } from '../domain/rails';
+import { isChainRail, RAILS, type PaymentRail } from '../domain/rails';
 import { postTransaction, type Posting } from '../ledger/ledger';
 import { storedLine } from './matching';
 
@@ -40,6 +40,9 @@ export function bankExcessMinor(e: { statement_line: unknown; expected_line: unk
 /** The currency of a bank account's rail (the rail table's: usd for ach, eur for sepa). */
 export const railCurrency = (rail: string) => RAILS[rail as PaymentRail]?.currencies[0] ?? 'usd';
 
+/** An exception's currency: a chain payout's own, or its bank account's rail's. */
+export const exceptionCurrency = (e: { currency: string | null; rail: string }) => e.currency ?? railCurrency(e.rail);
+
 /**
  * The write-off of a difference: the bank's rail clearing account takes the side the bank's
  * statement shows, the suspense account the other, so the ledger agrees with the bank and the
@@ -67,6 +70,9 @@ export async function resolveException(trx: Transaction<Database>, input: Resolv
   let ledgerTransactionId: string | null = null;
   let counterpart: string | null = null;
   if (input.action === 'write_off') {
+    // A chain payout that its transaction does not prove is money that left, or may have: found and
+    // recovered, or matched, never parked in suspense.
+    if (isChainRail(exception.rail)) throw invalidState(`Exception ${exception.id} is about a chain payout: match it or investigate it`);
     const excess = bankExcessMinor(exception);
     if (excess !== 0n) {
       ledgerTransactionId = (await postTransaction(trx, { developerId: 'platform', environment: input.environment }, {

@@ -1,9 +1,11 @@
-import { parseAmount } from '../../src/domain/money';
-import { apiClient, createTenant, runCli, stack, temporalClient, testDb, waitFor, type ApiClient } from '../harness';
+import pg from 'pg';
+import { formatAmount, parseAmount } from '../../src/domain/money';
+import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient } from '../harness';
 import { liveApprovedCustomer, liveVerifiedUsAccount } from '../harness/live-ach';
-import { TEST_ODFI } from '../harness/stack';
-import { TestBank } from '../harness/test-bank';
-import { expectLedgerBalanced, waitForTransferState } from '../harness/transfers';
+import { bankFileWorkerOfItsOwn } from '../harness/own-processes';
+import { TEST_ODFI, TEST_SEPA_ACCOUNT } from '../harness/stack';
+import { CLOSED_IBAN, TestBank } from '../harness/test-bank';
+import { expectLedgerBalanced, fundedCustomerWallet, RECEIVER, waitForTransferState } from '../harness/transfers';
 import type { BookedLine } from '../../src/sandbox-bank/statements';
 
 // The daily reconciliation of the US account (docs/RECONCILIATION.md), end to end: live ACH payouts
@@ -18,7 +20,7 @@ let account: { id: string };
 
 beforeAll(async () => {
   live = apiClient((await createTenant()).liveSecret);
-  bank = new TestBank(stack().bankRoot!, TEST_ODFI, { takes: ['ach'] }).start();
+  bank = new TestBank(stack().bankRoot!, TEST_ODFI, { sepaIban: TEST_SEPA_ACCOUNT.iban }).start();
   customer = await liveApprovedCustomer(live, 'reconciliation-test');
   const verified = await liveVerifiedUsAccount(live, bank, customer.id, '40008880001');
   // The micro-deposits come back in a later file: on the first statement too.
@@ -50,9 +52,9 @@ async function payoutsOf(amounts: string[]) {
   return transfers;
 }
 
-/** The statement the bank writes now, once the platform has read and kept it: its file id. */
-async function statement(edit?: (lines: BookedLine[]) => BookedLine[]): Promise<string> {
-  const name = bank.writeStatement(edit);
+/** The statement the bank writes now (the US account's, or the SEPA account's), once the platform has read and kept it: its file id. */
+async function statement(edit?: (lines: BookedLine[]) => BookedLine[], account: 'us' | 'sepa' = 'us'): Promise<string> {
+  const name = account === 'us' ? bank.writeStatement(edit) : bank.writeSepaStatement(edit);
   const file = await waitFor(() => testDb().selectFrom('bank_files').select(['id', 'status']).where('direction', '=', 'inbound').where('name', '=', name).where('status', '=', 'processed').executeTakeFirst(),
     { what: `the statement ${name} read`, timeoutMs: 30_000 });
   return file.id;
@@ -192,3 +194,156 @@ test('the daily run: scheduled at the configured hours; a day without the statem
   expect(listed.accounts.find((a: any) => a.account === ach)).toMatchObject({ statement_missing: false, statements: [file], exceptions_opened: 0 });
   expect(listed.accounts.find((a: any) => a.account === ach).matched).toBeGreaterThanOrEqual(2); // the deposit and its payout's batch
 }, 120_000);
+
+test('the SEPA account: payouts, one returned and one rejected by pain.002, and a deposit, read from its camt.053, reconcile with no exception', async () => {
+  const created = await live.post('/v0/customers', individual({ address: { line1: 'Unter den Linden 1', city: 'Berlin', postal_code: '10117', country: 'DE' }, phone: undefined }));
+  await live.post(`/v0/customers/${created.body.id}/kyc`, documents());
+  await waitForKycStatus(live, created.body.id, 'manual_review');
+  expect(runCli(['kyc', 'decide', created.body.id, '--decision', 'approve', '--operator', 'reconciliation-test']).status).toBe(0);
+  const erika = await waitForKycStatus(live, created.body.id, 'approved');
+  const payee = async (iban: string, bic: string) => (await live.post('/v0/external-accounts', {
+    customer_id: erika.id, type: 'international_bank_account', account_name: 'Erika Mustermann', iban, bic, bank_name: 'Test Bank', bank_country: iban.slice(0, 2),
+  })).body;
+  const open = await payee('FR1420041010050500013M02606', 'PSSTFRPPXXX');
+  const closed = await payee(CLOSED_IBAN, 'MARKDEF1200');
+  /** A live payout to `to` in EUR, funded in USDC on base from a wallet of the test's. */
+  const usdcToSepa = async (amount: string, to: { id: string }) => {
+    const payer = await fundedCustomerWallet('base', 'usdc', parseAmount(amount, 6)!);
+    const tr = await live.post('/v0/transfers', {
+      amount, on_behalf_of: erika.id, source: { payment_rail: 'base', currency: 'usdc', from_address: payer.address },
+      destination: { payment_rail: 'sepa', currency: 'eur', external_account_id: to.id },
+    });
+    expect(tr.status).toBe(201);
+    await payer.send(tr.body.source_deposit_instructions.to_address, parseAmount(amount, 6)!);
+    return tr.body;
+  };
+  const paid = await usdcToSepa('61.00', open);
+  const returned = await usdcToSepa('62.00', open);
+  const rejected = await usdcToSepa('33.00', closed);
+  const deposited = await live.post('/v0/transfers', {
+    amount: '64.00', on_behalf_of: erika.id, source: { payment_rail: 'sepa', currency: 'eur' }, destination: { payment_rail: 'sepa', currency: 'eur', external_account_id: open.id },
+  });
+  bank.writeSepaCredits([{ amountMinor: 6_400n, reference: deposited.body.source_deposit_instructions.deposit_reference, senderName: 'Erika Mustermann' }]);
+  for (const id of [paid.id, returned.id, deposited.body.id]) await waitForTransferState(live, id, 'payment_processed', 120_000);
+  await waitForTransferState(live, rejected.id, 'refunded', 120_000);
+  const payout = await testDb().selectFrom('bank_payments').select('entry_ref').where('reference', '=', returned.id).where('purpose', '=', 'payout').executeTakeFirstOrThrow();
+  const credit = await bank.waitForSepaCredit((c) => c.endToEndId === payout.entry_ref);
+  bank.writeSepaReturns([{ credit, code: 'AC04' }]);
+  await waitForTransferState(live, returned.id, 'refunded', 120_000);
+
+  const file = await statement(undefined, 'sepa');
+  const run = reconcile(file);
+  expect(run.stderr).toBe('');
+  expect(run.stdout).toMatch(new RegExp(`^rrun_\\S+ {2}account ${TEST_SEPA_ACCOUNT.iban}: \\d+ matched, 0 exceptions\\n$`));
+  const matched = Number(/: (\d+) matched/.exec(run.stdout)![1]);
+  expect(matched).toBeGreaterThanOrEqual(3); // the deposit, the return and the payout batches
+  expect(await testDb().selectFrom('reconciliation_exceptions').select('id').where('account', '=', TEST_SEPA_ACCOUNT.iban).execute()).toEqual([]);
+}, 420_000);
+
+test("the chain side: each payout settled since the last run is checked on its node; one recorded with a transaction that pays less, one with a transaction the node never saw, one with a transaction that pays someone else open exactly those exceptions", async () => {
+  const client = await temporalClient();
+  const day = async (name: string) => client.workflow.execute('dailyReconciliationWorkflow', { taskQueue: stack().taskQueue, workflowId: `test-reconciliation-chain-${name}-${Date.now()}`, args: [] }) as Promise<{ reportId: string; breaks: string[] }>;
+  await day('before'); // what settled before this test: checked already
+  const other = '0x1111111111111111111111111111111111111111';
+  const orders = [['5.00', RECEIVER], ['4.00', other], ['3.00', RECEIVER], ['6.00', RECEIVER]] as const;
+  // The payers' tokens minted one at a time (one issuer's nonces); then live USDC payouts on base, paid from the treasury once their deposits arrive: all at once.
+  const payers: Awaited<ReturnType<typeof fundedCustomerWallet>>[] = [];
+  for (const [amount] of orders) payers.push(await fundedCustomerWallet('base', 'usdc', parseAmount(amount, 6)!));
+  const payouts = await Promise.all(orders.map(async ([amount, to], i) => {
+    const payer = payers[i]!;
+    const created = await live.post('/v0/transfers', {
+      amount, on_behalf_of: customer.id, source: { payment_rail: 'base', currency: 'usdc', from_address: payer.address }, destination: { payment_rail: 'base', currency: 'usdc', to_address: to },
+    });
+    expect(created.status).toBe(201);
+    await payer.send(created.body.source_deposit_instructions.to_address, parseAmount(amount, 6)!);
+    await waitForTransferState(live, created.body.id, 'payment_processed', 180_000);
+    return testDb().selectFrom('payments').select(['id', 'tx_hash', 'amount_minor']).where('transfer_id', '=', created.body.id).where('kind', '=', 'payout').executeTakeFirstOrThrow();
+  }));
+  const [five, four, three, six] = payouts as [typeof payouts[0], typeof payouts[0], typeof payouts[0], typeof payouts[0]];
+  // The books go wrong (as issue 63's did). The database refuses one transaction for two payouts
+  // (payments_one_per_signature), so: 5.00 and 6.00 swap transactions (the 6.00 is then recorded with
+  // one that pays less), 4.00 names one the node never saw, and 3.00 the 4.00's, which paid someone else.
+  const record = (id: string, txHash: string) => testDb().updateTable('payments').set({ tx_hash: txHash }).where('id', '=', id).execute();
+  await record(five.id, `0x${'cd'.repeat(32)}`);
+  await record(six.id, five.tx_hash!);
+  await record(five.id, six.tx_hash!);
+  await record(four.id, `0x${'ab'.repeat(32)}`);
+  await record(three.id, four.tx_hash!);
+
+  const checked = await day('checked');
+  expect(checked.breaks).toContain('chain_exceptions:base');
+  const operators = await createTenant({ operators: true });
+  const ops = apiClient(operators.liveSecret);
+  const report = (await ops.get(`/v0/reconciliation/reports/${checked.reportId}`)).body;
+  expect(report.chains.find((c: any) => c.chain === 'base')).toEqual({ chain: 'base', checked: 4, exceptions_opened: 3 });
+  const listed = (await ops.get('/v0/reconciliation/exceptions?account=base')).body.data;
+  const byPayout = Object.fromEntries(listed.map((e: any) => [e.books_line.references[0], e]));
+  // Amounts are what each payout paid out: its final amount, after fees.
+  const usdc = (p: { amount_minor: string }, less = 0n) => formatAmount(BigInt(p.amount_minor) - less, 6);
+  expect(byPayout[six.id]).toMatchObject({
+    type: 'payee_not_paid', currency: 'usdc', amount: usdc(six, BigInt(five.amount_minor)),
+    statement_line: { amount: usdc(five), references: [five.tx_hash] }, books_line: { amount: usdc(six), counterparty: RECEIVER },
+  });
+  expect(byPayout[four.id]).toMatchObject({ type: 'transaction_not_found', amount: usdc(four), statement_line: null });
+  expect(byPayout[three.id]).toMatchObject({ type: 'payee_not_paid', amount: usdc(three), statement_line: { amount: '0.000000', references: [four.tx_hash] } });
+  expect(byPayout[five.id]).toBeUndefined(); // the 6.00's transaction pays its payee at least 5.00
+  expect(listed).toHaveLength(3);
+  // Money that left on a chain is found or matched, never parked in suspense.
+  const writeOff = await ops.post(`/v0/reconciliation/exceptions/${byPayout[four.id].id}/resolve`, { action: 'write_off', reason: 'lost?' });
+  expect(writeOff.status).toBe(409);
+  // The next day checks what settled since: these are not checked again.
+  const next = await day('next');
+  expect(next.breaks.filter((b) => b.startsWith('chain_exceptions:'))).toEqual([]);
+}, 420_000);
+
+test('a worker killed during the daily run, inside its transaction: the run is tried again and records each match and exception once, and its report once', async () => {
+  const client = await temporalClient();
+  const ach = TEST_ODFI.collectionAccount;
+  const strays = [1, 2, 3].map((i): BookedLine => ({
+    direction: 'credit', amountMinor: BigInt(100 + i), bankReference: `SB-STRAY-${i}`, customerReference: `STRAY-${i}`, bai2TypeCode: '142', bankTransactionCode: 'PMNT/RCDT/ESCT', text: 'ACH CREDIT',
+  }));
+  await payoutsOf(['51.00']);
+  const file = await statement((lines) => [...lines, ...strays]);
+  // A worker of the test's own, on its own queue, to kill mid-way.
+  const own = bankFileWorkerOfItsOwn('reconciliation');
+  await own.ready();
+  // The test holds the exceptions table (SHARE: others read it, none write): the run, inside its
+  // transaction, records its run and its matches, then waits at its first exception, where it is killed.
+  const holder = new pg.Client({ connectionString: stack().databaseUrl });
+  await holder.connect();
+  try {
+    await holder.query('begin');
+    await holder.query('lock table reconciliation_exceptions in share mode');
+    const workflowId = `test-reconciliation-crash-${Date.now()}`;
+    const handle = await client.workflow.start('dailyReconciliationWorkflow', { taskQueue: own.taskQueue, workflowId, args: [] });
+    await waitFor(async () => (await holder.query(`select 1 from pg_locks l join pg_class c on c.oid = l.relation
+        where c.relname = 'reconciliation_exceptions' and not l.granted and l.pid <> pg_backend_pid()`)).rowCount! > 0,
+    { what: 'the run waiting to record its exceptions', timeoutMs: 120_000 });
+    await own.kill();
+    await holder.query('rollback');
+    const runs = () => testDb().selectFrom('reconciliation_runs').select(['id', 'matched', 'exceptions_opened']).where('statement_file_id', '=', file).execute();
+    await waitFor(async () => (await holder.query(`select 1 from pg_locks l join pg_class c on c.oid = l.relation where c.relname = 'reconciliation_exceptions' and not l.granted`)).rowCount === 0,
+      { what: 'the killed worker\'s transaction gone' });
+    expect(await runs()).toEqual([]); // its run and matches rolled back with the worker's connection
+
+    own.restart();
+    const result = await handle.result() as { reportId: string; breaks: string[] };
+    expect(result.breaks).toContain(`exceptions:${ach}`);
+    const [run] = await runs();
+    expect(run).toMatchObject({ exceptions_opened: 3 });
+    const recorded = await testDb().selectFrom('reconciliation_matches').select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.count<string>('statement_line_id').distinct().as('lines')])
+      .where('run_id', '=', run!.id).executeTakeFirstOrThrow();
+    expect(run!.matched).toBeGreaterThanOrEqual(2); // the deposit and its payout's batch
+    expect([Number(recorded.n), Number(recorded.lines)]).toEqual([run!.matched, run!.matched]);
+    const exceptions = await testDb().selectFrom('reconciliation_exceptions').select('key').where('run_id', '=', run!.id).orderBy('key').execute();
+    expect(exceptions).toHaveLength(3);
+    expect(await testDb().selectFrom('reconciliation_days').select('id').where('run_key', '=', workflowId).execute()).toHaveLength(1);
+    // The activity ran twice: the attempt lost with the worker, and the one that recorded the run.
+    const history = await handle.fetchHistory();
+    const attempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+    expect(attempts[0]).toBe(2);
+  } finally {
+    await holder.end();
+    await own.stop();
+  }
+}, 360_000);

@@ -4,7 +4,8 @@ import { Worker } from '@temporalio/worker';
 import { apiClient, createTenant, runCli, stack, temporalClient, testDb, waitFor, workflowBundle, type ApiClient } from '../harness';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startProcess, stopProcess, TEST_ODFI, waitForPoller } from '../harness/stack';
+import { bankFileWorkerOfItsOwn as ownWorker } from '../harness/own-processes';
+import { TEST_ODFI } from '../harness/stack';
 import { CORRECTED_ACCOUNT, TestBank, type TakenEntry } from '../harness/test-bank';
 import { expectLedgerBalanced, waitForTransferState } from '../harness/transfers';
 import { liveApprovedCustomer, liveVerifiedUsAccount } from '../harness/live-ach';
@@ -42,23 +43,6 @@ async function creditsFor(transfers: { source_deposit_instructions: { amount: st
   return bank.writeCredits(transfers.map((tr) => ({
     amountMinor: parseAmount(tr.source_deposit_instructions.amount, 2)!, reference: tr.source_deposit_instructions.deposit_reference, senderName: 'JANE DOE',
   })));
-}
-
-/** A worker of its own task queue with the stack's settings, for crashes: start, kill, start again. */
-function ownWorker(name: string) {
-  const taskQueue = `${name}-${process.pid}`;
-  const start = () => startProcess(`worker-${name}`, path.join(__dirname, '../../workers/main.ts'), { ...stack().processEnv, ...stack().bankEnv, TEMPORAL_TASK_QUEUE: taskQueue }, stack().logDir);
-  let worker = start();
-  return {
-    taskQueue,
-    ready: () => waitForPoller(stack().temporalAddress, taskQueue, worker, 60_000),
-    kill: async () => {
-      worker.kill('SIGKILL');
-      if (worker.exitCode === null && worker.signalCode === null) await new Promise((resolve) => worker.once('exit', resolve));
-    },
-    restart: () => (worker = start()),
-    stop: () => stopProcess(worker),
-  };
 }
 
 let developerId: string;

@@ -59,6 +59,27 @@ export function apiAndWorkerOfTheirOwn(name: string, extraEnv: Record<string, st
 }
 
 /**
+ * A worker of its own task queue with the stack's settings and its bank's files (an API of its own
+ * would move the bank's schedules to its queue: none here), for crashes: start, kill, start again.
+ * The worker starts at once; `ready` waits until it polls.
+ */
+export function bankFileWorkerOfItsOwn(name: string) {
+  const taskQueue = `${name}-${process.pid}`;
+  const start = () => startProcess(`worker-${name}`, path.join(root, 'workers/main.ts'), { ...stack().processEnv, ...stack().bankEnv, TEMPORAL_TASK_QUEUE: taskQueue }, stack().logDir);
+  let worker = start();
+  return {
+    taskQueue,
+    ready: () => waitForPoller(stack().temporalAddress, taskQueue, worker, 120_000),
+    kill: async () => {
+      worker.kill('SIGKILL');
+      if (worker.exitCode === null && worker.signalCode === null) await new Promise((resolve) => worker.once('exit', resolve));
+    },
+    restart: () => (worker = start()),
+    stop: () => stopProcess(worker),
+  };
+}
+
+/**
  * The chains' wallet watchers are one workflow per chain for the whole stack, started by the first
  * API that creates a wallet on the chain, on that API's task queue. Started here first on the stack's
  * queue, so that a test's own API (its own queue, its worker stopped after the file) never becomes

@@ -6,10 +6,10 @@ import { readPain001, type ReadCredit } from '../../src/providers/bank-files/sep
 import { waitFor } from './index';
 import { odfiProblems } from './odfi-checks';
 import { answersToPain001, camt054, camt054Batch } from '../../src/sandbox-bank/sepa-answers';
-import { achMagicAnswers, CORRECTED_ACCOUNT } from '../../src/sandbox-bank/magic';
-import { achBookings, depositLine, returnLine } from '../../src/sandbox-bank/book';
+import { achMagicAnswers, CORRECTED_ACCOUNT, sepaMagicAnswers } from '../../src/sandbox-bank/magic';
+import { achBookings, depositLine, returnLine, sepaBookings } from '../../src/sandbox-bank/book';
 import { rejectionNotice } from '../../src/sandbox-bank/sandbox-bank';
-import { bai2Statement, closingOf, type BookedLine } from '../../src/sandbox-bank/statements';
+import { bai2Statement, camt053Statement, closingOf, type BookedLine } from '../../src/sandbox-bank/statements';
 
 export { BLOCK_REJECTED_IBAN, CLOSED_IBAN, CORRECTED_ACCOUNT, MESSAGE_REJECTED_IBAN } from '../../src/sandbox-bank/magic';
 
@@ -93,7 +93,7 @@ export class TestBank {
         continue;
       }
       const file = readAchFile(text);
-      this.booked.push(...achBookings(name, file, []));
+      this.books.us.lines.push(...achBookings(name, file, []));
       for (const batch of file.batches) {
         for (const e of batch.entries) {
           fresh.push({
@@ -123,12 +123,17 @@ export class TestBank {
     }
     const taken = message.credits.map((c) => ({ ...c, file: name, messageId: message.messageId }));
     this.sepaCredits.push(...taken);
+    // Booked as the sandbox bank books it: the credits it accepted as one batch, each magic return as a credit back.
+    const magic = sepaMagicAnswers(message.credits);
+    const accepted = magic.messageRejected || magic.blockRejected ? [] : message.credits.filter((c) => !magic.rejected.includes(c));
+    this.books.sepa.lines.push(...sepaBookings(message, accepted, magic.returned.filter((c) => accepted.includes(c))));
     for (const answer of answersToPain001(message, this.sepaIban, { acknowledge: false, name: (kind) => this.nextName(kind, 'xml') })) this.put(answer.name, answer.xml);
   }
 
   /** A camt.054 of SEPA credit transfers sent back (AC04 closed account, AM04 insufficient funds, …). */
   writeSepaReturns(items: { credit: ReadCredit; code: string }[]): string {
     const name = this.nextName('NTF', 'xml');
+    this.books.sepa.lines.push(...items.map((i) => returnLine('sepa', i.credit.endToEndId, i.credit.amountMinor, i.code)));
     this.put(name, camt054(this.sepaIban, name.slice(0, 35), items.map((i, n) => ({ kind: 'return', ref: `${name}-${n}`, ...i }))));
     return name;
   }
@@ -136,6 +141,7 @@ export class TestBank {
   /** A camt.054 of credits to the platform's SEPA account, each naming a deposit reference. */
   writeSepaCredits(items: { amountMinor: bigint; reference: string; senderName: string }[]): string {
     const name = this.nextName('NTF', 'xml');
+    this.books.sepa.lines.push(...items.map((i, n) => depositLine(`${name}-${n}`, 'sepa', i.amountMinor, i.reference, i.senderName.toUpperCase())));
     this.put(name, camt054(this.sepaIban, name.slice(0, 35), items.map((i, n) => ({ kind: 'credit', ref: `${name}-${n}`, ...i }))));
     return name;
   }
@@ -190,13 +196,15 @@ export class TestBank {
 
   /** A return file: each entry sent back with its R-code (written by moov-io/ach). */
   writeReturns(items: { entry: TakenEntry; code: string }[]): string {
-    this.booked.push(...items.map(({ entry, code }) => returnLine('ach', entry.trace, entry.amountMinor, code)));
+    this.books.us.lines.push(...items.map(({ entry, code }) => returnLine('ach', entry.trace, entry.amountMinor, code)));
     return this.writeAnswerFile('return', items);
   }
 
-  /** What the bank booked on the platform's US account since its last statement. */
-  private booked: BookedLine[] = [];
-  private stated = { statements: 0, closingMinor: 0n };
+  /** What the bank booked on each of the platform's accounts since its last statement, and that statement's number and closing balance. */
+  private readonly books = {
+    us: { lines: [] as BookedLine[], statements: 0, closingMinor: 0n },
+    sepa: { lines: [] as BookedLine[], statements: 0, closingMinor: 0n },
+  };
 
   /**
    * The US account's statement (BAI2) of what the bank booked since the last: each ACH batch it took,
@@ -204,15 +212,29 @@ export class TestBank {
    * added, one short), as a bank's mistakes or surprises would.
    */
   writeStatement(edit: (lines: BookedLine[]) => BookedLine[] = (l) => l): string {
-    this.takeInbox();
-    const lines = edit(this.booked);
-    this.booked = [];
-    const sequence = ++this.stated.statements;
-    const input = { sequence, at: new Date(), account: this.odfi.collectionAccount, currency: 'usd', openingMinor: this.stated.closingMinor, lines };
-    this.stated.closingMinor = closingOf(input);
+    const input = this.statementOf('us', this.odfi.collectionAccount, 'usd', edit);
     const name = this.nextName('BAI', 'txt');
     this.put(name, bai2Statement({ ...input, bankId: this.odfi.routing, customerId: this.odfi.companyId }));
     return name;
+  }
+
+  /** The SEPA account's statement (camt.053.001.08) of what the bank booked since the last, `edit`ed first as for the US account's. */
+  writeSepaStatement(edit: (lines: BookedLine[]) => BookedLine[] = (l) => l): string {
+    const input = this.statementOf('sepa', this.sepaIban, 'eur', edit);
+    const name = this.nextName('STM', 'xml');
+    this.put(name, camt053Statement({ ...input, bic: 'COBADEFFXXX' }));
+    return name;
+  }
+
+  /** The next statement of an account: its lines since the last (taken from the books), opening where the last closed. */
+  private statementOf(which: 'us' | 'sepa', account: string, currency: string, edit: (lines: BookedLine[]) => BookedLine[]) {
+    this.takeInbox();
+    const book = this.books[which];
+    const lines = edit(book.lines);
+    book.lines = [];
+    const input = { sequence: ++book.statements, at: new Date(), account, currency, openingMinor: book.closingMinor, lines };
+    book.closingMinor = closingOf(input);
+    return input;
   }
 
   /** A notification-of-change file: each entry with its C-code and corrected data (written by moov-io/ach). */
@@ -223,7 +245,7 @@ export class TestBank {
   /** Credits that arrived for the platform's account, each naming a deposit reference (the NACHA library writes these). */
   async writeCredits(items: { amountMinor: bigint; reference: string; senderName: string }[]): Promise<string> {
     const name = this.nextName('CRD');
-    this.booked.push(...items.map((item, i) => depositLine(`${name}-${i}`, 'ach', item.amountMinor, item.reference, item.senderName.toUpperCase())));
+    this.books.us.lines.push(...items.map((item, i) => depositLine(`${name}-${i}`, 'ach', item.amountMinor, item.reference, item.senderName.toUpperCase())));
     const { text } = await buildAchFile(
       { odfiRouting: this.odfi.routing, odfiName: this.odfi.name, companyId: '9876543210', companyName: items[0].senderName.slice(0, 16), entryDescription: 'DEPOSIT' },
       items.map((item, i) => ({

@@ -1,7 +1,7 @@
 import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { decodeBlock, displayHash } from '../../src/chains/bitcoin/blocks';
-import { buildSpend, feeRateOf, NoFreeCoinsError, payeeOutputs, type Coin } from '../../src/chains/bitcoin/coins';
+import { buildSpend, feeRateOf, NoFreeCoinsError, outputsOf, payeeOutputs, type Coin } from '../../src/chains/bitcoin/coins';
 import { BITCOIN_NETWORKS, BitcoinKeys, walletBitcoinAddress, walletBitcoinKey } from '../../src/chains/bitcoin/keys';
 import { PayoutRejectedError } from '../../src/chains/chain-adapter';
 
@@ -55,6 +55,9 @@ describe('a spend', () => {
     expect(signed.spent.map((c) => c.amountSats)).toEqual([2_000_000n]);
     expect(payeeOutputs(signed.raw, network, keys.treasury.address)).toEqual([{ address: payee, amount: 1_000_000n }]);
     const change = 2_000_000n - 1_000_000n - signed.feeSats;
+    // Every output with its index, as the reconciliation reads a payout's transaction from the node.
+    expect(outputsOf(signed.raw, network).sort((a, b) => a.vout - b.vout).map((o) => [o.address, o.amount]).sort())
+      .toEqual([[payee, 1_000_000n], [keys.treasury.address, change]].sort());
     expect(tx.outputsLength).toBe(2);
     expect([tx.getOutput(0).amount, tx.getOutput(1).amount].sort()).toEqual([1_000_000n, change].sort());
     expect(feeRateOf(signed.raw, signed.spent)).toBeGreaterThanOrEqual(3n);

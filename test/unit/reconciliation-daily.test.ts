@@ -17,12 +17,17 @@ test('a statement that never came and exceptions opened are each a break, named 
   ])).toEqual(['statement_missing:9000012345', 'exceptions:DE89370400440532013000']);
 });
 
+test('a chain whose payouts opened exceptions is a break, named with its chain; a chain checked clean is none', () => {
+  expect(breaksOf([day({})], [{ chain: 'base', checked: 3, exceptionsOpened: 0 }, { chain: 'solana', checked: 2, exceptionsOpened: 1 }])).toEqual(['chain_exceptions:solana']);
+});
+
 test('the report as shown by the API is what its schema documents, a report never changing after its run', () => {
   const shown = reportJson({
     id: 'rday_1', environment: 'production', since: '2026-11-28T13:00:00.000Z', ranAt: '2026-11-29T13:00:00.000Z',
-    accounts: [day({ statementMissing: true, statements: [] })], breaks: ['statement_missing:9000012345'],
+    accounts: [day({ statementMissing: true, statements: [] })], chains: [{ chain: 'base', checked: 2, exceptionsOpened: 0 }], breaks: ['statement_missing:9000012345'],
   });
   expect(ReconciliationReportSchema.parse(shown)).toEqual(shown);
   expect([shown.created_at, shown.updated_at, shown.ran_at]).toEqual(['2026-11-29T13:00:00.000Z', '2026-11-29T13:00:00.000Z', '2026-11-29T13:00:00.000Z']);
   expect(shown.accounts[0]).toMatchObject({ statement_missing: true, exceptions_opened: 0 });
+  expect(shown.chains).toEqual([{ chain: 'base', checked: 2, exceptions_opened: 0 }]);
 });

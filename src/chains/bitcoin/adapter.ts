@@ -4,10 +4,10 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../../db';
 import type { Database } from '../../db/schema';
 import {
-  ChainUnavailableError, PayoutRejectedError, type AssetBalance, type ChainAdapter, type PayoutRequest, type PayoutStatus, type PreparedWalletTransaction,
+  ChainUnavailableError, PayoutRejectedError, type AssetBalance, type ChainAdapter, type ChainMovement, type PayoutRequest, type PayoutStatus, type PreparedWalletTransaction,
   type SandboxChainFunding, type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest,
 } from '../chain-adapter';
-import { feeRateOf, freeCoins, NoFreeCoinsError, payeeOutputs, reservedCoins, signSpend, type Coin, type CoinOwner, type SpendContext } from './coins';
+import { feeRateOf, freeCoins, NoFreeCoinsError, outputsOf, payeeOutputs, reservedCoins, signSpend, type Coin, type CoinOwner, type SpendContext } from './coins';
 import { hasSpendsInFlight } from './unconfirmed-change';
 import { BITCOIN_NETWORKS, walletBitcoinAddress, walletBitcoinKey, type BitcoinKeys } from './keys';
 import { BitcoinOutputIndex } from './output-index';
@@ -142,6 +142,12 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
     if (!found) return null;
     const confirmations = tip - found.height + 1;
     return { confirmations, final: confirmations >= this.deps.confirmations };
+  }
+
+  async movementsOf(txHash: string): Promise<ChainMovement[] | null> {
+    const raw = await this.rpc.rawTransaction(txHash);
+    if (raw === null) return null;
+    return outputsOf(raw, this.network).flatMap((o) => (o.address ? [{ to: o.address, currency: 'btc', amountMinor: o.amount, index: o.vout }] : []));
   }
 
   /** Unspent BTC at the address: in blocks `confirmations` deep (confirmed), and in any block (latest); our own change in both. */

@@ -121,13 +121,23 @@ export async function releaseCoins(trx: DbTransaction<Database> | Kysely<Databas
 
 /** The payee outputs of a signed transaction (all but those to `changeAddress`), for its replacement. */
 export function payeeOutputs(raw: string, network: BitcoinNetwork, changeAddress: string): { address: string; amount: bigint }[] {
+  return outputsOf(raw, network).flatMap((o) => (o.address && o.address !== changeAddress ? [{ address: o.address, amount: o.amount }] : []));
+}
+
+/** Every output of a raw transaction with its index: its address (null for a script that is none, such as OP_RETURN) and amount. */
+export function outputsOf(raw: string, network: BitcoinNetwork): { vout: number; address: string | null; amount: bigint }[] {
   const tx = Transaction.fromRaw(hex.decode(raw), { allowUnknownOutputs: true });
   const addressOf = Address(network);
-  const outputs: { address: string; amount: bigint }[] = [];
-  for (let i = 0; i < tx.outputsLength; i++) {
-    const o = tx.getOutput(i);
-    const address = addressOf.encode(OutScript.decode(o.script!));
-    if (address !== changeAddress) outputs.push({ address, amount: o.amount! });
+  const outputs: { vout: number; address: string | null; amount: bigint }[] = [];
+  for (let vout = 0; vout < tx.outputsLength; vout++) {
+    const o = tx.getOutput(vout);
+    let address: string | null = null;
+    try {
+      address = addressOf.encode(OutScript.decode(o.script!));
+    } catch {
+      // Not an address script.
+    }
+    outputs.push({ vout, address, amount: o.amount! });
   }
   return outputs;
 }

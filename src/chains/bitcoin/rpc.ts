@@ -62,6 +62,19 @@ export class BitcoinRpc {
     return this.call<string>('getblock', [hash, 0]);
   }
 
+  /**
+   * A transaction's raw bytes (hex), or null when the node knows no such transaction. The node keeps
+   * an index of every transaction for this (btcd `--txindex`, Bitcoin Core `txindex=1`).
+   */
+  async rawTransaction(txid: string): Promise<string | null> {
+    try {
+      return await this.call<string>('getrawtransaction', [txid, 0]);
+    } catch (err) {
+      if (err instanceof BitcoinRpcError && err.code === -5) return null; // no information about it
+      throw err;
+    }
+  }
+
   /** Broadcasts a signed transaction; one the node already has counts as sent. */
   async sendRawTransaction(raw: Uint8Array): Promise<void> {
     try {

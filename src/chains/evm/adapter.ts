@@ -1,11 +1,11 @@
 import type { Transaction } from 'kysely';
-import { erc20Abi, getAddress, type Hex } from 'viem';
+import { erc20Abi, getAddress, parseEventLogs, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex } from 'viem';
 import { RAILS } from '../../domain/rails';
 import type { Db } from '../../db';
 import type { Database } from '../../db/schema';
 import type { EvmChain } from '../../domain/rails';
 import {
-  ChainUnavailableError, type AssetBalance, type ChainAdapter, type SandboxChainFunding, type PayoutRequest, type PayoutStatus, type SweepRequest,
+  ChainUnavailableError, type AssetBalance, type ChainAdapter, type ChainMovement, type SandboxChainFunding, type PayoutRequest, type PayoutStatus, type SweepRequest,
   type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest, type WalletTransactionRequest, type PreparedWalletTransaction,
 } from '../chain-adapter';
 import type { ChainKeys } from './keys';
@@ -138,6 +138,23 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
     if (!receipt || receipt.blockNumber.toString() !== t.position) return null;
     const { latest, confirmed } = await this.tips();
     return { confirmations: Number(latest - receipt.blockNumber + 1n), final: receipt.blockNumber <= confirmed };
+  }
+
+  async movementsOf(txHash: string): Promise<ChainMovement[] | null> {
+    const notFound = (err: unknown) => {
+      if (err instanceof TransactionReceiptNotFoundError || err instanceof TransactionNotFoundError) return null;
+      throw err;
+    };
+    const receipt = await this.node.client.getTransactionReceipt({ hash: txHash as Hex }).catch(notFound);
+    if (!receipt) return null;
+    if (receipt.status !== 'success') return []; // reverted: it moved nothing
+    const tokens = await this.servedTokens();
+    const movements: ChainMovement[] = parseEventLogs({ abi: [TRANSFER_EVENT], logs: receipt.logs })
+      .filter((l) => tokens.has(l.address.toLowerCase() as Hex))
+      .map((l) => ({ to: l.args.to, currency: tokens.get(l.address.toLowerCase() as Hex)!, amountMinor: l.args.value, index: l.logIndex }));
+    const tx = await this.node.client.getTransaction({ hash: txHash as Hex });
+    if (tx.value > 0n && tx.to) movements.push({ to: tx.to, currency: this.nativeAsset, amountMinor: tx.value, index: -1 });
+    return movements;
   }
 
   /** The token contracts of the chain's currencies that are set up here, by lower-cased address. */

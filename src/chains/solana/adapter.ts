@@ -5,7 +5,7 @@ import { randomBase62 } from '../../ids';
 import { RAILS } from '../../domain/rails';
 import type { Db } from '../../db';
 import {
-  ChainUnavailableError, PayoutRejectedError, type AssetBalance, type ChainAdapter, type PayoutRequest, type PayoutStatus, type PreparedWalletTransaction,
+  ChainUnavailableError, PayoutRejectedError, type AssetBalance, type ChainAdapter, type ChainMovement, type PayoutRequest, type PayoutStatus, type PreparedWalletTransaction,
   type SandboxChainFunding, type SweepRequest, type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest,
 } from '../chain-adapter';
 import { walletSolanaSeed, type SolanaKeys } from './keys';
@@ -117,6 +117,15 @@ export class SolanaChainAdapter implements ChainAdapter, SandboxChainFunding {
   private transferOf(credit: TokenMovement, all: TokenMovement[]) {
     const from = all.find((m) => m.signature === credit.signature && m.mint === credit.mint && m.deltaMinor < 0n)?.owner ?? '';
     return { id: `${credit.signature}:${credit.owner}`, txHash: credit.signature, from, amountMinor: credit.deltaMinor };
+  }
+
+  async movementsOf(txHash: string): Promise<ChainMovement[] | null> {
+    const changes = await this.node.transactionMovements(txHash);
+    if (!changes) return null;
+    const mints = this.mints();
+    // What was paid: each token account credited, as its owner receiving the mint's currency.
+    return changes.filter((c) => c.deltaMinor > 0n && mints.has(c.mint))
+      .map((c) => ({ to: c.owner, currency: mints.get(c.mint)!, amountMinor: c.deltaMinor, index: c.accountIndex }));
   }
 
   async transferDepth(t: { txHash: string; position: string }): Promise<{ confirmations: number; final: boolean } | null> {

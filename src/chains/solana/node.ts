@@ -93,23 +93,37 @@ export class SolanaNode {
       const block = await this.rpc.getBlock(slot, {
         commitment: 'confirmed', encoding: 'json', transactionDetails: 'full', maxSupportedTransactionVersion: 0, rewards: false,
       }).send();
-      for (const tx of block?.transactions ?? []) {
-        if (!tx.meta || tx.meta.err) continue;
-        const signature = tx.transaction.signatures[0]!;
-        const change = new Map<string, { mint: string; owner: string; delta: bigint }>();
-        const add = (b: { accountIndex: number; mint: string; owner?: string; uiTokenAmount: { amount: string } }, sign: bigint) => {
-          const key = `${b.accountIndex}`;
-          const now = change.get(key) ?? { mint: b.mint, owner: b.owner ?? '', delta: 0n };
-          now.delta += sign * BigInt(b.uiTokenAmount.amount);
-          change.set(key, now);
-        };
-        for (const b of tx.meta.preTokenBalances ?? []) add(b, -1n);
-        for (const b of tx.meta.postTokenBalances ?? []) add(b, 1n);
-        for (const c of change.values()) if (c.delta !== 0n) movements.push({ signature, slot, mint: c.mint, owner: c.owner, deltaMinor: c.delta });
-      }
+      for (const tx of block?.transactions ?? []) movements.push(...tokenBalanceChanges(tx, slot));
     }
     return { movements, lastSlot };
   }
+
+  /** The token balances a transaction changed (each token account's, with its index), or null when the node does not know it. */
+  async transactionMovements(signature: string): Promise<(TokenMovement & { accountIndex: number })[] | null> {
+    const tx = await this.rpc.getTransaction(signature as Signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    return tx ? tokenBalanceChanges(tx, tx.slot) : null;
+  }
+}
+
+interface TokenBalance { accountIndex: number; mint: string; owner?: string; uiTokenAmount: { amount: string } }
+
+/** A transaction's token balances before and after, as Solana indexers read them: each account's change (none for a failed one). */
+function tokenBalanceChanges(
+  tx: { transaction: { signatures: readonly string[] }; meta: { err: unknown; preTokenBalances?: readonly TokenBalance[] | null; postTokenBalances?: readonly TokenBalance[] | null } | null },
+  slot: bigint,
+): (TokenMovement & { accountIndex: number })[] {
+  if (!tx.meta || tx.meta.err) return [];
+  const signature = tx.transaction.signatures[0]!;
+  const change = new Map<number, { mint: string; owner: string; delta: bigint }>();
+  const add = (b: TokenBalance, sign: bigint) => {
+    const now = change.get(b.accountIndex) ?? { mint: b.mint, owner: b.owner ?? '', delta: 0n };
+    now.delta += sign * BigInt(b.uiTokenAmount.amount);
+    change.set(b.accountIndex, now);
+  };
+  for (const b of tx.meta.preTokenBalances ?? []) add(b, -1n);
+  for (const b of tx.meta.postTokenBalances ?? []) add(b, 1n);
+  return [...change].filter(([, c]) => c.delta !== 0n)
+    .map(([accountIndex, c]) => ({ signature, slot, mint: c.mint, owner: c.owner, deltaMinor: c.delta, accountIndex }));
 }
 
 /** A transaction's signature (its id on the chain), from its base64 wire bytes. */

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { listParams, listSchema, paginate } from '../../api/pagination';
 import { defineRoute } from '../../api/route';
-import { formatAmount } from '../../domain/money';
+import { ASSET_SCALE, formatAmount } from '../../domain/money';
 import { notFound } from '../../errors';
 import { objectId } from '../../ids';
 import { ReconciliationReportSchema, reportJson, type DayReport } from '../../reconciliation/daily';
-import { exceptionsQuery, exceptionWithResolutions, railCurrency, resolveException } from '../../reconciliation/exceptions';
+import { exceptionCurrency, exceptionsQuery, exceptionWithResolutions, resolveException } from '../../reconciliation/exceptions';
 import { storedLine } from '../../reconciliation/matching';
 
 // The reconciliation's exceptions for the platform's operators (docs/RECONCILIATION.md): what the
@@ -14,10 +14,10 @@ import { storedLine } from '../../reconciliation/matching';
 
 const LineSchema = z.object({
   direction: z.enum(['credit', 'debit']),
-  amount: z.string().describe('Decimal, in the account currency'),
+  amount: z.string().describe('Decimal, in the exception currency'),
   date: z.string().describe('YYYY-MM-DD'),
-  references: z.array(z.string()),
-  counterparty: z.string(),
+  references: z.array(z.string()).describe("A chain's lines: the transaction hash first (and the payout's id, on the books' side)"),
+  counterparty: z.string().describe("A chain's lines: the payee's address"),
 }).meta({ id: 'ReconciliationLine' });
 
 const ResolutionSchema = z.object({
@@ -34,13 +34,14 @@ const ResolutionSchema = z.object({
 const ExceptionSchema = z.object({
   id: objectId('rexc'),
   object: z.literal('reconciliation_exception'),
-  type: z.enum(['missing_from_statement', 'unexpected_on_statement', 'amount_mismatch']),
+  type: z.enum(['missing_from_statement', 'unexpected_on_statement', 'amount_mismatch', 'transaction_not_found', 'payee_not_paid', 'movement_claimed_twice'])
+    .describe("A bank account's: missing_from_statement, unexpected_on_statement, amount_mismatch; a chain's payout: transaction_not_found, payee_not_paid, movement_claimed_twice"),
   status: z.enum(['open', 'investigating', 'resolved']),
-  account: z.string().describe("The bank account's number as its statement names it"),
+  account: z.string().describe("The bank account's number as its statement names it, or the chain's name"),
   rail: z.string(),
   currency: z.string(),
   amount: z.string().describe('The amount in question: the line, or the difference of an amount mismatch'),
-  statement_line: LineSchema.nullable().describe("What the bank's statement shows; null when it shows nothing"),
+  statement_line: LineSchema.nullable().describe("What the bank's statement (or the chain's node) shows; null when it shows nothing"),
   books_line: LineSchema.nullable().describe('What the books expected the statement to show; null when they expected nothing'),
   age_seconds: z.number().int().describe('Since the run that opened it'),
   run_id: objectId('rrun'),
@@ -55,16 +56,18 @@ const ExceptionSchema = z.object({
 
 type ExceptionRow = NonNullable<Awaited<ReturnType<typeof exceptionWithResolutions>>>;
 
-function lineOf(json: unknown) {
+function lineOf(json: unknown, scale: number) {
   const l = storedLine(json);
-  return l && { direction: l.direction, amount: formatAmount(l.amountMinor, 2), date: l.date, references: l.references, counterparty: l.counterparty };
+  return l && { direction: l.direction, amount: formatAmount(l.amountMinor, scale), date: l.date, references: l.references, counterparty: l.counterparty };
 }
 
 function serializeException(row: Omit<ExceptionRow, 'resolutions'> & { resolutions?: ExceptionRow['resolutions'] }, now = Date.now()) {
+  const currency = exceptionCurrency(row);
+  const scale = ASSET_SCALE[currency] ?? 2;
   return {
     id: row.id, object: 'reconciliation_exception' as const, type: row.type as 'amount_mismatch', status: row.status,
-    account: row.account, rail: row.rail, currency: railCurrency(row.rail), amount: formatAmount(BigInt(row.amount_minor), 2),
-    statement_line: lineOf(row.statement_line), books_line: lineOf(row.expected_line),
+    account: row.account, rail: row.rail, currency, amount: formatAmount(BigInt(row.amount_minor), scale),
+    statement_line: lineOf(row.statement_line, scale), books_line: lineOf(row.expected_line, scale),
     age_seconds: Math.max(0, Math.floor((now - row.created_at.getTime()) / 1000)), run_id: row.run_id,
     resolution: row.resolution as 'matched' | null, reason: row.reason, resolved_by: row.resolved_by,
     resolved_at: row.resolved_at?.toISOString() ?? null, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
