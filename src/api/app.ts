@@ -179,8 +179,11 @@ function undecodablePath(path: string, routes: RouteDef[]): ApiError {
   return new ApiError('invalid_request', `Invalid path${name ? ` parameter '${name}'` : ''}: malformed percent-encoding`, { location: 'path', key: name });
 }
 
+/** An error as the log keeps it, with its cause's message and code (a gRPC status, a PostgreSQL code), one level down. */
 function describe(err: unknown) {
-  return err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : { message: String(err) };
+  if (!(err instanceof Error)) return { message: String(err) };
+  const cause = err.cause as { message?: unknown; code?: unknown } | undefined;
+  return { name: err.name, message: err.message, stack: err.stack, ...(cause ? { cause: { message: String(cause.message ?? cause), code: cause.code } } : {}) };
 }
 
 function toApiError(err: unknown): ApiError {

@@ -8,22 +8,45 @@ import { ApiError, invalidState } from '../errors';
  * answer is a 503. A workflow answers only while a worker runs; without a bound the SDK asks again
  * until one does, and the request hangs with it. The workflow may still take the Update once a
  * worker is back, so `afterwards` tells the caller how to go on safely (send the same again, or read
- * the resource first).
+ * the resource first). An Update the server gave up on because the workflow's task failed (a worker
+ * too loaded to finish it in time) was never taken: it is sent again until the deadline.
  */
 export async function awaitWorkflowAnswer<T>(deps: WorkflowDeps, afterwards: string, send: () => Promise<T>): Promise<T> {
   const seconds = deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS;
-  try {
-    return await deps.temporal.withDeadline(Date.now() + seconds * 1000, send);
-  } catch (err) {
-    // Past the deadline the SDK reports our own DEADLINE_EXCEEDED, the server's, or CANCELLED when the
-    // server's side of the call was cut first: all three mean no answer yet.
-    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-      throw new ApiError('service_unavailable',
-        `The workflow did not answer within ${seconds} s (is a worker running?) and may still act on this once it does; ${afterwards}`,
-        undefined, { 'Retry-After': '1' });
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    try {
+      return await deps.temporal.withDeadline(deadline, send);
+    } catch (err) {
+      const dropped = updateDroppedByServer(err);
+      if (dropped && Date.now() + RESEND_AFTER_MS < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, RESEND_AFTER_MS));
+        continue;
+      }
+      // Past the deadline the SDK reports our own DEADLINE_EXCEEDED, the server's, or CANCELLED when the
+      // server's side of the call was cut first: all three mean no answer yet.
+      if (dropped || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+        throw new ApiError('service_unavailable',
+          `The workflow did not answer within ${seconds} s (is a worker running?) and may still act on this once it does; ${afterwards}`,
+          undefined, { 'Retry-After': '1' });
+      }
+      throw err;
     }
-    throw err;
   }
+}
+
+const RESEND_AFTER_MS = 500;
+
+/**
+ * The server dropped the Update before the workflow took it: the workflow task that carried it failed
+ * or timed out (gRPC FAILED_PRECONDITION, "…due to unexpected workflow task failure"), or the server
+ * aborted it (UNAVAILABLE, "workflow update was aborted").
+ */
+export function updateDroppedByServer(err: unknown): boolean {
+  const e = err as { name?: string; cause?: { code?: number; message?: string; details?: string } };
+  if (e?.name !== 'ServiceError' || !e.cause) return false;
+  const text = `${e.cause.message ?? ''} ${e.cause.details ?? ''}`;
+  return (e.cause.code === 9 && /workflow task failure/i.test(text)) || (e.cause.code === 14 && /update was aborted/i.test(text));
 }
 
 export type WorkflowDeps = Pick<PlatformDeps, 'temporal' | 'config'>;

@@ -66,8 +66,12 @@ const counts = async () => ({
   exceptions: Number((await testDb().selectFrom('reconciliation_exceptions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n),
 });
 
-test('a day of ACH payouts, deposits and a return reconciles with no exception; the same statement again records nothing; the next day a payout the bank left out, a credit nobody expected and a deposit 15.00 short open exactly those 3 exceptions', async () => {
-  await payoutsOf(['21.00', '22.00', '23.14', '24.00']);
+test('a day of ACH payouts, deposits, 3 returns and a NOC reconciles with no exception; the same statement again records nothing; the next day a payout the bank left out, a credit nobody expected and a deposit 15.00 short open exactly those 3 exceptions', async () => {
+  // Magic amounts: .14 comes back (R01), .15 brings a notification of change (C01), which moves no money.
+  const day = await payoutsOf(['21.00', '22.00', '23.14', '24.00', '25.14', '26.14', '27.15']);
+  expect(day.filter((t) => t.amount.endsWith('.14'))).toHaveLength(3);
+  await waitFor(() => testDb().selectFrom('bank_files').select('id').where('direction', '=', 'inbound').where('detail', 'like', '%, 1 notifications of change%').executeTakeFirst(),
+    { what: 'the notification of change read' });
   // Every file the bank took is on the books' side too: the micro-deposits' too.
   await waitFor(async () => !(await testDb().selectFrom('bank_payments').select('id').where('status', '=', 'queued').where('environment', '=', 'production').executeTakeFirst()),
     { what: 'nothing left to file', timeoutMs: 30_000 });
@@ -77,7 +81,7 @@ test('a day of ACH payouts, deposits and a return reconciles with no exception; 
   expect(run.stdout).toMatch(new RegExp(`^rrun_\\S+ {2}account ${TEST_ODFI.collectionAccount}: \\d+ matched, 0 exceptions\\n$`));
   const afterFirst = await counts();
   expect(afterFirst.exceptions).toBe(0);
-  expect(afterFirst.matches).toBeGreaterThanOrEqual(4 + 1 + 1); // four deposits, a return, a batch at least
+  expect(afterFirst.matches).toBeGreaterThanOrEqual(7 + 3 + 1); // seven deposits, three returns, a batch at least
 
   // Delivered again: nothing recorded twice.
   expect(reconcile(first).stdout).toContain('(reconciled before; nothing recorded again)');
