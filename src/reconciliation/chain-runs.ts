@@ -35,9 +35,9 @@ export async function reconcileChainPayouts(
   for (const chain of read.chains) {
     const payouts = await settledPayouts(db, { chain, environment: opts.environment, since: opts.since, now });
     if (payouts.length === 0) continue;
-    // Earlier payouts on the same transactions too: a movement claimed on another day is still claimed.
-    const earlier = await settledPayouts(db, { chain, environment: opts.environment, txHashes: [...new Set(payouts.map((p) => p.txHash))] });
-    const all = [...new Map([...earlier, ...payouts].map((p) => [p.id, p])).values()];
+    // Every settled payout on the same transactions, from any day (these among them): a movement
+    // claimed on another day is still claimed.
+    const all = await settledPayouts(db, { chain, environment: opts.environment, txHashes: [...new Set(payouts.map((p) => p.txHash))] });
     const movements = new Map<string, ChainMovement[]>();
     for (const hash of new Set(all.map((p) => p.txHash))) {
       const moved = await read.movementsOf(chain, hash);

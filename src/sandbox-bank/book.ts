@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { achBatchReference, achBatchTotals, type ReadAchFile } from '../providers/bank-files/nacha';
 import type { ReadCredit } from '../providers/bank-files/sepa-messages';
+import { sepaMagicAnswers } from './magic';
 import { bai2Statement, camt053Statement, closingOf, type BookedLine } from './statements';
 
 // The sandbox bank's books of the platform's two accounts (docs/BANK_FILES.md, "In the sandbox"):
@@ -51,8 +52,14 @@ export function depositLine(id: string, rail: 'ach' | 'sepa', amountMinor: bigin
   };
 }
 
-/** What taking a pain.001 books on the SEPA account: its accepted credit transfers as one batch line, each return as a credit. */
-export function sepaBookings(message: { messageId: string }, accepted: ReadCredit[], returned: ReadCredit[]): BookedLine[] {
+/**
+ * What taking a pain.001 books on the SEPA account: the credit transfers the bank accepts (its magic
+ * answers reject some, or the whole message or block) as one batch line, each magic return as a credit.
+ */
+export function sepaBookings(message: { messageId: string; credits: ReadCredit[] }): BookedLine[] {
+  const magic = sepaMagicAnswers(message.credits);
+  const accepted = magic.messageRejected || magic.blockRejected ? [] : message.credits.filter((c) => !magic.rejected.includes(c));
+  const returned = magic.returned.filter((c) => accepted.includes(c));
   if (accepted.length === 0) return [];
   const paymentInfoId = `${message.messageId}.0`;
   const batch = { messageId: message.messageId, paymentInfoId, transactions: accepted.map((c) => ({ endToEndId: c.endToEndId, amountMinor: c.amountMinor })) };

@@ -4,7 +4,7 @@ import { readAchFile } from '../providers/bank-files/nacha';
 import { readPain001 } from '../providers/bank-files/sepa-messages';
 import { buildAchAnswerFile, type AnsweredEntry } from './ach-answers';
 import { achBookings, keepBookings, sepaBookings, writeWhole, type BankAccount, type StatementSettings } from './book';
-import { achMagicAnswers, CORRECTED_ACCOUNT, sepaMagicAnswers } from './magic';
+import { achMagicAnswers, CORRECTED_ACCOUNT } from './magic';
 import { answersToPain001 } from './sepa-answers';
 import { sendRequestedCredits } from './credits';
 import type { BookedLine } from './statements';
@@ -75,9 +75,7 @@ export function answersTo(bank: Pick<SandboxBankSettings, 'sepa'>, name: string,
       let n = 0;
       const answers = answersToPain001(message, bank.sepa.iban, { acknowledge: true, name: (kind) => `${kind}-${base}-${++n}.xml` })
         .map((a) => ({ name: a.name, text: a.xml }));
-      const magic = sepaMagicAnswers(message.credits);
-      const accepted = magic.messageRejected || magic.blockRejected ? [] : message.credits.filter((c) => !magic.rejected.includes(c));
-      return { answers, booked: { account: 'sepa', lines: sepaBookings(message, accepted, magic.returned.filter((c) => accepted.includes(c))) } };
+      return { answers, booked: { account: 'sepa', lines: sepaBookings(message) } };
     }
     return achAnswers(name, base, text, now);
   } catch (err) {

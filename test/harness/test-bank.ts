@@ -6,7 +6,7 @@ import { readPain001, type ReadCredit } from '../../src/providers/bank-files/sep
 import { waitFor } from './index';
 import { odfiProblems } from './odfi-checks';
 import { answersToPain001, camt054, camt054Batch } from '../../src/sandbox-bank/sepa-answers';
-import { achMagicAnswers, CORRECTED_ACCOUNT, sepaMagicAnswers } from '../../src/sandbox-bank/magic';
+import { achMagicAnswers, CORRECTED_ACCOUNT } from '../../src/sandbox-bank/magic';
 import { achBookings, depositLine, returnLine, sepaBookings } from '../../src/sandbox-bank/book';
 import { rejectionNotice } from '../../src/sandbox-bank/sandbox-bank';
 import { bai2Statement, camt053Statement, closingOf, type BookedLine } from '../../src/sandbox-bank/statements';
@@ -124,9 +124,7 @@ export class TestBank {
     const taken = message.credits.map((c) => ({ ...c, file: name, messageId: message.messageId }));
     this.sepaCredits.push(...taken);
     // Booked as the sandbox bank books it: the credits it accepted as one batch, each magic return as a credit back.
-    const magic = sepaMagicAnswers(message.credits);
-    const accepted = magic.messageRejected || magic.blockRejected ? [] : message.credits.filter((c) => !magic.rejected.includes(c));
-    this.books.sepa.lines.push(...sepaBookings(message, accepted, magic.returned.filter((c) => accepted.includes(c))));
+    this.books.sepa.lines.push(...sepaBookings(message));
     for (const answer of answersToPain001(message, this.sepaIban, { acknowledge: false, name: (kind) => this.nextName(kind, 'xml') })) this.put(answer.name, answer.xml);
   }
 
