@@ -17,6 +17,12 @@ export const bitcoinEnv = {
   BITCOIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).default(6),
   /** The lowest fee rate paid, in satoshis per virtual byte, whatever the node estimates. */
   BITCOIN_MIN_FEE_RATE: z.coerce.number().int().min(1).max(10_000).default(2),
+  /**
+   * The highest fee rate paid, in satoshis per virtual byte: the node's estimate and each replacement
+   * (RBF) stop there, so a fee spike or a payout no block takes never pays more. A payout at the
+   * ceiling waits for a block; the stuck-transfer alarm names it.
+   */
+  BITCOIN_MAX_FEE_RATE: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** A payout not in a block this long after it was signed is replaced by one paying a higher fee (RBF). */
   BITCOIN_RBF_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1_800),
   /** How long one process answers a look at the node's tip again, instead of asking (every pending payout polls). */

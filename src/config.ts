@@ -247,6 +247,9 @@ const envSchema = z.object({
   ...timerEnv,
 }).superRefine((c, ctx) => {
   checkBankFileSettings(c, ctx);
+  if (c.BITCOIN_MAX_FEE_RATE < c.BITCOIN_MIN_FEE_RATE) {
+    ctx.addIssue({ code: 'custom', path: ['BITCOIN_MAX_FEE_RATE'], message: `must be at least BITCOIN_MIN_FEE_RATE (${c.BITCOIN_MIN_FEE_RATE})` });
+  }
   // Anyone can derive the keys of anvil's mnemonic: on a chain other than a local node it would hand
   // the treasury to the first taker.
   const remote = [...Object.entries(c.EVM_RPC_URLS), ...(c.SOLANA_RPC_URL ? [['solana', c.SOLANA_RPC_URL]] : []), ...(c.BITCOIN_RPC_URL ? [['bitcoin', c.BITCOIN_RPC_URL]] : [])]

@@ -77,7 +77,7 @@ function solanaAdapter(config: Partial<Pick<Config, 'SOLANA_RPC_URL' | 'SOLANA_T
   return new SolanaChainAdapter(url, { db, keys, mint, commitment: config.SOLANA_DEPOSIT_COMMITMENT ?? (local ? 'confirmed' : 'finalized') });
 }
 
-type BitcoinSetting = 'BITCOIN_RPC_URL' | 'BITCOIN_NETWORK' | 'BITCOIN_CONFIRMATIONS' | 'BITCOIN_MIN_FEE_RATE' | 'BITCOIN_RBF_AFTER_SECONDS' | 'BITCOIN_INDEX_REUSE_MS' | 'BITCOIN_COIN_WAIT_MS';
+type BitcoinSetting = 'BITCOIN_RPC_URL' | 'BITCOIN_NETWORK' | 'BITCOIN_CONFIRMATIONS' | 'BITCOIN_MIN_FEE_RATE' | 'BITCOIN_MAX_FEE_RATE' | 'BITCOIN_RBF_AFTER_SECONDS' | 'BITCOIN_INDEX_REUSE_MS' | 'BITCOIN_COIN_WAIT_MS';
 
 /** Bitcoin over BITCOIN_RPC_URL: regtest on a local node (the sandbox's btcd) unless BITCOIN_NETWORK says otherwise, mainnet elsewhere. */
 function bitcoinAdapter(config: Partial<Pick<Config, BitcoinSetting>> & Pick<Config, 'CHAIN_TREASURY_MNEMONIC'>, db: Db) {
@@ -86,7 +86,7 @@ function bitcoinAdapter(config: Partial<Pick<Config, BitcoinSetting>> & Pick<Con
   const network = config.BITCOIN_NETWORK ?? (isLoopbackUrl(url) ? 'regtest' : 'mainnet');
   return new BitcoinChainAdapter(url, {
     db, keys: new BitcoinKeys(config.CHAIN_TREASURY_MNEMONIC, network), confirmations: config.BITCOIN_CONFIRMATIONS ?? 6,
-    minFeeRate: BigInt(config.BITCOIN_MIN_FEE_RATE ?? 2), rbfAfterMs: (config.BITCOIN_RBF_AFTER_SECONDS ?? 1_800) * 1000,
+    feeRates: { min: BigInt(config.BITCOIN_MIN_FEE_RATE ?? 2), max: BigInt(config.BITCOIN_MAX_FEE_RATE ?? 1_000) }, rbfAfterMs: (config.BITCOIN_RBF_AFTER_SECONDS ?? 1_800) * 1000,
     indexReuseMs: config.BITCOIN_INDEX_REUSE_MS ?? 250, coinWaitMs: config.BITCOIN_COIN_WAIT_MS ?? 8_000,
   });
 }

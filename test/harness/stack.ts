@@ -120,6 +120,9 @@ export async function startStack(opts: {
       BITCOIN_RPC_URL: bitcoin.url,
       // A payout no block took within 10 s is replaced at a higher fee (the RBF test leaves one out of blocks that long).
       BITCOIN_RBF_AFTER_SECONDS: '10',
+      // Replacements every 10 s raise the node's fee estimate for everything mined after them; held at
+      // 500 sat/vB, 9 sends of 0.01 btc with their fees still fit a wallet of 0.1 (bitcoin-wallet-chained-sends).
+      BITCOIN_MAX_FEE_RATE: '500',
       CHAIN_TREASURY_MNEMONIC: TEST_MNEMONIC,
       // The live rate sheet prices the gas of ethereum's and fpnet's kind, not polygon's (test/e2e/live-fails-closed.test.ts).
       // …and euros, for live payouts over SEPA (test/e2e/bank-files-sepa.test.ts).

@@ -2,6 +2,7 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { decodeBlock, displayHash } from '../../src/chains/bitcoin/blocks';
 import { buildSpend, feeRateOf, NoFreeCoinsError, outputsOf, payeeOutputs, type Coin } from '../../src/chains/bitcoin/coins';
+import { feeRateWithin, replacementFeeRate } from '../../src/chains/bitcoin/fees';
 import { BITCOIN_NETWORKS, BitcoinKeys, walletBitcoinAddress, walletBitcoinKey } from '../../src/chains/bitcoin/keys';
 import { PayoutRejectedError } from '../../src/chains/chain-adapter';
 
@@ -24,6 +25,23 @@ test('a wallet\'s Bitcoin key is derived from its sealed key under Bitcoin\'s ow
   expect(hex.encode(walletBitcoinKey(walletKey))).not.toBe(hex.encode(walletKey));
   expect(walletBitcoinAddress(walletKey, 'regtest')).toMatch(/^bcrt1q/);
   expect(walletBitcoinAddress(walletKey, 'mainnet')).toMatch(/^bc1q/);
+});
+
+test('the fee rate paid is the node\'s estimate held between BITCOIN_MIN_FEE_RATE and BITCOIN_MAX_FEE_RATE; without an estimate, the floor', () => {
+  const limits = { min: 2n, max: 500n };
+  expect([undefined, 1n, 2n, 37n, 500n, 501n, 90_000n].map((e) => feeRateWithin(e, limits))).toEqual([2n, 2n, 2n, 37n, 500n, 500n, 500n]);
+});
+
+test('a replacement pays half as much again (at least 2 more) or the estimate if higher, never above the ceiling; at the ceiling there is none', () => {
+  const limits = { min: 2n, max: 500n };
+  expect(replacementFeeRate(2n, 2n, limits)).toBe(4n);
+  expect(replacementFeeRate(10n, 3n, limits)).toBe(15n);
+  expect(replacementFeeRate(10n, 40n, limits)).toBe(40n);
+  expect(replacementFeeRate(400n, 2n, limits)).toBe(500n);
+  expect(replacementFeeRate(499n, 900n, limits)).toBe(500n);
+  expect(replacementFeeRate(500n, 900n, limits)).toBeUndefined();
+  // A payout signed before the ceiling was lowered is never replaced by one paying less.
+  expect(replacementFeeRate(700n, 2n, limits)).toBeUndefined();
 });
 
 test('a raw block is decoded with its transaction ids: the genesis block', () => {

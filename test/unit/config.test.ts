@@ -150,9 +150,10 @@ test('solana: its RPC address, the mints off mainnet, and the public seed refuse
 
 test('bitcoin: its node address, network and fee policy; the public seed refused for a node that is not local', () => {
   const c = loadConfig({ BITCOIN_RPC_URL: 'http://user:pass@127.0.0.1:18443' });
-  expect([c.BITCOIN_RPC_URL, c.BITCOIN_CONFIRMATIONS, c.BITCOIN_MIN_FEE_RATE, c.BITCOIN_NETWORK]).toEqual(['http://user:pass@127.0.0.1:18443', 6, 2, undefined]);
+  expect([c.BITCOIN_RPC_URL, c.BITCOIN_CONFIRMATIONS, c.BITCOIN_MIN_FEE_RATE, c.BITCOIN_MAX_FEE_RATE, c.BITCOIN_NETWORK]).toEqual(['http://user:pass@127.0.0.1:18443', 6, 2, 1000, undefined]);
   expect(() => loadConfig({ BITCOIN_RPC_URL: 'https://user:pass@btc.example.com' }))
     .toThrow(/CHAIN_TREASURY_MNEMONIC: must be the platform's own seed: EVM_RPC_URLS, SOLANA_RPC_URL or BITCOIN_RPC_URL points bitcoin at a node that is not local/);
   expect(() => loadConfig({ BITCOIN_NETWORK: 'signet' })).toThrow(/BITCOIN_NETWORK/);
   expect(() => loadConfig({ BITCOIN_MIN_FEE_RATE: '0' })).toThrow(/BITCOIN_MIN_FEE_RATE/);
+  expect(() => loadConfig({ BITCOIN_MIN_FEE_RATE: '20', BITCOIN_MAX_FEE_RATE: '10' })).toThrow(/BITCOIN_MAX_FEE_RATE: must be at least BITCOIN_MIN_FEE_RATE \(20\)/);
 });

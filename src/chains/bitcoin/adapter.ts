@@ -8,6 +8,7 @@ import {
   type SandboxChainFunding, type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest,
 } from '../chain-adapter';
 import { feeRateOf, freeCoins, NoFreeCoinsError, outputsOf, payeeOutputs, reservedCoins, signSpend, type Coin, type CoinOwner, type SpendContext } from './coins';
+import { feeRateWithin, replacementFeeRate, type FeeRateLimits } from './fees';
 import { hasSpendsInFlight } from './unconfirmed-change';
 import { BITCOIN_NETWORKS, walletBitcoinAddress, walletBitcoinKey, type BitcoinKeys } from './keys';
 import { BitcoinOutputIndex } from './output-index';
@@ -25,7 +26,8 @@ export interface BitcoinAdapterOptions {
   db: Db;
   keys: BitcoinKeys;
   confirmations: number;
-  minFeeRate: bigint;
+  /** The lowest and highest fee rates paid (BITCOIN_MIN_FEE_RATE, BITCOIN_MAX_FEE_RATE). */
+  feeRates: FeeRateLimits;
   rbfAfterMs: number;
   /** How long a look at the node's tip is answered again in this process (BITCOIN_INDEX_REUSE_MS). */
   indexReuseMs: number;
@@ -165,10 +167,9 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
     return assets.map((asset) => (asset === 'btc' ? { asset, confirmedMinor, latestMinor } : { asset, confirmedMinor: 0n, latestMinor: 0n }));
   }
 
-  /** The node's fee rate for a block within an hour, never below BITCOIN_MIN_FEE_RATE (sat/vB). */
+  /** The node's fee rate for a block within an hour, held between BITCOIN_MIN_FEE_RATE and BITCOIN_MAX_FEE_RATE (sat/vB). */
   async feeRate(): Promise<bigint> {
-    const estimate = await this.rpc.feeRate(FEE_TARGET_BLOCKS);
-    return estimate !== undefined && estimate > this.deps.minFeeRate ? estimate : this.deps.minFeeRate;
+    return feeRateWithin(await this.rpc.feeRate(FEE_TARGET_BLOCKS), this.deps.feeRates);
   }
 
   async estimatePayoutFee(): Promise<bigint> {
@@ -229,17 +230,17 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
   }
 
   /**
-   * The stored payout again, from the same coins (and more if the higher fee needs them), at half as
-   * much again of its fee rate or the node's estimate, whichever is higher (BIP-125 asks more than the replaced one).
+   * The stored payout again, from the same coins (and more if the higher fee needs them), at a higher
+   * fee rate (`replacementFeeRate`); undefined when the ceiling allows none higher.
    */
   private async replacement(trx: Transaction<Database>, key: string, stored: string, { tip, feeRate: estimate }: SpendContext) {
     const required = await reservedCoins(trx, key);
-    const previous = feeRateOf(stored, required);
-    const bumped = previous + (previous / 2n > 2n ? previous / 2n : 2n);
+    const feeRate = replacementFeeRate(feeRateOf(stored, required), estimate, this.deps.feeRates);
+    if (feeRate === undefined) return undefined;
     const available = await freeCoins(trx, { owner: 'platform' }, { tip, confirmations: this.deps.confirmations });
     const treasury = this.deps.keys.treasury.address;
     return signSpend(trx, key, { owner: 'platform', changeKeyIndex: this.deps.keys.treasury.index }, {
-      network: this.network, outputs: payeeOutputs(stored, this.network, treasury), changeAddress: treasury, feeRate: bumped > estimate ? bumped : estimate,
+      network: this.network, outputs: payeeOutputs(stored, this.network, treasury), changeAddress: treasury, feeRate,
       required, available, privateKeyOf: this.platformKey, onShort: 'wait',
     });
   }

@@ -54,8 +54,8 @@ export interface PaymentSendsDeps {
   sync: () => Promise<number>;
   /** The tip and fee rate a replacement is built against, read before its database transaction. */
   context: () => Promise<SpendContext>;
-  /** Signs a replacement for the stored transaction (same coins and payees, a higher fee), holding its coins under `key`. */
-  replace: (trx: Transaction<Database>, key: string, stored: string, at: SpendContext) => Promise<SignedBitcoinTransaction>;
+  /** Signs a replacement for the stored transaction (same coins and payees, a higher fee), holding its coins under `key`; undefined at the fee ceiling. */
+  replace: (trx: Transaction<Database>, key: string, stored: string, at: SpendContext) => Promise<SignedBitcoinTransaction | undefined>;
 }
 
 /** Payouts, stored on their payment (`payments.signed_transaction`; replaced ones in `replaced_tx_hashes`). */
@@ -117,13 +117,17 @@ export class BitcoinPaymentSends {
     return { status: 'pending', txHash: await this.bump(key) };
   }
 
-  /** Replaces the stored transaction by one paying a higher fee from the same coins; the earlier one stays in replaced_tx_hashes. */
+  /**
+   * Replaces the stored transaction by one paying a higher fee from the same coins; the earlier one
+   * stays in replaced_tx_hashes. At the fee ceiling the stored one is sent again and waits.
+   */
   private async bump(key: string): Promise<string> {
     const { db, rpc } = this.deps;
     const at = await this.deps.context();
     const next = await db.transaction().execute(async (trx) => {
       const row = await signedTransactionOf(trx, key, { forUpdate: true });
       const replacement = await this.deps.replace(trx, key, row.signed_transaction!, at);
+      if (!replacement) return { raw: row.signed_transaction!, txid: row.tx_hash! };
       await storeSignedTransaction(trx, key, replacement.raw, replacement.txid, this.signaturesOf(row));
       return replacement;
     });
