@@ -40,8 +40,13 @@ export async function reconciliationCommand(
 export async function runReconciliation(db: Db, config: Config, fileId: string): Promise<string[]> {
   const outcomes = await reconcileStatementFile(db, createDataCipher(config, { allowGenerated: false }), fileId, reconciliationSettings(config));
   if (outcomes.length === 0) return [`${fileId}: not a statement (BAI2 or camt.053); nothing to reconcile`];
-  return outcomes.map((o) => `${o.runId}  account ${o.account}: ${o.matched} matched, ${o.exceptions} exceptions${o.fresh ? '' : ' (reconciled before; nothing recorded again)'}`);
+  return outcomes.map((o) => `${o.runId}  account ${o.account}: ${o.matched} matched, ${o.exceptions} exceptions, ${closingWords(o.balanceDifferenceMinor)}`
+    + `${o.fresh ? '' : ' (reconciled before; nothing recorded again)'}`);
 }
+
+/** What a run found of the closing balance, in words (minor units of the account's currency, 2 decimals). */
+const closingWords = (difference: bigint | null) => (difference === null ? 'no closing balance given'
+  : difference === 0n ? 'closing balance agrees with the books' : `closing balance ${formatAmount(difference, 2)} from the books`);
 
 /** The open exceptions, oldest first: id, age, type, account, amount, what each side says. */
 export async function openExceptions(db: Db, now = new Date()): Promise<string[]> {
@@ -65,9 +70,10 @@ async function reportCsv(db: Db, id?: string): Promise<string[]> {
   const report = row.report as unknown as DayReport;
   const cell = (v: unknown) => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
   return [
-    'report,ran_at,account,rail,statements,matched,exceptions_opened,exceptions_open,statement_missing',
-    ...report.accounts.map((a) => [report.id, report.ranAt, a.account, a.rail, a.statements.join(' '), a.matched, a.exceptionsOpened, a.exceptionsOpen, a.statementMissing].map(cell).join(',')),
+    'report,ran_at,account,rail,statements,matched,exceptions_opened,exceptions_open,statement_missing,closing_balance_difference',
+    ...report.accounts.map((a) => [report.id, report.ranAt, a.account, a.rail, a.statements.join(' '), a.matched, a.exceptionsOpened, a.exceptionsOpen, a.statementMissing,
+      a.balanceDifferenceMinor == null ? '' : formatAmount(BigInt(a.balanceDifferenceMinor), 2)].map(cell).join(',')),
     // A chain's row: its payouts checked on the node stand where an account's matched lines do.
-    ...(report.chains ?? []).map((c) => [report.id, report.ranAt, c.chain, c.chain, '', c.checked, c.exceptionsOpened, '', false].map(cell).join(',')),
+    ...(report.chains ?? []).map((c) => [report.id, report.ranAt, c.chain, c.chain, '', c.checked, c.exceptionsOpened, '', false, ''].map(cell).join(',')),
   ];
 }

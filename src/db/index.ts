@@ -41,6 +41,7 @@ import * as m0036 from './migrations/0036_bank_payment_traces';
 import * as m0037 from './migrations/0037_reconciliation';
 import * as m0038 from './migrations/0038_reconciliation_resolutions';
 import * as m0039 from './migrations/0039_reconciliation_chain_runs';
+import * as m0040 from './migrations/0040_reconciliation_closing_balance';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -104,6 +105,7 @@ const migrations: Record<string, Migration> = {
   '0037_reconciliation': m0037,
   '0038_reconciliation_resolutions': m0038,
   '0039_reconciliation_chain_runs': m0039,
+  '0040_reconciliation_closing_balance': m0040,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -17,6 +17,14 @@ export interface ReconciliationRunsTable {
   period_from: Date;
   period_to: Date;
   statement_closing_minor: Numeric | null;
+  /** The books' position of the account when the run read the statement (docs/RECONCILIATION.md, "The closing balance"). */
+  books_minor: Numeric | null;
+  /** What the exceptions, the payments not yet at the bank and the micro-deposits explain of the difference. */
+  explained_minor: Numeric | null;
+  /** Closing balance less the books' position less what is explained: 0 when they agree. */
+  balance_difference_minor: Numeric | null;
+  /** Credits this run matched short within tolerance, in sum. */
+  shortfall_minor: ColumnType<string, string | bigint | undefined, string | bigint>;
   matched: number;
   exceptions_opened: number;
   created_at: Date;

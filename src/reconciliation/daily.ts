@@ -4,6 +4,7 @@ import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
 import type { Environment } from '../db/schema';
 import { recordEvents } from '../domain/events';
+import { formatAmount } from '../domain/money';
 import { newId } from '../ids';
 import { STATEMENT_FILE_DETAIL } from '../providers/bank-files/statements';
 import { reconcileChainPayouts, type ChainDay, type MovementReader } from './chain-runs';
@@ -29,6 +30,8 @@ export interface AccountDay {
   /** Exceptions of the account still open or under investigation, from any day. */
   exceptionsOpen: number;
   statementMissing: boolean;
+  /** The last statement's closing balance less the books and what they explain, in minor units (a string: the report is JSON); null without one. */
+  balanceDifferenceMinor?: string | null;
 }
 
 export interface DayReport {
@@ -39,16 +42,17 @@ export interface DayReport {
   accounts: AccountDay[];
   /** Each chain whose payouts settled since the last run, checked on its node. */
   chains: ChainDay[];
-  /** `statement_missing:<account>`, `exceptions:<account>`, `chain_exceptions:<chain>`: empty on a clean day. */
+  /** `statement_missing:<account>`, `exceptions:<account>`, `closing_balance:<account>`, `chain_exceptions:<chain>`: empty on a clean day. */
   breaks: string[];
 }
 
-/** The breaks of a day: a statement that never came, exceptions opened by this run, on an account or a chain. */
+/** The breaks of a day: a statement that never came, exceptions opened by this run, a closing balance the books do not explain, on an account or a chain. */
 export function breaksOf(accounts: AccountDay[], chains: ChainDay[] = []): string[] {
   return [
     ...accounts.flatMap((a) => [
       ...a.statementMissing ? [`statement_missing:${a.account}`] : [],
       ...a.exceptionsOpened > 0 ? [`exceptions:${a.account}`] : [],
+      ...a.balanceDifferenceMinor && a.balanceDifferenceMinor !== '0' ? [`closing_balance:${a.account}`] : [],
     ]),
     ...chains.filter((c) => c.exceptionsOpened > 0).map((c) => `chain_exceptions:${c.chain}`),
   ];
@@ -81,6 +85,7 @@ export async function reconcileDay(
       day.statements.push(file.id);
       day.statementMissing = false;
       if (outcome.fresh) { day.matched += outcome.matched; day.exceptionsOpened += outcome.exceptions; }
+      day.balanceDifferenceMinor = outcome.balanceDifferenceMinor?.toString() ?? null;
     }
   }
   const accounts = [...byAccount.values()];
@@ -97,7 +102,7 @@ export async function reconcileDay(
 }
 
 const emptyDay = (account: string, rail: string): AccountDay =>
-  ({ account, rail, statements: [], matched: 0, exceptionsOpened: 0, exceptionsOpen: 0, statementMissing: true });
+  ({ account, rail, statements: [], matched: 0, exceptionsOpened: 0, exceptionsOpen: 0, statementMissing: true, balanceDifferenceMinor: null });
 
 async function openExceptionCount(db: Db, environment: Environment, account: string) {
   const row = await db.selectFrom('reconciliation_exceptions').select((eb) => eb.fn.countAll<string>().as('n'))
@@ -134,11 +139,12 @@ export const ReconciliationReportSchema = z.object({
   ran_at: z.iso.datetime(),
   created_at: z.iso.datetime().describe('When the run made it: ran_at'),
   updated_at: z.iso.datetime().describe('A report never changes: its created_at'),
-  breaks: z.array(z.string()).describe('statement_missing:<account>, exceptions:<account>, chain_exceptions:<chain>; empty on a clean day'),
+  breaks: z.array(z.string()).describe('statement_missing:<account>, exceptions:<account>, closing_balance:<account>, chain_exceptions:<chain>; empty on a clean day'),
   accounts: z.array(z.object({
     account: z.string(), rail: z.string(), statements: z.array(z.string()).describe('The statement files (bfile_…) reconciled'),
     matched: z.number().int(), exceptions_opened: z.number().int(), exceptions_open: z.number().int().describe('Still open or under investigation, from any day'),
     statement_missing: z.boolean(),
+    closing_balance_difference: z.string().nullable().describe("The last statement's closing balance less the books' position and what they explain (docs/RECONCILIATION.md), in the account's currency: \"0.00\" when they agree; null without a statement"),
   })),
   chains: z.array(z.object({
     chain: z.string(), checked: z.number().int().describe('Payouts settled since the last run, each checked on the node'), exceptions_opened: z.number().int(),
@@ -153,6 +159,7 @@ export function reportJson(report: DayReport): z.infer<typeof ReconciliationRepo
     accounts: report.accounts.map((a) => ({
       account: a.account, rail: a.rail, statements: a.statements, matched: a.matched, exceptions_opened: a.exceptionsOpened,
       exceptions_open: a.exceptionsOpen, statement_missing: a.statementMissing,
+      closing_balance_difference: a.balanceDifferenceMinor == null ? null : formatAmount(BigInt(a.balanceDifferenceMinor), 2),
     })),
     // Reports made before the chain check have none.
     chains: (report.chains ?? []).map((c) => ({ chain: c.chain, checked: c.checked, exceptions_opened: c.exceptionsOpened })),

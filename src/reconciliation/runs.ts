@@ -4,6 +4,7 @@ import type { Db } from '../db';
 import type { Environment } from '../db/schema';
 import { newId } from '../ids';
 import { isStatementFile, readStatementFile } from '../providers/bank-files/statements';
+import { recordClosingBalance } from './closing-balance';
 import { expectedBankLines } from './expected-lines';
 import { lineJson, matchStatement, storedLine, type ReconciliationException, type StatementLine, type Tolerances } from './matching';
 import { bai2Lines, camt053Lines } from './statement-lines';
@@ -37,6 +38,8 @@ export interface RunOutcome {
   exceptions: number;
   /** False when this statement had been reconciled before: nothing was recorded again. */
   fresh: boolean;
+  /** The closing balance less the books and what they explain (null: the statement gave no closing balance). */
+  balanceDifferenceMinor: bigint | null;
 }
 
 /** Reconciles every account statement of an inbound bank file (a statement), once. */
@@ -59,9 +62,9 @@ async function reconcileAccount(
   return db.transaction().execute(async (trx) => {
     // One run per account at a time: the period is the time since the account's last statement.
     await sql`select pg_advisory_xact_lock(hashtext(${`reconciliation:${statement.account}`}))`.execute(trx);
-    const done = await trx.selectFrom('reconciliation_runs').select(['id', 'matched', 'exceptions_opened'])
+    const done = await trx.selectFrom('reconciliation_runs').select(['id', 'matched', 'exceptions_opened', 'balance_difference_minor'])
       .where('statement_file_id', '=', file.id).where('account', '=', statement.account).executeTakeFirst();
-    if (done) return { runId: done.id, account: statement.account, matched: done.matched, exceptions: done.exceptions_opened, fresh: false };
+    if (done) return { runId: done.id, account: statement.account, matched: done.matched, exceptions: done.exceptions_opened, fresh: false, balanceDifferenceMinor: done.balance_difference_minor === null ? null : BigInt(done.balance_difference_minor) };
     const last = await trx.selectFrom('reconciliation_runs').select((eb) => eb.fn.max('period_to').as('to'))
       .where('account', '=', statement.account).executeTakeFirst();
     const from = last?.to ?? new Date(0);
@@ -81,6 +84,7 @@ async function reconcileAccount(
     await trx.insertInto('reconciliation_runs').values({
       id: runId, statement_file_id: file.id, account: statement.account, rail: statement.rail, environment: opts.environment, period_from: from, period_to: file.receivedAt,
       statement_closing_minor: statement.closingMinor, matched: matches.length, exceptions_opened: exceptions.length, created_at: now,
+      shortfall_minor: matches.reduce((s, m) => s + m.differenceMinor, 0n).toString(),
     }).execute();
     // In slices: a statement of 100,000 lines is more rows than one statement's 65,535 parameters hold.
     for (const slice of slices(matches, ROWS_PER_INSERT)) {
@@ -92,7 +96,10 @@ async function reconcileAccount(
       await trx.insertInto('reconciliation_exceptions').values(slice.map((e) => exceptionRow(e, runId, statement, opts.environment, now)))
         .onConflict((oc) => oc.column('key').doNothing()).execute();
     }
-    return { runId, account: statement.account, matched: matches.length, exceptions: exceptions.length, fresh: true };
+    const balance = statement.closingMinor === null ? null : await recordClosingBalance(trx, cipher, {
+      id: runId, account: statement.account, rail: statement.rail, environment: opts.environment, cutoff: file.receivedAt, closingMinor: statement.closingMinor,
+    }, now);
+    return { runId, account: statement.account, matched: matches.length, exceptions: exceptions.length, fresh: true, balanceDifferenceMinor: balance?.differenceMinor ?? null };
   });
 }
 

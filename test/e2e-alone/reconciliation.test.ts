@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { formatAmount, parseAmount } from '../../src/domain/money';
+import { postTransaction } from '../../src/ledger/ledger';
 import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient } from '../harness';
 import { liveApprovedCustomer, liveVerifiedUsAccount } from '../harness/live-ach';
 import { bankFileWorkerOfItsOwn } from '../harness/own-processes';
@@ -78,7 +79,8 @@ test('a day of ACH payouts, deposits, 3 returns and a NOC reconciles with no exc
   const first = await statement();
   const run = reconcile(first);
   expect(run.stderr).toBe('');
-  expect(run.stdout).toMatch(new RegExp(`^rrun_\\S+ {2}account ${TEST_ODFI.collectionAccount}: \\d+ matched, 0 exceptions\\n$`));
+  // The closing balance is the books' position: the clearing accounts' (every tenant's), the micro-deposits and their recovery included.
+  expect(run.stdout).toMatch(new RegExp(`^rrun_\\S+ {2}account ${TEST_ODFI.collectionAccount}: \\d+ matched, 0 exceptions, closing balance agrees with the books\\n$`));
   const afterFirst = await counts();
   expect(afterFirst.exceptions).toBe(0);
   expect(afterFirst.matches).toBeGreaterThanOrEqual(7 + 3 + 1); // seven deposits, three returns, a batch at least
@@ -96,7 +98,12 @@ test('a day of ACH payouts, deposits, 3 returns and a NOC reconciles with no exc
     ...lines.filter((l) => !(l.direction === 'debit' && l.bai2TypeCode === '469' && l.amountMinor === 3_100n)).map((l) => (l.customerReference === shortRef ? { ...l, amountMinor: l.amountMinor - 1_500n } : l)),
     { direction: 'credit', amountMinor: 9_999n, bankReference: 'SB-SURPRISE', customerReference: 'UNKNOWN', bai2TypeCode: '142', bankTransactionCode: 'PMNT/RCDT/ESCT', text: 'ACH CREDIT FROM NOBODY' },
   ]);
-  expect(reconcile(second).stdout).toMatch(/: \d+ matched, 3 exceptions\n$/);
+  // The three exceptions explain the closing balance's difference from the books: no break of its own.
+  expect(reconcile(second).stdout).toMatch(/: \d+ matched, 3 exceptions, closing balance agrees with the books\n$/);
+  const closings = await testDb().selectFrom('reconciliation_runs').select(['statement_closing_minor', 'books_minor', 'explained_minor', 'balance_difference_minor'])
+    .where('statement_file_id', 'in', [first, second]).orderBy('created_at').execute();
+  expect(closings.map((r) => [r.explained_minor, r.balance_difference_minor])).toEqual([['0', '0'], [String(3_100 + 9_999 - 1_500), '0']]);
+  expect(BigInt(closings[1]!.statement_closing_minor!)).toBe(BigInt(closings[1]!.books_minor!) + 3_100n + 9_999n - 1_500n);
   const opened = await testDb().selectFrom('reconciliation_exceptions').select(['type', 'amount_minor']).where('status', '=', 'open').orderBy('type').execute();
   expect(opened.map((e) => [e.type, e.amount_minor])).toEqual([['amount_mismatch', '1500'], ['missing_from_statement', '3100'], ['unexpected_on_statement', '9999']]);
   const listed = runCli(['reconciliation', 'exceptions']).stdout.trim().split('\n');
@@ -185,8 +192,8 @@ test('the daily run: scheduled at the configured hours; a day without the statem
   expect(events[0].data.breaks).toEqual(silent.result.breaks);
   expect((await live.get('/v0/events?type=reconciliation.break')).body.data).toEqual([]);
   const csv = runCli(['reconciliation', 'report', silent.result.reportId]).stdout.trim().split('\n');
-  expect(csv[0]).toBe('report,ran_at,account,rail,statements,matched,exceptions_opened,exceptions_open,statement_missing');
-  expect(csv.find((l) => l.includes(`,${ach},`))).toMatch(/,ach,,0,0,0,true$/);
+  expect(csv[0]).toBe('report,ran_at,account,rail,statements,matched,exceptions_opened,exceptions_open,statement_missing,closing_balance_difference');
+  expect(csv.find((l) => l.includes(`,${ach},`))).toMatch(/,ach,,0,0,0,true,$/);
 
   // The next day's statement comes: reconciled, no break for the US account.
   await payoutsOf(['41.00']);
@@ -197,7 +204,33 @@ test('the daily run: scheduled at the configured hours; a day without the statem
   expect(listed.id).toBe(next.result.reportId);
   expect(listed.accounts.find((a: any) => a.account === ach)).toMatchObject({ statement_missing: false, statements: [file], exceptions_opened: 0 });
   expect(listed.accounts.find((a: any) => a.account === ach).matched).toBeGreaterThanOrEqual(2); // the deposit and its payout's batch
-}, 120_000);
+  expect(listed.accounts.find((a: any) => a.account === ach).closing_balance_difference).toBe('0.00');
+
+  // The books credit 10.00 the bank never received (a deposit posted twice, say): the next closing balance is 10.00 short of them.
+  await testDb().transaction().execute((trx) => postTransaction(trx, { developerId: 'platform', environment: 'production' }, {
+    idempotencyKey: `test-invented-deposit-${Date.now()}`, description: 'a deposit the bank never received',
+    postings: [
+      { account: { ownerType: 'platform', ownerId: 'ach', purpose: 'rail_clearing', currency: 'usd' }, amountMinor: -1_000n },
+      { account: { ownerType: 'platform', ownerId: 'ach', purpose: 'reconciliation_suspense', currency: 'usd' }, amountMinor: 1_000n },
+    ],
+  }));
+  await payoutsOf(['42.00']);
+  await statement();
+  const short = await day('short');
+  expect(short.result.breaks.filter((b) => b.endsWith(`:${ach}`))).toEqual([`closing_balance:${ach}`]);
+  const shortReport = (await ops.get(`/v0/reconciliation/reports/${short.result.reportId}`)).body;
+  expect(shortReport.accounts.find((a: any) => a.account === ach)).toMatchObject({ exceptions_opened: 0, closing_balance_difference: '-10.00' });
+  const [difference] = (await ops.get('/v0/reconciliation/exceptions?type=balance_difference&status=open')).body.data;
+  expect(difference).toMatchObject({ account: ach, amount: '10.00', currency: 'usd', statement_line: { direction: 'debit', amount: '10.00' }, books_line: null });
+  // Written off, the books agree with the bank again, and the next day has no break.
+  const writeOff = await ops.post(`/v0/reconciliation/exceptions/${difference.id}/resolve`, { action: 'write_off', reason: 'the duplicate deposit, reversed' });
+  expect([writeOff.status, writeOff.body.resolution]).toEqual([200, 'written_off']);
+  await payoutsOf(['43.00']);
+  await statement();
+  const agreed = await day('agreed');
+  expect(agreed.result.breaks.filter((b) => b.endsWith(`:${ach}`))).toEqual([]);
+  expect((await ops.get(`/v0/reconciliation/reports/${agreed.result.reportId}`)).body.accounts.find((a: any) => a.account === ach).closing_balance_difference).toBe('0.00');
+}, 240_000);
 
 test('the SEPA account: payouts, one returned and one rejected by pain.002, and a deposit, read from its camt.053, reconcile with no exception', async () => {
   const created = await live.post('/v0/customers', individual({ address: { line1: 'Unter den Linden 1', city: 'Berlin', postal_code: '10117', country: 'DE' }, phone: undefined }));
@@ -238,7 +271,7 @@ test('the SEPA account: payouts, one returned and one rejected by pain.002, and 
   const file = await statement(undefined, 'sepa');
   const run = reconcile(file);
   expect(run.stderr).toBe('');
-  expect(run.stdout).toMatch(new RegExp(`^rrun_\\S+ {2}account ${TEST_SEPA_ACCOUNT.iban}: \\d+ matched, 0 exceptions\\n$`));
+  expect(run.stdout).toMatch(new RegExp(`^rrun_\\S+ {2}account ${TEST_SEPA_ACCOUNT.iban}: \\d+ matched, 0 exceptions, closing balance agrees with the books\\n$`));
   const matched = Number(/: (\d+) matched/.exec(run.stdout)![1]);
   expect(matched).toBeGreaterThanOrEqual(3); // the deposit, the return and the payout batches
   expect(await testDb().selectFrom('reconciliation_exceptions').select('id').where('account', '=', TEST_SEPA_ACCOUNT.iban).execute()).toEqual([]);

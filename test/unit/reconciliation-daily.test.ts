@@ -31,3 +31,14 @@ test('the report as shown by the API is what its schema documents, a report neve
   expect(shown.accounts[0]).toMatchObject({ statement_missing: true, exceptions_opened: 0 });
   expect(shown.chains).toEqual([{ chain: 'base', checked: 2, exceptions_opened: 0 }]);
 });
+
+test('a closing balance the books do not explain is a break, named with its account; one that agrees is none', () => {
+  expect(breaksOf([day({ balanceDifferenceMinor: '0' }), day({ account: 'DE89370400440532013000', rail: 'sepa', balanceDifferenceMinor: '-1000' }), day({ account: '1', balanceDifferenceMinor: null })]))
+    .toEqual(['closing_balance:DE89370400440532013000']);
+  const shown = reportJson({
+    id: 'rday_2', environment: 'production', since: '2026-11-28T13:00:00.000Z', ranAt: '2026-11-29T13:00:00.000Z',
+    accounts: [day({ balanceDifferenceMinor: '-1000' }), day({ account: '2', balanceDifferenceMinor: null })], chains: [], breaks: ['closing_balance:9000012345'],
+  });
+  expect(ReconciliationReportSchema.parse(shown)).toEqual(shown);
+  expect(shown.accounts.map((a) => a.closing_balance_difference)).toEqual(['-10.00', null]);
+});

@@ -34,8 +34,8 @@ const ResolutionSchema = z.object({
 const ExceptionSchema = z.object({
   id: objectId('rexc'),
   object: z.literal('reconciliation_exception'),
-  type: z.enum(['missing_from_statement', 'unexpected_on_statement', 'amount_mismatch', 'transaction_not_found', 'payee_not_paid', 'movement_claimed_twice'])
-    .describe("A bank account's: missing_from_statement, unexpected_on_statement, amount_mismatch; a chain's payout: transaction_not_found, payee_not_paid, movement_claimed_twice"),
+  type: z.enum(['missing_from_statement', 'unexpected_on_statement', 'amount_mismatch', 'balance_difference', 'transaction_not_found', 'payee_not_paid', 'movement_claimed_twice'])
+    .describe("A bank account's: missing_from_statement, unexpected_on_statement, amount_mismatch, balance_difference (the closing balance less the books and what they explain); a chain's payout: transaction_not_found, payee_not_paid, movement_claimed_twice"),
   status: z.enum(['open', 'investigating', 'resolved']),
   account: z.string().describe("The bank account's number as its statement names it, or the chain's name"),
   rail: z.string(),
