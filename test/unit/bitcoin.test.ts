@@ -4,6 +4,7 @@ import { decodeBlock, displayHash } from '../../src/chains/bitcoin/blocks';
 import { buildSpend, feeRateOf, NoFreeCoinsError, outputsOf, payeeOutputs, type Coin } from '../../src/chains/bitcoin/coins';
 import { feeRateWithin, replacementFeeRate } from '../../src/chains/bitcoin/fees';
 import { BITCOIN_NETWORKS, BitcoinKeys, walletBitcoinAddress, walletBitcoinKey } from '../../src/chains/bitcoin/keys';
+import { BitcoinRpc } from '../../src/chains/bitcoin/rpc';
 import { PayoutRejectedError } from '../../src/chains/chain-adapter';
 
 // Bitcoin's pure parts: keys (BIP-84), raw blocks decoded, coin selection and signing.
@@ -86,4 +87,27 @@ describe('a spend', () => {
     expect(() => spend([coin(3, 100_000n)], 100_000n)).toThrow(NoFreeCoinsError);
     expect(() => spend([coin(3, 100_000n)], 100_000n, 'reject')).toThrow(PayoutRejectedError);
   });
+});
+
+test('a block height the node answers it has not is no block (a shorter chain); a node that does not answer is an error, never a missing block', async () => {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      const { id, params } = JSON.parse(body) as { id: number; params: [number] };
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(params[0] <= 10 ? { id, result: 'ab'.repeat(32), error: null } : { id, result: null, error: { code: -1, message: 'Block number out of range' } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  try {
+    const rpc = new BitcoinRpc(`http://user:pass@127.0.0.1:${port}`);
+    expect(await rpc.blockHashIfAny(10)).toBe('ab'.repeat(32));
+    expect(await rpc.blockHashIfAny(11)).toBeNull();
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  await expect(new BitcoinRpc(`http://user:pass@127.0.0.1:${port}`).blockHashIfAny(11)).rejects.toThrow();
 });

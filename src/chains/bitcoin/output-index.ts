@@ -87,7 +87,7 @@ export class BitcoinOutputIndex {
     for (; height >= 0 && top - height <= MAX_REORG_DEPTH; height--) {
       const stored = await trx.selectFrom('bitcoin_blocks').select('hash').where('height', '=', height).executeTakeFirst();
       if (!stored) break;
-      const current = await this.rpc.blockHash(height).catch(() => null);
+      const current = await this.rpc.blockHashIfAny(height);
       if (current === stored.hash) break;
     }
     if (height < top - MAX_REORG_DEPTH) {

@@ -58,6 +58,20 @@ export class BitcoinRpc {
     return this.call<string>('getblockhash', [height]);
   }
 
+  /**
+   * The hash at `height`, or null when the node answers that it has no block there (its chain is
+   * shorter after a reorganisation: btcd -1, Bitcoin Core -8, "out of range"). A node that does not
+   * answer is an error, never a missing block.
+   */
+  async blockHashIfAny(height: number): Promise<string | null> {
+    try {
+      return await this.blockHash(height);
+    } catch (err) {
+      if (err instanceof BitcoinRpcError) return null;
+      throw err;
+    }
+  }
+
   rawBlock(hash: string): Promise<string> {
     return this.call<string>('getblock', [hash, 0]);
   }
