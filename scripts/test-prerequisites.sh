@@ -11,7 +11,7 @@
 #   - OpenSSH's sshd for the bank's SFTP server in the bank-file tests (Debian's openssh-server, likewise)
 #   - PostgreSQL and Redis answering on 127.0.0.1 (TEST_DATABASE_ADMIN_URL / TEST_REDIS_URL to change),
 #     PostgreSQL with pg_stat_statements preloaded (test/e2e/transfer-work-counts.test.ts counts the
-#     statements a transfer runs; the server restarts once to load it)
+#     statements a transfer runs) and room for 400 connections; the server restarts once for them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,16 +41,23 @@ if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; the
 fi
 
 pg_admin_url="${TEST_DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
-if command -v psql >/dev/null && ! psql "$pg_admin_url" -Atc 'show shared_preload_libraries' | grep -q pg_stat_statements; then
-  if command -v pg_ctlcluster >/dev/null; then
-    echo "test-prerequisites: preloading pg_stat_statements in PostgreSQL (one restart)…" >&2
-    libraries="$(psql "$pg_admin_url" -Atc 'show shared_preload_libraries')"
-    psql "$pg_admin_url" -qc "alter system set shared_preload_libraries = '${libraries:+$libraries,}pg_stat_statements'"
-    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main restart
-    for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
-  else
-    echo "test-prerequisites: PostgreSQL does not preload pg_stat_statements: add it to shared_preload_libraries and restart it" >&2
-    exit 1
+# The suite's stacks, its own processes and the cluster test's Temporal server on PostgreSQL hold
+# more than the default 100 connections at once on a slow machine ("too many clients already").
+pg_connections_wanted=400
+if command -v psql >/dev/null; then
+  preloaded="$(psql "$pg_admin_url" -Atc 'show shared_preload_libraries')"
+  connections="$(psql "$pg_admin_url" -Atc 'show max_connections')"
+  if ! grep -q pg_stat_statements <<<"$preloaded" || [ "$connections" -lt "$pg_connections_wanted" ]; then
+    if command -v pg_ctlcluster >/dev/null; then
+      echo "test-prerequisites: PostgreSQL with pg_stat_statements preloaded and $pg_connections_wanted connections (one restart)…" >&2
+      grep -q pg_stat_statements <<<"$preloaded" || psql "$pg_admin_url" -qc "alter system set shared_preload_libraries = '${preloaded:+$preloaded,}pg_stat_statements'"
+      [ "$connections" -ge "$pg_connections_wanted" ] || psql "$pg_admin_url" -qc "alter system set max_connections = $pg_connections_wanted"
+      pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main restart
+      for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+    else
+      echo "test-prerequisites: PostgreSQL needs pg_stat_statements in shared_preload_libraries and max_connections >= $pg_connections_wanted: set them and restart it" >&2
+      exit 1
+    fi
   fi
 fi
 
