@@ -36,19 +36,22 @@ afterAll(async () => {
 
 /** Payouts of `amounts`, funded by the bank's credits; processed (or returned, for a magic .14). */
 async function payoutsOf(amounts: string[]) {
-  const transfers = [];
-  for (const amount of amounts) {
-    const created = await live.post('/v0/transfers', {
-      amount, on_behalf_of: customer.id, source: { payment_rail: 'ach', currency: 'usd' },
-      destination: { payment_rail: 'ach', currency: 'usd', external_account_id: account.id },
-    });
-    expect(created.status).toBe(201);
-    transfers.push(created.body);
+  const transfers: any[] = [];
+  // Ten clients at a time, as a payment team's would.
+  for (let i = 0; i < amounts.length; i += 10) {
+    transfers.push(...await Promise.all(amounts.slice(i, i + 10).map(async (amount) => {
+      const created = await live.post('/v0/transfers', {
+        amount, on_behalf_of: customer.id, source: { payment_rail: 'ach', currency: 'usd' },
+        destination: { payment_rail: 'ach', currency: 'usd', external_account_id: account.id },
+      });
+      expect(created.status).toBe(201);
+      return created.body;
+    })));
   }
   await bank.writeCredits(transfers.map((t) => ({ amountMinor: parseAmount(t.source_deposit_instructions.amount, 2)!, reference: t.source_deposit_instructions.deposit_reference, senderName: 'JANE DOE' })));
   for (const t of transfers) {
-    if (t.amount.endsWith('.14')) await waitFor(async () => (await live.get(`/v0/transfers/${t.id}`)).body.state === 'returned', { what: 'the return', timeoutMs: 90_000 });
-    else await waitForTransferState(live, t.id, 'payment_processed', 90_000);
+    if (t.amount.endsWith('.14')) await waitFor(async () => (await live.get(`/v0/transfers/${t.id}`)).body.state === 'returned', { what: 'the return', timeoutMs: 180_000 });
+    else await waitForTransferState(live, t.id, 'payment_processed', 180_000);
   }
   return transfers;
 }
@@ -67,9 +70,11 @@ const counts = async () => ({
   exceptions: Number((await testDb().selectFrom('reconciliation_exceptions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n),
 });
 
-test('a day of ACH payouts, deposits, 3 returns and a NOC reconciles with no exception; the same statement again records nothing; the next day a payout the bank left out, a credit nobody expected and a deposit 15.00 short open exactly those 3 exceptions', async () => {
+test('a day of 200 ACH payouts, their deposits, 3 returns and a NOC reconciles with no exception, the closing balance the books\' position; the same statement again records nothing; the next day a payout the bank left out, a credit nobody expected and a deposit 15.00 short open exactly those 3 exceptions', async () => {
   // Magic amounts: .14 comes back (R01), .15 brings a notification of change (C01), which moves no money.
-  const day = await payoutsOf(['21.00', '22.00', '23.14', '24.00', '25.14', '26.14', '27.15']);
+  const plain = Array.from({ length: 196 }, (_, i) => `${20 + i}.00`);
+  const day = await payoutsOf([...plain.slice(0, 3), '23.14', '25.14', '26.14', '27.15', ...plain.slice(3)]);
+  expect(day).toHaveLength(200);
   expect(day.filter((t) => t.amount.endsWith('.14'))).toHaveLength(3);
   await waitFor(() => testDb().selectFrom('bank_files').select('id').where('direction', '=', 'inbound').where('detail', 'like', '%, 1 notifications of change%').executeTakeFirst(),
     { what: 'the notification of change read' });
@@ -83,7 +88,7 @@ test('a day of ACH payouts, deposits, 3 returns and a NOC reconciles with no exc
   expect(run.stdout).toMatch(new RegExp(`^rrun_\\S+ {2}account ${TEST_ODFI.collectionAccount}: \\d+ matched, 0 exceptions, closing balance agrees with the books\\n$`));
   const afterFirst = await counts();
   expect(afterFirst.exceptions).toBe(0);
-  expect(afterFirst.matches).toBeGreaterThanOrEqual(7 + 3 + 1); // seven deposits, three returns, a batch at least
+  expect(afterFirst.matches).toBeGreaterThanOrEqual(200 + 3 + 1); // 200 deposits, three returns, a batch at least
 
   // Delivered again: nothing recorded twice.
   expect(reconcile(first).stdout).toContain('(reconciled before; nothing recorded again)');
