@@ -1,5 +1,6 @@
 import { hex } from '@scure/base';
 import { Address, OutScript, Transaction } from '@scure/btc-signer';
+import { outputsOf } from '../../src/chains/bitcoin/coins';
 import { BITCOIN_NETWORKS } from '../../src/chains/bitcoin/keys';
 import { formatAmount, parseAmount } from '../../src/domain/money';
 import { createTenant, testDb, waitFor, type Tenant } from '../harness';
@@ -70,6 +71,10 @@ test('a bitcoin wallet: funded, its balance pending under six blocks then spenda
   // The receiver got the final amount once, in the payout's transaction.
   expect(await paidTo(receiver)).toBe(btc(done.receipt.final_amount));
   expect(await paidTo(receiver, done.receipt.destination_tx_hash)).toBe(btc(done.receipt.final_amount));
+  // What the reconciliation reads of it from the node's transaction index: the same payment; a transaction the node never saw is none.
+  const raw = await bitcoinRpc().rawTransaction(done.receipt.destination_tx_hash);
+  expect(outputsOf(raw!, BITCOIN_NETWORKS.regtest).filter((o) => o.address === receiver).map((o) => o.amount)).toEqual([btc(done.receipt.final_amount)]);
+  expect(await bitcoinRpc().rawTransaction('ab'.repeat(32))).toBeNull();
   const payout = (await t.api.get(`/v0/payments?transfer_id=${res.body.id}&kind=payout`)).body.data[0];
   expect(payout).toMatchObject({ payment_rail: 'bitcoin', status: 'settled', tx_hash: done.receipt.destination_tx_hash });
   // The wallet paid 0.1 and its own transaction's fee; what is left came back to it as change.

@@ -1,4 +1,5 @@
-import { address, generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { randomBytes } from 'node:crypto';
+import { address, generateKeyPairSigner, getBase58Decoder, type KeyPairSigner } from '@solana/kit';
 import { getFreezeAccountInstruction } from '@solana-program/token';
 import { SolanaKeys } from '../../src/chains/solana/keys';
 import { SolanaNode } from '../../src/chains/solana/node';
@@ -82,6 +83,10 @@ test('ACH in, USDC out on solana to an address with no token account: the payout
   const rent = await node.rpc.getMinimumBalanceForRentExemption(165n).send();
   // The signature's 5,000 lamports and the new token account's rent.
   expect(payout).toMatchObject({ payment_rail: 'solana', status: 'settled', tx_hash: done.receipt.destination_tx_hash, network_fee: `${5000n + rent} (smallest unit of sol)` });
+  // What the reconciliation reads of it from the node: the receiver's token account credited the final amount; a signature the node never saw is none.
+  const moved = await node.transactionMovements(done.receipt.destination_tx_hash);
+  expect(moved!.filter((m) => m.deltaMinor > 0n).map((m) => [m.owner, m.mint, m.deltaMinor])).toEqual([[receiver.address, usdcMint, parseAmount(done.receipt.final_amount, 6)]]);
+  expect(await node.transactionMovements(getBase58Decoder().decode(randomBytes(64)))).toBeNull();
 }, 120_000);
 
 test('a payout to a frozen token account is undeliverable: nothing is sent, the deposit is refunded; a mint, or a token account given as a wallet, is refused at creation', async () => {
