@@ -121,12 +121,6 @@ export async function recordInboundFile(
 }
 
 /**
- * When a status report's rejection counts as given: when the bank wrote it, where the report says
- * (a report read late, on a slow poll, is no later an answer), never after it was read.
- */
-const rejectedAt = (item: { issuedAtMs?: number }, now: Date) => Math.min(item.issuedAtMs ?? now.getTime(), now.getTime());
-
-/**
  * A return, or a rejection, of a filed payment. A rejection before the payment's settlement time is
  * what its workflow finds when it asks (`rejected`); after it, the money had counted as delivered,
  * so it is a return like any other.
@@ -134,7 +128,7 @@ const rejectedAt = (item: { issuedAtMs?: number }, now: Date) => Math.min(item.i
 async function markPaymentAnswered(trx: Transaction<Database>, item: Extract<InboundItem, { kind: 'return' | 'rejection' }>, now: Date) {
   const payment = await paymentOf(trx, item);
   if (payment?.status !== 'filed') return;
-  const beforeSettlement = item.kind === 'rejection' && (payment.settles_at?.getTime() ?? 0) > rejectedAt(item, now);
+  const beforeSettlement = item.kind === 'rejection' && (payment.settles_at?.getTime() ?? 0) > now.getTime();
   await trx.updateTable('bank_payments').set(beforeSettlement
     ? { status: 'rejected', code: item.code }
     : { status: 'returned', code: item.code, returned_at: now }).where('id', '=', payment.id).execute();
@@ -154,7 +148,7 @@ async function messagePayments(db: Db | Transaction<Database>, messageId: string
  */
 async function markMessageRejected(trx: Transaction<Database>, item: Extract<InboundItem, { kind: 'message_rejection' }>, now: Date) {
   for (const p of await messagePayments(trx, item.messageId, ['filed'])) {
-    const beforeSettlement = (p.settles_at?.getTime() ?? 0) > rejectedAt(item, now);
+    const beforeSettlement = (p.settles_at?.getTime() ?? 0) > now.getTime();
     await trx.updateTable('bank_payments').set(beforeSettlement
       ? { status: 'rejected', code: item.code, reason: `the bank rejected ${item.paymentInfoId ? `payment block ${item.paymentInfoId} of ` : ''}message ${item.messageId}` }
       : { status: 'returned', code: item.code, returned_at: now }).where('id', '=', p.id).execute();

@@ -11,18 +11,15 @@ import { isStatementFile, readStatementFile } from '../providers/bank-files/stat
  */
 export type InboundItem =
   | { kind: 'return'; id: string; originalTrace?: string; endToEndId?: string; code: string }
-  /**
-   * A SEPA status report's rejection (pain.002 RJCT): issued before settlement the payment is
-   * rejected, after it returned. `issuedAtMs`: when the bank wrote the report, where it says.
-   */
-  | { kind: 'rejection'; id: string; endToEndId: string; code: string; issuedAtMs?: number }
+  /** A SEPA status report's rejection (pain.002 RJCT): before settlement the payment is rejected, after it returned. */
+  | { kind: 'rejection'; id: string; endToEndId: string; code: string }
   | { kind: 'notification_of_change'; id: string; originalTrace: string; code: string; correctedData: string }
   | { kind: 'credit'; id: string; rail: 'ach' | 'sepa'; currency: 'usd' | 'eur'; amountMinor: bigint; reference: string; senderName: string }
   /**
    * A status report's rejection of a whole message (group level) or of one payment block of it: every
    * payment it carries takes the rejected path, as each rejected alone would.
    */
-  | { kind: 'message_rejection'; id: string; messageId: string; paymentInfoId?: string; code: string; issuedAtMs?: number }
+  | { kind: 'message_rejection'; id: string; messageId: string; paymentInfoId?: string; code: string }
   /** The bank refused a whole file of ours (its rejection notice): nothing in it was paid. */
   | { kind: 'file_rejection'; id: string; file: string; reasons: string[] }
   /**
@@ -70,16 +67,15 @@ export function readInboundFile(text: string): { rail: 'ach' | 'sepa'; items: In
  */
 function pain002Items(text: string): InboundItem[] {
   const report = readPain002(text);
-  const issued = report.createdAt ? { issuedAtMs: report.createdAt.getTime() } : {};
   if (report.group.status === 'RJCT') {
-    return [{ kind: 'message_rejection', id: report.messageId, messageId: report.messageId, code: report.group.reason ?? 'MS03', ...issued }];
+    return [{ kind: 'message_rejection', id: report.messageId, messageId: report.messageId, code: report.group.reason ?? 'MS03' }];
   }
   return report.blocks.flatMap((block): InboundItem[] => {
     if (block.status === 'RJCT') {
-      return [{ kind: 'message_rejection', id: `${report.messageId}:${block.paymentInfoId}`, messageId: report.messageId, paymentInfoId: block.paymentInfoId, code: block.reason ?? 'MS03', ...issued }];
+      return [{ kind: 'message_rejection', id: `${report.messageId}:${block.paymentInfoId}`, messageId: report.messageId, paymentInfoId: block.paymentInfoId, code: block.reason ?? 'MS03' }];
     }
     return block.transactions.filter((tx) => tx.status === 'RJCT')
-      .map((tx) => ({ kind: 'rejection', id: tx.endToEndId, endToEndId: tx.endToEndId, code: tx.reason ?? 'MS03', ...issued }));
+      .map((tx) => ({ kind: 'rejection', id: tx.endToEndId, endToEndId: tx.endToEndId, code: tx.reason ?? 'MS03' }));
   });
 }
 

@@ -8,8 +8,7 @@ import { sepaMagicAnswers } from './magic';
 // (camt.054.001.08) of credits for the platform and of its payments returned.
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', format: true });
-/** The time a message is written, in UTC with its offset (ISO 20022 reads a time without one as the sender's local time). */
-const now = () => `${new Date().toISOString().slice(0, 19)}Z`;
+const now = () => new Date().toISOString().slice(0, 19);
 const amount = (minor: bigint) => ({ '#text': formatAmount(minor, 2), '@Ccy': 'EUR' });
 
 function document(namespace: string, body: Record<string, unknown>): string {
@@ -70,7 +69,7 @@ export function pain002Report(messageId: string, report: {
   const reason = (code?: string) => (code ? { StsRsnInf: { Orgtr: { Nm: 'SANDBOX PLATFORM BANK EUROPE' }, Rsn: { Cd: code } } } : {});
   return document(version, {
     CstmrPmtStsRpt: {
-      GrpHdr: { MsgId: `STS${messageId}`.slice(0, 35), CreDtTm: now(), DbtrAgt: { FinInstnId: { BICFI: 'COBADEFFXXX' } } },
+      GrpHdr: { MsgId: `STS${messageId}`.slice(0, 35), CreDtTm: `${now()}Z`, DbtrAgt: { FinInstnId: { BICFI: 'COBADEFFXXX' } } },
       OrgnlGrpInfAndSts: { OrgnlMsgId: messageId, OrgnlMsgNmId: 'pain.001.001.09', ...(report.group ? { GrpSts: report.group.status, ...reason(report.group.reason) } : {}) },
       OrgnlPmtInfAndSts: report.blocks.map((b) => ({
         OrgnlPmtInfId: b.id, ...(b.status ? { PmtInfSts: b.status, ...reason(b.reason) } : {}),

@@ -146,8 +146,6 @@ export interface SepaStatus {
 export interface Pain002Report {
   /** The message it answers (our pain.001's MsgId). */
   messageId: string;
-  /** When the bank wrote it (GrpHdr CreDtTm), where the time carries its offset; a time without one is no moment. */
-  createdAt?: Date;
   group: { status?: string; reason?: string };
   blocks: { paymentInfoId: string; status?: string; reason?: string; transactions: SepaStatus[] }[];
 }
@@ -161,11 +159,8 @@ export function readPain002(text: string): Pain002Report {
   const root = parser.parse(text)?.Document?.CstmrPmtStsRpt;
   if (!root) throw new Error('Not a pain.002 payment status report');
   const group = root.OrgnlGrpInfAndSts ?? {};
-  const created = String(root.GrpHdr?.CreDtTm ?? '');
-  const createdMs = /(Z|[+-]\d{2}:\d{2})$/.test(created) ? Date.parse(created) : NaN;
   return {
     messageId: String(group.OrgnlMsgId ?? ''),
-    ...(Number.isFinite(createdMs) ? { createdAt: new Date(createdMs) } : {}),
     group: { ...(group.GrpSts ? { status: String(group.GrpSts) } : {}), ...(reasonOf(group) ? { reason: reasonOf(group) } : {}) },
     blocks: (root.OrgnlPmtInfAndSts ?? []).map((p: any) => ({
       paymentInfoId: String(p.OrgnlPmtInfId ?? ''),
