@@ -168,7 +168,7 @@ export async function startStack(opts: {
 
 /**
  * The live ACH and SEPA rails through the bank's files on the test SFTP server: windows every 2 s,
- * the outbox read every second, entries settled 4 s after their window (the business day, shortened).
+ * the outbox read every second, entries settled 10 s after their window (the business day, shortened).
  */
 function bankFileEnv(bank: SftpServer): Record<string, string> {
   return {
@@ -178,8 +178,9 @@ function bankFileEnv(bank: SftpServer): Record<string, string> {
     ACH_ODFI_ROUTING: TEST_ODFI.routing, ACH_ODFI_NAME: TEST_ODFI.name, ACH_COMPANY_ID: TEST_ODFI.companyId, ACH_COMPANY_NAME: TEST_ODFI.companyName,
     ACH_COLLECTION_ACCOUNT: TEST_ODFI.collectionAccount,
     SEPA_DEBTOR_NAME: TEST_SEPA_ACCOUNT.name, SEPA_DEBTOR_IBAN: TEST_SEPA_ACCOUNT.iban, SEPA_DEBTOR_BIC: TEST_SEPA_ACCOUNT.bic,
-    // Settled 4 s after the window: the bank's rejections (taken within a second or two) come before.
-    BANK_FILE_WINDOW_SECONDS: '2', BANK_OUTBOX_POLL_SECONDS: '1', BANK_FILE_SETTLEMENT_SECONDS: '4',
+    // Settled 10 s after the window: the bank's rejections (written within a second, read by the next
+    // outbox poll: up to 5 s on a loaded CI machine) come before, as a bank's come before its settlement day.
+    BANK_FILE_WINDOW_SECONDS: '2', BANK_OUTBOX_POLL_SECONDS: '1', BANK_FILE_SETTLEMENT_SECONDS: '10',
     // The daily reconciliation at 08:00 on 29 February only: the tests run it themselves, and no scheduled run lands among their days.
     RECONCILIATION_HOURS: '0 8 29 2 *',
   };
