@@ -10,7 +10,7 @@ import { recordRouteDeposits, settleRouteDeposits } from '../payment-routes/rout
 import { carryRouteDeposits } from '../payment-routes/carry-deposits';
 import { newId } from '../ids';
 import { transfersOfTransactions } from '../payments/store';
-import { transfersOfWalletTransactions } from './signed-transactions';
+import { transfersOfWalletTransactions } from '../payments/wallet-signed-transactions';
 import { serializeWalletTransaction } from './transactions';
 
 // One watcher per chain (workflows/wallet-watcher.ts) follows every token transfer of the chain and

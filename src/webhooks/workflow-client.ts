@@ -1,4 +1,4 @@
-import type { PlatformDeps } from '../deps';
+import type { Client } from '@temporalio/client';
 import type { webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
 
 export const webhookWorkflowId = (endpointId: string) => `webhook-endpoint:${endpointId}`;
@@ -7,7 +7,7 @@ export const webhookWorkflowId = (endpointId: string) => `webhook-endpoint:${end
 const DELIVERY_PERIOD_MS = 5 * 60_000;
 
 /** Starts the endpoint's delivery loop (once: a second start finds it running). */
-export async function startWebhookEndpointWorkflow(deps: Pick<PlatformDeps, 'config' | 'temporal'>, endpointId: string) {
+export async function startWebhookEndpointWorkflow(deps: { config: { TEMPORAL_TASK_QUEUE: string }; temporal: Client }, endpointId: string) {
   await deps.temporal.workflow.start<typeof webhookEndpointWorkflow>('webhookEndpointWorkflow', {
     workflowId: webhookWorkflowId(endpointId),
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,

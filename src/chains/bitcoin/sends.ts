@@ -3,7 +3,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../db';
 import type { Database } from '../../db/schema';
 import { recordMinedTransaction, signedTransactionOf, storeSignedTransaction } from '../../payments/store';
-import { claimWalletTransaction, storedWalletTransaction, storeWalletTransaction } from '../../wallets/signed-transactions';
+import { claimWalletTransaction, storedWalletTransaction, storeWalletTransaction } from '../../payments/wallet-signed-transactions';
 import { PayoutRejectedError, type PayoutStatus } from '../chain-adapter';
 import type { SignedBitcoinTransaction, SpendContext } from './coins';
 import { releaseCoins } from './coins';

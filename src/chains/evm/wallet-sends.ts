@@ -3,7 +3,7 @@ import { getAddress, keccak256, serializeTransaction, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Db } from '../../db';
 import type { Database } from '../../db/schema';
-import { claimWalletTransaction, storedWalletTransaction, storeWalletTransaction } from '../../wallets/signed-transactions';
+import { claimWalletTransaction, storedWalletTransaction, storeWalletTransaction } from '../../payments/wallet-signed-transactions';
 import { PayoutRejectedError, type PreparedWalletTransaction, type WalletSendRequest, type WalletTransactionRequest } from '../chain-adapter';
 import { AccountSigner, unsignedTransaction, type PreparedTransaction } from './account-signer';
 import { TOKEN_TRANSFER_GAS, type EvmNode } from './node';

@@ -1,7 +1,7 @@
 import type { Db } from '../../db';
 import { recordMinedTransaction, signedTransactionOf, storeSignedTransaction } from '../../payments/store';
 import { markSwept, startSweep, storeSweepTransaction, sweepByKey } from '../../payments/sweeps';
-import { claimWalletTransaction, storedWalletTransaction, storeWalletTransaction } from '../../wallets/signed-transactions';
+import { claimWalletTransaction, storedWalletTransaction, storeWalletTransaction } from '../../payments/wallet-signed-transactions';
 import { PayoutRejectedError, type PayoutStatus, type SweepStatus } from '../chain-adapter';
 import { errorText, signatureOf, type SolanaNode } from './node';
 import type { SignedSolanaTransaction } from './transactions';
