@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Address } from '@scure/btc-signer';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../db';
 import type { Database } from '../../db/schema';
 import {
@@ -159,11 +159,14 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
     const db = within ?? this.deps.db;
     // As freeCoins sees them: a coin our signed send holds is spent before its block, and that send's
     // change is ours (else a sent transfer, its reservation gone, would count twice until its block).
-    const rows = await db.selectFrom('bitcoin_outputs').select(['amount_sats', 'height']).where('address', '=', address).where('spent_txid', 'is', null).where('reserved_by', 'is', null).execute();
-    const changeMinor = (await db.selectFrom('bitcoin_unconfirmed_change').select('amount_sats').where('address', '=', address).where('reserved_by', 'is', null).execute())
-      .reduce((s, r) => s + BigInt(r.amount_sats), 0n);
-    const latestMinor = rows.reduce((s, r) => s + BigInt(r.amount_sats), 0n) + changeMinor;
-    const confirmedMinor = rows.filter((r) => r.height <= tip - this.deps.confirmations + 1).reduce((s, r) => s + BigInt(r.amount_sats), 0n) + changeMinor;
+    // One statement, one snapshot: read apart, a send committing between the two reads showed its coin and its change both.
+    const rows = await db.selectFrom('bitcoin_outputs').select(['amount_sats', sql<number | null>`height`.as('height')]).where('address', '=', address).where('spent_txid', 'is', null).where('reserved_by', 'is', null)
+      .unionAll(db.selectFrom('bitcoin_unconfirmed_change').select(['amount_sats', sql<number | null>`null::int`.as('height')]).where('address', '=', address).where('reserved_by', 'is', null))
+      .execute();
+    const sum = (of: typeof rows) => of.reduce((s, r) => s + BigInt(r.amount_sats), 0n);
+    const latestMinor = sum(rows);
+    // Our own change counts at once; others' coins once deep enough.
+    const confirmedMinor = sum(rows.filter((r) => r.height === null || r.height <= tip - this.deps.confirmations + 1));
     return assets.map((asset) => (asset === 'btc' ? { asset, confirmedMinor, latestMinor } : { asset, confirmedMinor: 0n, latestMinor: 0n }));
   }
 
