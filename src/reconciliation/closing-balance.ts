@@ -2,8 +2,8 @@ import type { ExpressionBuilder, Transaction } from 'kysely';
 import type { DataCipher } from '../crypto';
 import type { Database, Environment } from '../db/schema';
 import { bankExcessMinor, railCurrency } from './exceptions';
-import { expectedBankLines } from './expected-lines';
-import { lineJson } from './matching';
+import { expectedBankLines, RAILS_OF_ACCOUNT } from './expected-lines';
+import { lineJson, signedMinor } from './matching';
 import { newId } from '../ids';
 
 // The closing balance of a bank account's statement against the books (docs/RECONCILIATION.md,
@@ -12,9 +12,6 @@ import { newId } from '../ids';
 // statement's cut-off. What the books know to differ is explained, never flagged: the exceptions
 // not written off, the shortfalls matched within tolerance, payouts posted but not yet at the bank,
 // and micro-deposits, which the ledger does not carry. Whatever is left is a balance difference.
-
-/** The rails whose money is on each bank account. */
-const RAILS_OF_ACCOUNT = { ach: ['ach', 'ach_push', 'ach_same_day'], sepa: ['sepa'] } as const;
 
 export interface BalanceCheck {
   booksMinor: bigint;
@@ -32,7 +29,6 @@ export interface BalanceCheckInput {
   closingMinor: bigint;
 }
 
-const signedLine = (l: { direction: 'credit' | 'debit'; amountMinor: bigint }) => (l.direction === 'credit' ? l.amountMinor : -l.amountMinor);
 const minor = (v: unknown) => BigInt(String(v ?? 0));
 
 /** What the books say of a bank account, each in minor units of its currency (docs/RECONCILIATION.md, "The closing balance"). */
@@ -66,7 +62,7 @@ async function booksSide(trx: Transaction<Database>, cipher: DataCipher, q: Bala
     .where('owner_id', 'in', rails).where('currency', '=', railCurrency(q.rail)).executeTakeFirst();
   const afterCutoff = await expectedBankLines(trx, cipher, { rail: q.rail, environment: q.environment, from: q.cutoff, to: new Date(now.getTime() + 1) });
   return {
-    clearingMinor: minor(clearing?.total), afterCutoffMinor: afterCutoff.reduce((s, l) => s + signedLine(l), 0n),
+    clearingMinor: minor(clearing?.total), afterCutoffMinor: afterCutoff.reduce((s, l) => s + signedMinor(l), 0n),
     exceptionsExcessMinor: await exceptionsExcess(trx, q), shortfallMinor: await shortfalls(trx, q),
     notYetAtBankMinor: await notYetAtBank(trx, q, rails), microDepositsMinor: await microDeposits(trx, q, rails),
   };

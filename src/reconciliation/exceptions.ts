@@ -6,7 +6,7 @@ import { invalidState, invalidStateField, notFound } from '../errors';
 import { newId } from '../ids';
 import { isChainRail, RAILS, type PaymentRail } from '../domain/rails';
 import { postTransaction, type Posting } from '../ledger/ledger';
-import { storedLine } from './matching';
+import { signedMinor, storedLine } from './matching';
 
 // What an operator does about a reconciliation exception (docs/RECONCILIATION.md, "Exceptions"):
 // match it by hand, write it off to the suspense account through the ledger, or open an
@@ -29,7 +29,7 @@ export interface ResolveInput {
 
 const signed = (json: unknown) => {
   const line = storedLine(json);
-  return line ? (line.direction === 'credit' ? 1n : -1n) * line.amountMinor : 0n;
+  return line ? signedMinor(line) : 0n;
 };
 
 /** How much more the bank holds than the books say, for one exception: its statement side less its books' side. */

@@ -28,9 +28,12 @@ export function achFileLines(name: string, file: ReadAchFile): ExpectedLine[] {
   });
 }
 
+/** The rails whose money is on each bank account: the US account's ACH rails; the SEPA account's. */
+export const RAILS_OF_ACCOUNT = { ach: ['ach', 'ach_push', 'ach_same_day'], sepa: ['sepa'] } as const;
+
 /** The expected lines of one rail's account (`ach`: the US account; `sepa`) whose dates fall in [from, to). */
 export async function expectedBankLines(db: Db, cipher: DataCipher, q: { rail: 'ach' | 'sepa'; environment: Environment; from: Date; to: Date }): Promise<ExpectedLine[]> {
-  const rails = q.rail === 'ach' ? ['ach', 'ach_push', 'ach_same_day'] : ['sepa'];
+  const rails = [...RAILS_OF_ACCOUNT[q.rail]];
   const lines: ExpectedLine[] = [];
   const files = await db.selectFrom('bank_files').select(['id', 'name', 'contents_encrypted'])
     .where('direction', '=', 'outbound').where('rail', '=', q.rail).where('status', '=', 'uploaded')

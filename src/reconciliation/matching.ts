@@ -22,6 +22,9 @@ export interface ReconciliationLine {
 export type StatementLine = ReconciliationLine;
 export type ExpectedLine = ReconciliationLine;
 
+/** A line's amount as the account moves by it: credits in (positive), debits out (negative). */
+export const signedMinor = (line: Pick<ReconciliationLine, 'direction' | 'amountMinor'>) => (line.direction === 'credit' ? line.amountMinor : -line.amountMinor);
+
 /** A line as an exception keeps it (jsonb): the amount as a decimal string of minor units. */
 export const lineJson = (line: ReconciliationLine) => JSON.stringify({ ...line, amountMinor: line.amountMinor.toString() });
 

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Address } from '@scure/btc-signer';
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Db } from '../../db';
 import type { Database } from '../../db/schema';
 import {
   ChainUnavailableError, PayoutRejectedError, type AssetBalance, type ChainAdapter, type ChainMovement, type PayoutRequest, type PayoutStatus, type PreparedWalletTransaction,
   type SandboxChainFunding, type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest,
 } from '../chain-adapter';
-import { feeRateOf, freeCoins, NoFreeCoinsError, outputsOf, payeeOutputs, reservedCoins, signSpend, type Coin, type CoinOwner, type SpendContext } from './coins';
+import { addressHoldings, feeRateOf, freeCoins, NoFreeCoinsError, outputsOf, payeeOutputs, reservedCoins, signSpend, type Coin, type CoinOwner, type SpendContext } from './coins';
 import { feeRateWithin, replacementFeeRate, type FeeRateLimits } from './fees';
 import { hasSpendsInFlight } from './unconfirmed-change';
 import { BITCOIN_NETWORKS, walletBitcoinAddress, walletBitcoinKey, type BitcoinKeys } from './keys';
@@ -156,17 +156,7 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
   async balancesOf(address: string, assets: string[], within?: Transaction<Database>): Promise<AssetBalance[]> {
     // Inside a caller's transaction, the index as this process last brought it up (never a second connection).
     const tip = within ? (this.index.lastTip() ?? await this.index.indexedTip(within) ?? 0) : await this.tip();
-    const db = within ?? this.deps.db;
-    // As freeCoins sees them: a coin our signed send holds is spent before its block, and that send's
-    // change is ours (else a sent transfer, its reservation gone, would count twice until its block).
-    // One statement, one snapshot: read apart, a send committing between the two reads showed its coin and its change both.
-    const rows = await db.selectFrom('bitcoin_outputs').select(['amount_sats', sql<number | null>`height`.as('height')]).where('address', '=', address).where('spent_txid', 'is', null).where('reserved_by', 'is', null)
-      .unionAll(db.selectFrom('bitcoin_unconfirmed_change').select(['amount_sats', sql<number | null>`null::int`.as('height')]).where('address', '=', address).where('reserved_by', 'is', null))
-      .execute();
-    const sum = (of: typeof rows) => of.reduce((s, r) => s + BigInt(r.amount_sats), 0n);
-    const latestMinor = sum(rows);
-    // Our own change counts at once; others' coins once deep enough.
-    const confirmedMinor = sum(rows.filter((r) => r.height === null || r.height <= tip - this.deps.confirmations + 1));
+    const { confirmedMinor, latestMinor } = await addressHoldings(within ?? this.deps.db, address, { tip, confirmations: this.deps.confirmations });
     return assets.map((asset) => (asset === 'btc' ? { asset, confirmedMinor, latestMinor } : { asset, confirmedMinor: 0n, latestMinor: 0n }));
   }
 

@@ -1,6 +1,6 @@
 import { hex } from '@scure/base';
 import { Address, OutScript, selectUTXO, Transaction } from '@scure/btc-signer';
-import type { Kysely, Transaction as DbTransaction } from 'kysely';
+import { sql, type Kysely, type Transaction as DbTransaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import { PayoutRejectedError } from '../chain-adapter';
 import type { BitcoinNetwork } from './keys';
@@ -42,6 +42,21 @@ export async function freeCoins(trx: DbTransaction<Database>, owner: CoinOwner, 
     return r.coinbase ? depth > COINBASE_MATURITY : depth >= (r.own_change ? 1 : q.confirmations);
   }).map(coinOf);
   return [...mined, ...await freeUnconfirmedChange(trx, owner)];
+}
+
+/**
+ * The BTC an address holds, as freeCoins sees its coins: a coin our signed send holds is spent
+ * before its block, and that send's change is ours at once (else a sent transfer, its reservation
+ * gone, would count twice until its block). `confirmedMinor`: others' coins `confirmations` deep and
+ * our change; `latestMinor`: everything. One statement, one snapshot: read apart, a send committing
+ * between the two reads showed its coin and its change both.
+ */
+export async function addressHoldings(db: Kysely<Database> | DbTransaction<Database>, address: string, q: { tip: number; confirmations: number }) {
+  const rows = await db.selectFrom('bitcoin_outputs').select(['amount_sats', sql<number | null>`height`.as('height')]).where('address', '=', address).where('spent_txid', 'is', null).where('reserved_by', 'is', null)
+    .unionAll(db.selectFrom('bitcoin_unconfirmed_change').select(['amount_sats', sql<number | null>`null::int`.as('height')]).where('address', '=', address).where('reserved_by', 'is', null))
+    .execute();
+  const sum = (of: typeof rows) => of.reduce((s, r) => s + BigInt(r.amount_sats), 0n);
+  return { confirmedMinor: sum(rows.filter((r) => r.height === null || r.height <= q.tip - q.confirmations + 1)), latestMinor: sum(rows) };
 }
 
 /** The coins a signed transaction holds (its key). */
