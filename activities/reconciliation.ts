@@ -1,5 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { ChainAdapters } from '../src/chains';
+import { ChainUnavailableError } from '../src/chains/chain-adapter';
+import { RAILS, type ChainRail } from '../src/domain/rails';
+import type { HoldingsReader } from '../src/reconciliation/chain-holdings';
 import type { Config } from '../src/config';
 import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
@@ -16,6 +19,7 @@ export function createReconciliationActivities(deps: { db: Db; cipher: DataCiphe
     chains: Object.values(deps.chains).filter((a) => a.movementsOf).map((a) => a.chain),
     movementsOf: (chain: string, txHash: string) => deps.chains[chain as keyof ChainAdapters].movementsOf!(txHash),
   };
+  const holdingsOf: HoldingsReader = (chain, q) => deps.chains[chain as keyof ChainAdapters].treasuryHoldings!(q);
   return {
     /** Every statement received since the last run reconciled; the day's report, recorded once per run key. */
     async reconcileStatementsReceived(input: { runKey: string }): Promise<Pick<DayReport, 'id' | 'breaks'>> {
@@ -24,7 +28,8 @@ export function createReconciliationActivities(deps: { db: Db; cipher: DataCiphe
       const context = Context.current();
       const beating = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
       try {
-        const report = await reconcileDay(deps.db, deps.cipher, { ...settings, chains, runKey: input.runKey, firstLookbackMs: 86_400_000 });
+        const holdings = { holdings: await treasuryCurrencies(deps.chains), holdingsOf };
+        const report = await reconcileDay(deps.db, deps.cipher, { ...settings, chains, holdings, runKey: input.runKey, firstLookbackMs: 86_400_000 });
         return { id: report.id, breaks: report.breaks };
       } finally {
         clearInterval(beating);
@@ -36,6 +41,25 @@ export function createReconciliationActivities(deps: { db: Db; cipher: DataCiphe
       return announceBreak(deps.db, row.report as unknown as DayReport);
     },
   };
+}
+
+/** The chains whose treasuries are read on a node, each with the tokens set up there. */
+async function treasuryCurrencies(chains: ChainAdapters): Promise<{ chain: string; currencies: string[] }[]> {
+  const found: { chain: string; currencies: string[] }[] = [];
+  for (const adapter of Object.values(chains)) {
+    if (!adapter.treasuryHoldings) continue;
+    const currencies: string[] = [];
+    for (const currency of RAILS[adapter.chain as ChainRail].currencies) {
+      try {
+        await adapter.checkCurrency(currency);
+        currencies.push(currency);
+      } catch (err) {
+        if (!(err instanceof ChainUnavailableError)) throw err;
+      }
+    }
+    if (currencies.length > 0) found.push({ chain: adapter.chain, currencies });
+  }
+  return found;
 }
 
 export type ReconciliationActivities = ReturnType<typeof createReconciliationActivities>;

@@ -191,6 +191,19 @@ export interface ChainAdapter {
    * where the chain runs on a node (not the simulators).
    */
   movementsOf?(txHash: string): Promise<ChainMovement[] | null>;
+  /**
+   * The treasury's holdings of a token `currency` as of one position (the newest block deep enough
+   * to count), and which of `txHashes` succeeded at or before it (the reconciliation's holdings
+   * check). Only where the chain runs on a node and fees are paid in another asset than the token.
+   */
+  treasuryHoldings?(q: { currency: string; txHashes: string[] }): Promise<TreasuryHoldings>;
+}
+
+/** What the node says the treasury holds of one currency, at `position`, and which of the transactions asked about had landed by then. */
+export interface TreasuryHoldings {
+  position: string;
+  minor: bigint;
+  landed: string[];
 }
 
 /**

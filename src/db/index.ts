@@ -42,6 +42,7 @@ import * as m0037 from './migrations/0037_reconciliation';
 import * as m0038 from './migrations/0038_reconciliation_resolutions';
 import * as m0039 from './migrations/0039_reconciliation_chain_runs';
 import * as m0040 from './migrations/0040_reconciliation_closing_balance';
+import * as m0041 from './migrations/0041_reconciliation_chain_holdings';
 
 // bigint columns (seq, counters) come back as strings unless parsed; ours fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -106,6 +107,7 @@ const migrations: Record<string, Migration> = {
   '0038_reconciliation_resolutions': m0038,
   '0039_reconciliation_chain_runs': m0039,
   '0040_reconciliation_closing_balance': m0040,
+  '0041_reconciliation_chain_holdings': m0041,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

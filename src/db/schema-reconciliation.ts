@@ -1,15 +1,15 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Environment, Numeric } from './column-types';
 
-// The reconciliation's tables (migrations 0037 to 0039, src/reconciliation/, docs/RECONCILIATION.md).
+// The reconciliation's tables (migrations 0037 to 0041, src/reconciliation/, docs/RECONCILIATION.md).
 
-/** A statement of one of our accounts reconciled, or a chain's payouts checked against its node. */
+/** A statement of one of our accounts reconciled, a chain's payouts checked against its node, or a chain treasury's holdings of one currency. */
 export interface ReconciliationRunsTable {
   id: string;
   /** Null for a chain's run. */
   statement_file_id: string | null;
-  kind: Generated<'statement' | 'chain'>;
-  /** A chain's run: the daily run that made it (once per daily run and chain). */
+  kind: Generated<'statement' | 'chain' | 'holdings'>;
+  /** A chain's or holdings run: the daily run that made it (once per daily run and chain, or chain and currency). */
   day_run_key: string | null;
   account: string;
   rail: string;
@@ -25,6 +25,8 @@ export interface ReconciliationRunsTable {
   balance_difference_minor: Numeric | null;
   /** Credits this run matched short within tolerance, in sum. */
   shortfall_minor: ColumnType<string, string | bigint | undefined, string | bigint>;
+  /** A holdings run: the block (or slot) at which the node's holdings were read. */
+  chain_position: ColumnType<string | null, string | null | undefined, string | null>;
   matched: number;
   exceptions_opened: number;
   created_at: Date;

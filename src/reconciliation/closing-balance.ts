@@ -73,7 +73,7 @@ async function booksSide(trx: Transaction<Database>, cipher: DataCipher, q: Bala
  * investigation, and those an operator matched by hand (the difference accepted). Written-off ones
  * moved the books; those a later statement settled are on the bank's side now.
  */
-async function exceptionsExcess(trx: Transaction<Database>, q: BalanceCheckInput) {
+export async function exceptionsExcess(trx: Transaction<Database>, q: { account: string; environment: Environment }) {
   const rows = await trx.selectFrom('reconciliation_exceptions').select(['statement_line', 'expected_line'])
     .where('account', '=', q.account).where('environment', '=', q.environment)
     .where((eb) => eb.or([
@@ -114,27 +114,35 @@ async function microDeposits(trx: Transaction<Database>, q: BalanceCheckInput, r
   return rows.reduce((s, r) => s + (r.purpose === 'micro_deposit' ? -minor(r.total) : minor(r.total)), 0n);
 }
 
-/**
- * The run's comparison recorded on it. A difference opens a `balance_difference` exception (its
- * statement side the difference, so that it counts as the bank's excess once an operator accepts
- * it); a closing that agrees settles the account's open ones (a timing difference gone).
- */
+/** The run's comparison recorded on it, and a difference as an exception (recordBalanceDifference). */
 export async function recordClosingBalance(trx: Transaction<Database>, cipher: DataCipher, run: BalanceCheckInput & { id: string }, now: Date): Promise<BalanceCheck> {
   const check = balanceCheck(run.closingMinor, await booksSide(trx, cipher, run, now));
   await trx.updateTable('reconciliation_runs').where('id', '=', run.id)
     .set({ books_minor: check.booksMinor.toString(), explained_minor: check.explainedMinor.toString(), balance_difference_minor: check.differenceMinor.toString() }).execute();
+  await recordBalanceDifference(trx, { ...run, currency: null, what: 'closing balance' }, check.differenceMinor, now);
+  return check;
+}
+
+/**
+ * A difference between what is held outside (a bank's closing balance, a chain treasury's holdings)
+ * and the books opens a `balance_difference` exception (its outside side the difference, so that it
+ * counts as the outside's excess once an operator accepts it); an agreement settles the account's
+ * open ones (a timing difference gone).
+ */
+export async function recordBalanceDifference(
+  trx: Transaction<Database>, run: { id: string; account: string; rail: string; currency: string | null; environment: Environment; what: string }, differenceMinor: bigint, now: Date,
+): Promise<void> {
   const account = (eb: ExpressionBuilder<Database, 'reconciliation_exceptions'>) => eb.and([eb('account', '=', run.account), eb('environment', '=', run.environment)]);
-  if (check.differenceMinor === 0n) {
+  if (differenceMinor === 0n) {
     await trx.updateTable('reconciliation_exceptions')
-      .set({ status: 'resolved', resolution: 'matched', reason: `the closing balance agrees with the books on run ${run.id}`, resolved_by: 'reconciliation', resolved_at: now, updated_at: now })
+      .set({ status: 'resolved', resolution: 'matched', reason: `the ${run.what} agrees with the books on run ${run.id}`, resolved_by: 'reconciliation', resolved_at: now, updated_at: now })
       .where(account).where('type', '=', 'balance_difference').where('status', '=', 'open').execute();
-    return check;
+    return;
   }
-  const d = check.differenceMinor;
-  const line = { id: `closing:${run.id}`, direction: d > 0n ? 'credit' as const : 'debit' as const, amountMinor: d < 0n ? -d : d, date: now.toISOString().slice(0, 10), references: ['closing balance'], counterparty: '' };
+  const d = differenceMinor;
+  const line = { id: `closing:${run.id}`, direction: d > 0n ? 'credit' as const : 'debit' as const, amountMinor: d < 0n ? -d : d, date: now.toISOString().slice(0, 10), references: [run.what], counterparty: '' };
   await trx.insertInto('reconciliation_exceptions').values({
     id: newId('reconciliationException', now.getTime()), key: `closing:${run.id}`, run_id: run.id, type: 'balance_difference', account: run.account, rail: run.rail,
-    environment: run.environment, amount_minor: line.amountMinor.toString(), statement_line: lineJson(line), expected_line: null, created_at: now, updated_at: now,
+    environment: run.environment, currency: run.currency, amount_minor: line.amountMinor.toString(), statement_line: lineJson(line), expected_line: null, created_at: now, updated_at: now,
   }).onConflict((oc) => oc.column('key').doNothing()).execute();
-  return check;
 }

@@ -4,9 +4,10 @@ import type { DataCipher } from '../crypto';
 import type { Db } from '../db';
 import type { Environment } from '../db/schema';
 import { recordEvents } from '../domain/events';
-import { formatAmount } from '../domain/money';
+import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { newId } from '../ids';
 import { STATEMENT_FILE_DETAIL } from '../providers/bank-files/statements';
+import { reconcileChainHoldings, type HoldingsDay, type HoldingsReader } from './chain-holdings';
 import { reconcileChainPayouts, type ChainDay, type MovementReader } from './chain-runs';
 import type { Tolerances } from './matching';
 import { reconcileStatementFile } from './runs';
@@ -42,12 +43,14 @@ export interface DayReport {
   accounts: AccountDay[];
   /** Each chain whose payouts settled since the last run, checked on its node. */
   chains: ChainDay[];
-  /** `statement_missing:<account>`, `exceptions:<account>`, `closing_balance:<account>`, `chain_exceptions:<chain>`: empty on a clean day. */
+  /** Each chain treasury's holdings of each currency, against the books. */
+  holdings?: HoldingsDay[];
+  /** `statement_missing:<account>`, `exceptions:<account>`, `closing_balance:<account>`, `chain_exceptions:<chain>`, `chain_balance:<chain>:<currency>`: empty on a clean day. */
   breaks: string[];
 }
 
-/** The breaks of a day: a statement that never came, exceptions opened by this run, a closing balance the books do not explain, on an account or a chain. */
-export function breaksOf(accounts: AccountDay[], chains: ChainDay[] = []): string[] {
+/** The breaks of a day: a statement that never came, exceptions opened by this run, a closing balance or holdings the books do not explain, on an account or a chain. */
+export function breaksOf(accounts: AccountDay[], chains: ChainDay[] = [], holdings: HoldingsDay[] = []): string[] {
   return [
     ...accounts.flatMap((a) => [
       ...a.statementMissing ? [`statement_missing:${a.account}`] : [],
@@ -55,6 +58,7 @@ export function breaksOf(accounts: AccountDay[], chains: ChainDay[] = []): strin
       ...a.balanceDifferenceMinor && a.balanceDifferenceMinor !== '0' ? [`closing_balance:${a.account}`] : [],
     ]),
     ...chains.filter((c) => c.exceptionsOpened > 0).map((c) => `chain_exceptions:${c.chain}`),
+    ...holdings.filter((h) => h.differenceMinor !== '0').map((h) => `chain_balance:${h.chain}:${h.currency}`),
   ];
 }
 
@@ -68,6 +72,8 @@ export async function reconcileDay(
     runKey: string; environment: Environment; tolerances: Tolerances; accounts: StatementAccount[]; firstLookbackMs: number;
     /** The chains whose payouts are checked on their nodes, and how to read a transaction there. */
     chains?: { chains: string[]; movementsOf: MovementReader };
+    /** The chains whose treasury holdings are compared with the books, each with its currencies, and how to read them. */
+    holdings?: { holdings: { chain: string; currencies: string[] }[]; holdingsOf: HoldingsReader };
   },
   now = new Date(),
 ): Promise<DayReport> {
@@ -91,9 +97,10 @@ export async function reconcileDay(
   const accounts = [...byAccount.values()];
   for (const day of accounts) day.exceptionsOpen = await openExceptionCount(db, opts.environment, day.account);
   const chains = opts.chains ? await reconcileChainPayouts(db, opts.chains, { runKey: opts.runKey, environment: opts.environment, since }, now) : [];
+  const holdings = opts.holdings ? await reconcileChainHoldings(db, opts.holdings, { runKey: opts.runKey, environment: opts.environment }, now) : [];
   const report: DayReport = {
     id: newId('reconciliationDay', now.getTime()), environment: opts.environment, since: since.toISOString(), ranAt: now.toISOString(),
-    accounts, chains, breaks: breaksOf(accounts, chains),
+    accounts, chains, holdings, breaks: breaksOf(accounts, chains, holdings),
   };
   await db.insertInto('reconciliation_days').values({
     id: report.id, run_key: opts.runKey, environment: opts.environment, created_at: now, report: JSON.stringify(report), breaks: report.breaks.length,
@@ -139,7 +146,7 @@ export const ReconciliationReportSchema = z.object({
   ran_at: z.iso.datetime(),
   created_at: z.iso.datetime().describe('When the run made it: ran_at'),
   updated_at: z.iso.datetime().describe('A report never changes: its created_at'),
-  breaks: z.array(z.string()).describe('statement_missing:<account>, exceptions:<account>, closing_balance:<account>, chain_exceptions:<chain>; empty on a clean day'),
+  breaks: z.array(z.string()).describe('statement_missing:<account>, exceptions:<account>, closing_balance:<account>, chain_exceptions:<chain>, chain_balance:<chain>:<currency>; empty on a clean day'),
   accounts: z.array(z.object({
     account: z.string(), rail: z.string(), statements: z.array(z.string()).describe('The statement files (bfile_…) reconciled'),
     matched: z.number().int(), exceptions_opened: z.number().int(), exceptions_open: z.number().int().describe('Still open or under investigation, from any day'),
@@ -149,6 +156,10 @@ export const ReconciliationReportSchema = z.object({
   chains: z.array(z.object({
     chain: z.string(), checked: z.number().int().describe('Payouts settled since the last run, each checked on the node'), exceptions_opened: z.number().int(),
   })).describe('Each chain whose payouts settled since the last run'),
+  holdings: z.array(z.object({
+    chain: z.string(), currency: z.string(), position: z.string().describe('The block (or slot) at which the node was read'),
+    difference: z.string().describe("The treasury's holdings less the books' position and what they explain (docs/RECONCILIATION.md): \"0.000000\" when they agree"),
+  })).describe("Each chain treasury's holdings of each token, against the books"),
 }).meta({ id: 'ReconciliationReport' });
 
 /** A day's report as the API and the event show it. */
@@ -163,5 +174,9 @@ export function reportJson(report: DayReport): z.infer<typeof ReconciliationRepo
     })),
     // Reports made before the chain check have none.
     chains: (report.chains ?? []).map((c) => ({ chain: c.chain, checked: c.checked, exceptions_opened: c.exceptionsOpened })),
+    // Reports made before the holdings check have none.
+    holdings: (report.holdings ?? []).map((h) => ({
+      chain: h.chain, currency: h.currency, position: h.position, difference: formatAmount(BigInt(h.differenceMinor), ASSET_SCALE[h.currency] ?? 2),
+    })),
   };
 }

@@ -44,14 +44,14 @@ export const railCurrency = (rail: string) => RAILS[rail as PaymentRail]?.curren
 export const exceptionCurrency = (e: { currency: string | null; rail: string }) => e.currency ?? railCurrency(e.rail);
 
 /**
- * The write-off of a difference: the bank's rail clearing account takes the side the bank's
- * statement shows, the suspense account the other, so the ledger agrees with the bank and the
- * difference waits where an operator sees it (both on the platform's own books).
+ * The write-off of a difference: the bank's rail clearing account (a chain's treasury account) takes
+ * the side the bank's statement (the node) shows, the suspense account the other, so the ledger
+ * agrees with the outside and the difference waits where an operator sees it (both on the
+ * platform's own books).
  */
-export function writeOffPostings(rail: string, excessMinor: bigint): Posting[] {
-  const currency = railCurrency(rail);
+export function writeOffPostings(rail: string, excessMinor: bigint, currency = railCurrency(rail)): Posting[] {
   return [
-    { account: { ownerType: 'platform', ownerId: rail, purpose: 'rail_clearing', currency }, amountMinor: -excessMinor },
+    { account: { ownerType: 'platform', ownerId: rail, purpose: isChainRail(rail) ? 'chain_treasury' : 'rail_clearing', currency }, amountMinor: -excessMinor },
     { account: { ownerType: 'platform', ownerId: rail, purpose: 'reconciliation_suspense', currency }, amountMinor: excessMinor },
   ];
 }
@@ -71,15 +71,17 @@ export async function resolveException(trx: Transaction<Database>, input: Resolv
   let counterpart: string | null = null;
   if (input.action === 'write_off') {
     // A chain payout that its transaction does not prove is money that left, or may have: found and
-    // recovered, or matched, never parked in suspense.
-    if (isChainRail(exception.rail)) throw invalidState(`Exception ${exception.id} is about a chain payout: match it or investigate it`);
+    // recovered, or matched, never parked in suspense. A treasury's holdings may be written off.
+    if (isChainRail(exception.rail) && exception.type !== 'balance_difference') {
+      throw invalidState(`Exception ${exception.id} is about a chain payout: match it or investigate it`);
+    }
     const excess = bankExcessMinor(exception);
     if (excess !== 0n) {
       ledgerTransactionId = (await postTransaction(trx, { developerId: 'platform', environment: input.environment }, {
         idempotencyKey: `reconciliation-write-off:${exception.id}`,
         description: `reconciliation exception ${exception.id} (${exception.type}) written off: ${input.reason}`,
         referenceId: exception.id,
-        postings: writeOffPostings(exception.rail, excess),
+        postings: writeOffPostings(exception.rail, excess, exceptionCurrency(exception)),
       })).transactionId;
     }
   }

@@ -4,10 +4,15 @@ import { postTransaction } from '../../src/ledger/ledger';
 import { apiClient, createTenant, documents, individual, runCli, stack, temporalClient, testDb, waitFor, waitForKycStatus, type ApiClient } from '../harness';
 import { liveApprovedCustomer, liveVerifiedUsAccount } from '../harness/live-ach';
 import { bankFileWorkerOfItsOwn } from '../harness/own-processes';
-import { TEST_ODFI, TEST_SEPA_ACCOUNT } from '../harness/stack';
+import { TEST_MNEMONIC, TEST_ODFI, TEST_SEPA_ACCOUNT } from '../harness/stack';
 import { CLOSED_IBAN, TestBank } from '../harness/test-bank';
-import { expectLedgerBalanced, fundedCustomerWallet, RECEIVER, waitForTransferState } from '../harness/transfers';
+import { chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, RECEIVER, waitForTransferState } from '../harness/transfers';
 import type { BookedLine } from '../../src/sandbox-bank/statements';
+import { getMintToCheckedInstruction } from '@solana-program/token';
+import { createTestClient, http } from 'viem';
+import { SolanaKeys } from '../../src/chains/solana/keys';
+import { SolanaNode } from '../../src/chains/solana/node';
+import { signInstructions } from '../../src/chains/solana/transactions';
 
 // The daily reconciliation of the US account (docs/RECONCILIATION.md), end to end: live ACH payouts
 // and their deposits through the bank's files, a return; the test bank's BAI2 statement of what it
@@ -225,7 +230,7 @@ test('the daily run: scheduled at the configured hours; a day without the statem
   expect(short.result.breaks.filter((b) => b.endsWith(`:${ach}`))).toEqual([`closing_balance:${ach}`]);
   const shortReport = (await ops.get(`/v0/reconciliation/reports/${short.result.reportId}`)).body;
   expect(shortReport.accounts.find((a: any) => a.account === ach)).toMatchObject({ exceptions_opened: 0, closing_balance_difference: '-10.00' });
-  const [difference] = (await ops.get('/v0/reconciliation/exceptions?type=balance_difference&status=open')).body.data;
+  const [difference] = (await ops.get(`/v0/reconciliation/exceptions?account=${ach}&type=balance_difference&status=open`)).body.data;
   expect(difference).toMatchObject({ account: ach, amount: '10.00', currency: 'usd', statement_line: { direction: 'debit', amount: '10.00' }, books_line: null });
   // Written off, the books agree with the bank again, and the next day has no break.
   const writeOff = await ops.post(`/v0/reconciliation/exceptions/${difference.id}/resolve`, { action: 'write_off', reason: 'the duplicate deposit, reversed' });
@@ -337,6 +342,76 @@ test("the chain side: each payout settled since the last run is checked on its n
   const next = await day('next');
   expect(next.breaks.filter((b) => b.startsWith('chain_exceptions:'))).toEqual([]);
 }, 420_000);
+
+test("the chain treasuries: each token's holdings against the books at a recorded block; the float an operator matched by hand agrees from then on; a payout out but in no block yet is explained, not flagged; tokens sent straight to the treasury on base and on solana open exactly those differences; written off, the next day agrees", async () => {
+  const client = await temporalClient();
+  const day = async (name: string) => client.workflow.execute('dailyReconciliationWorkflow', { taskQueue: stack().taskQueue, workflowId: `test-reconciliation-holdings-${name}-${Date.now()}`, args: [] }) as Promise<{ reportId: string; breaks: string[] }>;
+  const ops = apiClient((await createTenant({ operators: true })).liveSecret);
+  const holdingsBreaks = (d: { breaks: string[] }) => d.breaks.filter((b) => b.startsWith('chain_balance:'));
+  // The first day: each treasury's own float (and what earlier tests moved outside the books) is a
+  // difference, which an operator matches by hand as the company's own funds.
+  const first = await day('first');
+  const firstReport = (await ops.get(`/v0/reconciliation/reports/${first.reportId}`)).body;
+  expect(firstReport.holdings.map((h: any) => `${h.chain}:${h.currency}`)).toEqual(expect.arrayContaining(['base:usdc', 'base:usdt', 'arbitrum:usdc', 'solana:usdc']));
+  for (const h of firstReport.holdings) expect(h.position).toMatch(/^\d+$/);
+  for (const h of firstReport.holdings.filter((x: any) => !/^0\.0+$/.test(x.difference))) {
+    const [newest] = (await ops.get(`/v0/reconciliation/exceptions?account=${h.chain}:${h.currency}&type=balance_difference&status=open`)).body.data;
+    expect(newest).toMatchObject({ currency: h.currency, amount: h.difference.replace('-', '') });
+    expect((await ops.post(`/v0/reconciliation/exceptions/${newest.id}/resolve`, { action: 'match', reason: "the treasury's own float" })).status).toBe(200);
+  }
+  expect(holdingsBreaks(await day('float-accepted'))).toEqual([]);
+
+  // A payout out on arbitrum while its node makes no block (a live USDC transfer from base, whose
+  // deposit and sweep land there): posted in the books, in no block at the node's height. Arbitrum
+  // blocks come back at one a second (anvil takes whole seconds); no later file uses that chain.
+  const arbitrum = createTestClient({ mode: 'anvil', transport: http(chainUrl('arbitrum')) });
+  await arbitrum.setIntervalMining({ interval: 0 });
+  let pending: { id: string } | undefined;
+  try {
+    const payer = await fundedCustomerWallet('base', 'usdc', 8_000_000n);
+    const created = await live.post('/v0/transfers', {
+      amount: '8.00', on_behalf_of: customer.id, source: { payment_rail: 'base', currency: 'usdc', from_address: payer.address },
+      destination: { payment_rail: 'arbitrum', currency: 'usdc', to_address: RECEIVER },
+    });
+    expect(created.status).toBe(201);
+    pending = created.body;
+    await payer.send(created.body.source_deposit_instructions.to_address, 8_000_000n);
+    await waitFor(() => testDb().selectFrom('payments').select('id').where('transfer_id', '=', created.body.id).where('kind', '=', 'payout').where('tx_hash', 'is not', null).executeTakeFirst(),
+      { what: 'the payout signed and sent', timeoutMs: 120_000 });
+    expect(holdingsBreaks(await day('payout-pending'))).toEqual([]);
+  } finally {
+    await arbitrum.setIntervalMining({ interval: 1 });
+  }
+  await waitForTransferState(live, pending!.id, 'payment_processed', 120_000);
+
+  // Tokens sent straight to the treasuries, outside the books: 7.00 on base, 3.00 on solana.
+  const stray = await fundedCustomerWallet('base', 'usdc', 7_000_000n);
+  await stray.send(chainKeys.treasury.address, 7_000_000n);
+  await mintToSolanaTreasury(3_000_000n);
+  const nudged = await day('nudged');
+  expect(holdingsBreaks(nudged).sort()).toEqual(['chain_balance:base:usdc', 'chain_balance:solana:usdc']);
+  const differences = await Promise.all(['base:usdc', 'solana:usdc'].map(async (account) =>
+    (await ops.get(`/v0/reconciliation/exceptions?account=${account}&status=open`)).body.data));
+  expect(differences.map((d: any[]) => d.map((e) => [e.type, e.amount, e.statement_line.direction]))).toEqual([
+    [['balance_difference', '7.000000', 'credit']], [['balance_difference', '3.000000', 'credit']],
+  ]);
+  // Written off to suspense through the ledger: the books hold what the node holds, and the next day agrees.
+  for (const [e] of differences) expect((await ops.post(`/v0/reconciliation/exceptions/${e.id}/resolve`, { action: 'write_off', reason: 'sent to the treasury by someone outside' })).status).toBe(200);
+  expect(holdingsBreaks(await day('written-off'))).toEqual([]);
+  await expectLedgerBalanced();
+}, 420_000);
+
+/** USDC minted straight into the solana treasury's token account: money the books never saw. */
+async function mintToSolanaTreasury(amountMinor: bigint) {
+  const node = new SolanaNode(stack().processEnv.SOLANA_RPC_URL!, 'confirmed');
+  const keys = new SolanaKeys(TEST_MNEMONIC);
+  const mint = keys.sandboxMint('usdc')!.address;
+  const treasury = await keys.treasury.signer();
+  const token = await node.associatedTokenAccount(treasury.address, mint);
+  const signed = await signInstructions(node, treasury, [getMintToCheckedInstruction({ mint, token, mintAuthority: await keys.issuer.signer(), amount: amountMinor, decimals: 6 })]);
+  await node.broadcast(signed.wire);
+  await waitFor(async () => (await node.signatureStatus(signed.signature))?.confirmationStatus === 'finalized' || undefined, { what: 'the mint final' });
+}
 
 test('a worker killed during the daily run, inside its transaction: the run is tried again and records each match and exception once, and its report once', async () => {
   const client = await temporalClient();

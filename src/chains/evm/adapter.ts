@@ -6,7 +6,7 @@ import type { Database } from '../../db/schema';
 import type { EvmChain } from '../../domain/rails';
 import {
   ChainUnavailableError, type AssetBalance, type ChainAdapter, type ChainMovement, type SandboxChainFunding, type PayoutRequest, type PayoutStatus, type SweepRequest,
-  type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest, type WalletTransactionRequest, type PreparedWalletTransaction,
+  type SweepStatus, type TokenTransferPage, type TreasuryHoldings, type TransferScan, type WalletSendRequest, type WalletTransactionRequest, type PreparedWalletTransaction,
 } from '../chain-adapter';
 import type { ChainKeys } from './keys';
 import { EvmNode, STABLECOIN_ABI, TOKEN_TRANSFER_GAS } from './node';
@@ -155,6 +155,22 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
     const tx = await this.node.client.getTransaction({ hash: txHash as Hex });
     if (tx.value > 0n && tx.to) movements.push({ to: tx.to, currency: this.nativeAsset, amountMinor: tx.value, index: -1 });
     return movements;
+  }
+
+  async treasuryHoldings(q: { currency: string; txHashes: string[] }): Promise<TreasuryHoldings> {
+    const { confirmed } = await this.tips();
+    const minor = await this.node.client.readContract({
+      address: await this.node.token(q.currency), abi: erc20Abi, functionName: 'balanceOf', args: [this.deps.keys.treasury.address], blockNumber: confirmed,
+    });
+    const landed: string[] = [];
+    for (const hash of q.txHashes) {
+      const receipt = await this.node.client.getTransactionReceipt({ hash: hash as Hex }).catch((err: unknown) => {
+        if (err instanceof TransactionReceiptNotFoundError) return null;
+        throw err;
+      });
+      if (receipt?.status === 'success' && receipt.blockNumber <= confirmed) landed.push(hash);
+    }
+    return { position: confirmed.toString(), minor, landed };
   }
 
   /** The token contracts of the chain's currencies that are set up here, by lower-cased address. */

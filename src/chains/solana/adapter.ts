@@ -6,7 +6,7 @@ import { RAILS } from '../../domain/rails';
 import type { Db } from '../../db';
 import {
   ChainUnavailableError, PayoutRejectedError, type AssetBalance, type ChainAdapter, type ChainMovement, type PayoutRequest, type PayoutStatus, type PreparedWalletTransaction,
-  type SandboxChainFunding, type SweepRequest, type SweepStatus, type TokenTransferPage, type TransferScan, type WalletSendRequest,
+  type SandboxChainFunding, type SweepRequest, type SweepStatus, type TokenTransferPage, type TransferScan, type TreasuryHoldings, type WalletSendRequest,
 } from '../chain-adapter';
 import { walletSolanaSeed, type SolanaKeys } from './keys';
 import { SolanaNode, type TokenMovement } from './node';
@@ -145,6 +145,19 @@ export class SolanaChainAdapter implements ChainAdapter, SandboxChainFunding {
       const [confirmedMinor, latestMinor] = await Promise.all([read(this.deps.commitment), read('confirmed')]);
       return { asset, confirmedMinor, latestMinor };
     }));
+  }
+
+  async treasuryHoldings(q: { currency: string; txHashes: string[] }): Promise<TreasuryHoldings> {
+    const account = await this.node.associatedTokenAccount(this.deps.keys.treasury.address, this.deps.mint(q.currency));
+    const { slot, amount } = await this.node.tokenAmountAt(account, this.deps.commitment);
+    const landed: string[] = [];
+    if (q.txHashes.length > 0) {
+      const statuses = (await this.node.rpc.getSignatureStatuses(q.txHashes as never[], { searchTransactionHistory: true }).send()).value;
+      statuses.forEach((st, i) => {
+        if (st && st.err === null && st.slot <= slot) landed.push(q.txHashes[i]!);
+      });
+    }
+    return { position: slot.toString(), minor: amount, landed };
   }
 
   /** The signature fee, and the rent of the receiver's token account should it have to be created. */

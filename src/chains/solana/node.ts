@@ -51,6 +51,13 @@ export class SolanaNode {
     return getTokenDecoder().decode(getBase64Encoder().encode(value.data[0]));
   }
 
+  /** What a token account holds (0 when it does not exist), and the slot the node read it at. */
+  async tokenAmountAt(account: Address, commitment: Commitment): Promise<{ slot: bigint; amount: bigint }> {
+    const { context, value } = await this.rpc.getAccountInfo(account, { encoding: 'base64', commitment }).send();
+    const isToken = value && value.owner === TOKEN_PROGRAM_ADDRESS && value.space === 165n;
+    return { slot: context.slot, amount: isToken ? getTokenDecoder().decode(getBase64Encoder().encode(value.data[0])).amount : 0n };
+  }
+
   /** Who owns the account, or null when it does not exist. */
   async ownerProgram(account: Address): Promise<Address | null> {
     const { value } = await this.rpc.getAccountInfo(account, { encoding: 'base64' }).send();

@@ -37,7 +37,7 @@ const ExceptionSchema = z.object({
   type: z.enum(['missing_from_statement', 'unexpected_on_statement', 'amount_mismatch', 'balance_difference', 'transaction_not_found', 'payee_not_paid', 'movement_claimed_twice'])
     .describe("A bank account's: missing_from_statement, unexpected_on_statement, amount_mismatch, balance_difference (the closing balance less the books and what they explain); a chain's payout: transaction_not_found, payee_not_paid, movement_claimed_twice"),
   status: z.enum(['open', 'investigating', 'resolved']),
-  account: z.string().describe("The bank account's number as its statement names it, or the chain's name"),
+  account: z.string().describe("The bank account's number as its statement names it, the chain's name (its payouts), or `<chain>:<currency>` (its treasury's holdings)"),
   rail: z.string(),
   currency: z.string(),
   amount: z.string().describe('The amount in question: the line, or the difference of an amount mismatch'),
