@@ -1,11 +1,12 @@
 // Three projects, one folder each: `test/unit` (pure logic, the lint rules: no service, `npm run
 // test:unit`), `test/e2e` (everything through the real stack the global setup starts once) and
 // `test/e2e-alone` (the same, for files whose operations reach every tenant or read the shared
-// chains at one block: key rewraps, the stray-deposit scan, the bank account's reconciliation). `npm test` runs unit and e2e
-// three files at a time against one stack (each file works in tenants of its own, and most of its
-// time waits on sandbox clocks and chains: with two, the machine's two cores were half idle; with
-// four, busy enough that a timed wait ran out), then e2e-alone one file at a time, with nothing
-// beside it.
+// chains at one block: key rewraps, the stray-deposit scan, the bank account's reconciliation).
+// `npm test` (scripts/test.sh) runs unit and e2e three files at a time against one stack (each file
+// works in tenants of its own, and most of its time waits on sandbox clocks and chains: with two,
+// the machine's two cores were half idle; with four, busy enough that a timed wait ran out), and
+// beside them e2e-alone one file at a time against a stack of its own (its own database, Temporal,
+// chains and bank: alone on it), which the global setup starts for that project.
 
 const common = {
   // Jest's node environment, with pooled connections dropped before the API would close them.

@@ -70,7 +70,8 @@ describe('custodial wallets', () => {
 
     // A deposit counts once EVM_CONFIRMATIONS (2) blocks deep: read while its block is still the newest
     // one (no block mined between the two looks at the chain around the read), it shows as pending.
-    const base = createPublicClient({ transport: http(chainUrl('base')) });
+    // No cached block number (viem keeps one for 4 s): each look asks the node.
+    const base = createPublicClient({ transport: http(chainUrl('base')), cacheTime: 0 });
     let funded = 0;
     let seenPending = false;
     for (let tries = 0; tries < 40 && !seenPending; tries++) {

@@ -320,7 +320,10 @@ const handedOut = new Set<number>();
  */
 export async function freePortRange(count: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 12_000);
+    // Below Linux's ephemeral ports (32768 up); the e2e-alone run, beside the others, draws from
+    // ports of its own (TEST_PORTS_FROM, set by its global setup), so no two runs race for one.
+    const from = Number(process.env.TEST_PORTS_FROM ?? 20_000);
+    const base = from + Math.floor(Math.random() * 10_000);
     const ports = Array.from({ length: count }, (_, i) => base + i);
     if (ports.some((p) => handedOut.has(p))) continue;
     const free = await Promise.all(ports.map(isFree));

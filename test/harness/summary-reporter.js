@@ -39,12 +39,21 @@ function printServerErrors() {
   for (const name of ['api', 'worker']) {
     let lines;
     try {
-      lines = fs.readFileSync(path.join(__dirname, '../../test-logs', `${name}.log`), 'utf8').split('\n');
+      lines = fs.readFileSync(path.join(stackLogDir(), `${name}.log`), 'utf8').split('\n');
     } catch {
       continue;
     }
     const errors = lines.filter((l) => /"level":(50|60)/.test(l)).slice(-15);
     if (errors.length > 0) process.stdout.write(`\nthe stack's ${name} logged, last ${errors.length} errors:\n${errors.map((l) => `  ${l.slice(0, 600)}`).join('\n')}\n`);
+  }
+}
+
+/** The logs of the stack this run started (global setup publishes it), or the suite's default folder. */
+function stackLogDir() {
+  try {
+    return JSON.parse(process.env.FP_TEST_STACK).logDir;
+  } catch {
+    return path.join(__dirname, '../../test-logs');
   }
 }
 
