@@ -3,6 +3,7 @@ import type { ChainAdapters } from '../src/chains';
 import { ChainUnavailableError } from '../src/chains/chain-adapter';
 import { RAILS, type ChainRail } from '../src/domain/rails';
 import type { HoldingsReader } from '../src/reconciliation/chain-holdings';
+import type { NativeReader } from '../src/reconciliation/chain-native';
 import type { Config } from '../src/config';
 import type { DataCipher } from '../src/crypto';
 import type { Db } from '../src/db';
@@ -20,6 +21,7 @@ export function createReconciliationActivities(deps: { db: Db; cipher: DataCiphe
     movementsOf: (chain: string, txHash: string) => deps.chains[chain as keyof ChainAdapters].movementsOf!(txHash),
   };
   const holdingsOf: HoldingsReader = (chain, q) => deps.chains[chain as keyof ChainAdapters].treasuryHoldings!(q);
+  const nativeOf: NativeReader = (chain, txHashes) => deps.chains[chain as keyof ChainAdapters].treasuryNative!(txHashes);
   return {
     /** Every statement received since the last run reconciled; the day's report, recorded once per run key. */
     async reconcileStatementsReceived(input: { runKey: string }): Promise<Pick<DayReport, 'id' | 'breaks'>> {
@@ -29,7 +31,8 @@ export function createReconciliationActivities(deps: { db: Db; cipher: DataCiphe
       const beating = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
       try {
         const holdings = { holdings: await treasuryCurrencies(deps.chains), holdingsOf };
-        const report = await reconcileDay(deps.db, deps.cipher, { ...settings, chains, holdings, runKey: input.runKey, firstLookbackMs: 86_400_000 });
+        const natives = { natives: Object.values(deps.chains).filter((a) => a.treasuryNative).map((a) => ({ chain: a.chain, nativeAsset: a.nativeAsset })), nativeOf };
+        const report = await reconcileDay(deps.db, deps.cipher, { ...settings, chains, holdings, natives, runKey: input.runKey, firstLookbackMs: 86_400_000 });
         return { id: report.id, breaks: report.breaks };
       } finally {
         clearInterval(beating);

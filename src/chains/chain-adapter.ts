@@ -197,6 +197,18 @@ export interface ChainAdapter {
    * check). Only where the chain runs on a node and fees are paid in another asset than the token.
    */
   treasuryHoldings?(q: { currency: string; txHashes: string[] }): Promise<TreasuryHoldings>;
+  /**
+   * The treasury's native asset as of the newest block deep enough to count, and what each of
+   * `txHashes` (the treasury's own) cost it, of those at or before that block: gas, and value sent.
+   */
+  treasuryNative?(txHashes: string[]): Promise<TreasuryNative>;
+}
+
+/** The treasury's native balance at `position`, and the cost of each of the transactions asked about that had landed by then. */
+export interface TreasuryNative {
+  position: string;
+  minor: bigint;
+  costs: { txHash: string; costMinor: bigint }[];
 }
 
 /** What the node says the treasury holds of one currency, at `position`, and which of the transactions asked about had landed by then. */

@@ -27,6 +27,8 @@ export interface ReconciliationRunsTable {
   shortfall_minor: ColumnType<string, string | bigint | undefined, string | bigint>;
   /** A holdings run: the block (or slot) at which the node's holdings were read. */
   chain_position: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A native holdings run: what all the treasury's own transactions cost it, up to that block. */
+  spent_minor: ColumnType<string | null, string | null | undefined, string | null>;
   matched: number;
   exceptions_opened: number;
   created_at: Date;
@@ -88,10 +90,20 @@ export interface ReconciliationDaysTable {
   breaks: number;
 }
 
+/** What one of a chain treasury's own transactions cost it in the native asset, counted once (migration 0041). */
+export interface ReconciliationChainCostsTable {
+  chain: string;
+  tx_hash: string;
+  cost_minor: Numeric;
+  run_id: string;
+  created_at: Date;
+}
+
 export interface ReconciliationTables {
   reconciliation_days: ReconciliationDaysTable;
   reconciliation_runs: ReconciliationRunsTable;
   reconciliation_matches: ReconciliationMatchesTable;
   reconciliation_exceptions: ReconciliationExceptionsTable;
   reconciliation_resolutions: ReconciliationResolutionsTable;
+  reconciliation_chain_costs: ReconciliationChainCostsTable;
 }

@@ -43,7 +43,7 @@ export const EVENT_CATALOGUE = {
   'virtual_account.updated': 'A virtual account changed: its destination or fee, or it was deactivated or reactivated (`previous_attributes`).',
   'virtual_account.deposit.created': 'A payment arrived on a virtual account.',
   'virtual_account.deposit.updated': 'A virtual account deposit moved on: its transfer was created (or, on a deactivated account, its return), or it was held for operators (`reason`).',
-  'reconciliation.break': 'To the platform\'s operators only: the daily reconciliation found a statement that never came or exceptions it opened (`data.breaks`, the day\'s report).',
+  'reconciliation.break': 'To the platform\'s operators only: the daily reconciliation found a statement that never came, exceptions it opened, or a balance or chain treasury the books do not explain (`data.breaks`, the day\'s report).',
   'webhook.test': 'Sent to one endpoint by `POST /v0/webhooks/{id}/test` (`data.webhook_id`), to try a receiver.',
 } as const satisfies Record<string, string> & Record<`transfer.${Exclude<TransferState, 'awaiting_funds'>}`, string>;
 

@@ -8,6 +8,7 @@ import { ASSET_SCALE, formatAmount } from '../domain/money';
 import { newId } from '../ids';
 import { STATEMENT_FILE_DETAIL } from '../providers/bank-files/statements';
 import { reconcileChainHoldings, type HoldingsDay, type HoldingsReader } from './chain-holdings';
+import { reconcileChainNative, type NativeReader } from './chain-native';
 import { reconcileChainPayouts, type ChainDay, type MovementReader } from './chain-runs';
 import type { Tolerances } from './matching';
 import { reconcileStatementFile } from './runs';
@@ -74,6 +75,8 @@ export async function reconcileDay(
     chains?: { chains: string[]; movementsOf: MovementReader };
     /** The chains whose treasury holdings are compared with the books, each with its currencies, and how to read them. */
     holdings?: { holdings: { chain: string; currencies: string[] }[]; holdingsOf: HoldingsReader };
+    /** The chains whose treasury's native asset is compared with what the platform's own transactions spent, and how to read it. */
+    natives?: { natives: { chain: string; nativeAsset: string }[]; nativeOf: NativeReader };
   },
   now = new Date(),
 ): Promise<DayReport> {
@@ -98,6 +101,9 @@ export async function reconcileDay(
   for (const day of accounts) day.exceptionsOpen = await openExceptionCount(db, opts.environment, day.account);
   const chains = opts.chains ? await reconcileChainPayouts(db, opts.chains, { runKey: opts.runKey, environment: opts.environment, since }, now) : [];
   const holdings = opts.holdings ? await reconcileChainHoldings(db, opts.holdings, { runKey: opts.runKey, environment: opts.environment }, now) : [];
+  for (const n of opts.natives?.natives ?? []) {
+    holdings.push(await reconcileChainNative(db, { ...n, read: opts.natives!.nativeOf }, { runKey: opts.runKey, environment: opts.environment }, now));
+  }
   const report: DayReport = {
     id: newId('reconciliationDay', now.getTime()), environment: opts.environment, since: since.toISOString(), ranAt: now.toISOString(),
     accounts, chains, holdings, breaks: breaksOf(accounts, chains, holdings),
@@ -158,8 +164,8 @@ export const ReconciliationReportSchema = z.object({
   })).describe('Each chain whose payouts settled since the last run'),
   holdings: z.array(z.object({
     chain: z.string(), currency: z.string(), position: z.string().describe('The block (or slot) at which the node was read'),
-    difference: z.string().describe("The treasury's holdings less the books' position and what they explain (docs/RECONCILIATION.md): \"0.000000\" when they agree"),
-  })).describe("Each chain treasury's holdings of each token, against the books"),
+    difference: z.string().describe("The treasury's holdings less the books' position and what they explain (docs/RECONCILIATION.md): zero when they agree"),
+  })).describe("Each chain treasury's holdings of each token against the books, and of its native asset against what the platform's own transactions spent"),
 }).meta({ id: 'ReconciliationReport' });
 
 /** A day's report as the API and the event show it. */

@@ -8,11 +8,12 @@ import { TEST_MNEMONIC, TEST_ODFI, TEST_SEPA_ACCOUNT } from '../harness/stack';
 import { CLOSED_IBAN, TestBank } from '../harness/test-bank';
 import { chainKeys, chainUrl, expectLedgerBalanced, fundedCustomerWallet, RECEIVER, waitForTransferState } from '../harness/transfers';
 import type { BookedLine } from '../../src/sandbox-bank/statements';
-import { getMintToCheckedInstruction } from '@solana-program/token';
-import { createTestClient, http } from 'viem';
+import { generateKeyPairSigner } from '@solana/kit';
+import { getCreateAssociatedTokenIdempotentInstructionAsync, getMintToCheckedInstruction } from '@solana-program/token';
+import { createPublicClient, createTestClient, http } from 'viem';
 import { SolanaKeys } from '../../src/chains/solana/keys';
 import { SolanaNode } from '../../src/chains/solana/node';
-import { signInstructions } from '../../src/chains/solana/transactions';
+import { signInstructions, signTokenTransfer } from '../../src/chains/solana/transactions';
 
 // The daily reconciliation of the US account (docs/RECONCILIATION.md), end to end: live ACH payouts
 // and their deposits through the bank's files, a return; the test bank's BAI2 statement of what it
@@ -343,7 +344,7 @@ test("the chain side: each payout settled since the last run is checked on its n
   expect(next.breaks.filter((b) => b.startsWith('chain_exceptions:'))).toEqual([]);
 }, 420_000);
 
-test("the chain treasuries: each token's holdings against the books at a recorded block; the float an operator matched by hand agrees from then on; a payout out but in no block yet is explained, not flagged; tokens sent straight to the treasury on base and on solana open exactly those differences; written off, the next day agrees", async () => {
+test("the chain treasuries: each token's holdings against the books, and each native asset against what the treasury's own transactions spent, at a recorded block; the float an operator matched by hand agrees from then on; a payout out but in no block yet is explained, not flagged; tokens sent straight to the treasury on base and on solana, and a balance set on the base treasury, open exactly those differences; written off, the next day agrees", async () => {
   const client = await temporalClient();
   const day = async (name: string) => client.workflow.execute('dailyReconciliationWorkflow', { taskQueue: stack().taskQueue, workflowId: `test-reconciliation-holdings-${name}-${Date.now()}`, args: [] }) as Promise<{ reportId: string; breaks: string[] }>;
   const ops = apiClient((await createTenant({ operators: true })).liveSecret);
@@ -352,7 +353,7 @@ test("the chain treasuries: each token's holdings against the books at a recorde
   // difference, which an operator matches by hand as the company's own funds.
   const first = await day('first');
   const firstReport = (await ops.get(`/v0/reconciliation/reports/${first.reportId}`)).body;
-  expect(firstReport.holdings.map((h: any) => `${h.chain}:${h.currency}`)).toEqual(expect.arrayContaining(['base:usdc', 'base:usdt', 'arbitrum:usdc', 'solana:usdc']));
+  expect(firstReport.holdings.map((h: any) => `${h.chain}:${h.currency}`)).toEqual(expect.arrayContaining(['base:usdc', 'base:usdt', 'arbitrum:usdc', 'solana:usdc', 'base:eth', 'polygon:matic']));
   for (const h of firstReport.holdings) expect(h.position).toMatch(/^\d+$/);
   for (const h of firstReport.holdings.filter((x: any) => !/^0\.0+$/.test(x.difference))) {
     const [newest] = (await ops.get(`/v0/reconciliation/exceptions?account=${h.chain}:${h.currency}&type=balance_difference&status=open`)).body.data;
@@ -384,16 +385,24 @@ test("the chain treasuries: each token's holdings against the books at a recorde
   }
   await waitForTransferState(live, pending!.id, 'payment_processed', 120_000);
 
-  // Tokens sent straight to the treasuries, outside the books: 7.00 on base, 3.00 on solana.
+  // Tokens sent straight to the treasuries from outside the books: 7.00 on base, 3.00 on solana; and
+  // one ether more set on the base treasury by the node (anvil's setBalance).
   const stray = await fundedCustomerWallet('base', 'usdc', 7_000_000n);
   await stray.send(chainKeys.treasury.address, 7_000_000n);
-  await mintToSolanaTreasury(3_000_000n);
+  await strayToSolanaTreasury(3_000_000n);
+  const base = createTestClient({ mode: 'anvil', transport: http(chainUrl('base')) });
+  const publicBase = createPublicClient({ transport: http(chainUrl('base')) });
+  await base.setBalance({ address: chainKeys.treasury.address, value: await publicBase.getBalance({ address: chainKeys.treasury.address }) + 10n ** 18n });
+  // The run reads the node at the newest block deep enough to count (2 confirmations): a block or
+  // two after the nudge, or it is tomorrow's difference.
+  const nudgedAt = await publicBase.getBlockNumber({ cacheTime: 0 });
+  await waitFor(async () => (await publicBase.getBlockNumber({ cacheTime: 0 })) >= nudgedAt + 3n, { what: 'the nudge deep enough' });
   const nudged = await day('nudged');
-  expect(holdingsBreaks(nudged).sort()).toEqual(['chain_balance:base:usdc', 'chain_balance:solana:usdc']);
-  const differences = await Promise.all(['base:usdc', 'solana:usdc'].map(async (account) =>
+  expect(holdingsBreaks(nudged).sort()).toEqual(['chain_balance:base:eth', 'chain_balance:base:usdc', 'chain_balance:solana:usdc']);
+  const differences = await Promise.all(['base:usdc', 'solana:usdc', 'base:eth'].map(async (account) =>
     (await ops.get(`/v0/reconciliation/exceptions?account=${account}&status=open`)).body.data));
   expect(differences.map((d: any[]) => d.map((e) => [e.type, e.amount, e.statement_line.direction]))).toEqual([
-    [['balance_difference', '7.000000', 'credit']], [['balance_difference', '3.000000', 'credit']],
+    [['balance_difference', '7.000000', 'credit']], [['balance_difference', '3.000000', 'credit']], [['balance_difference', '1.000000000000000000', 'credit']],
   ]);
   // Written off to suspense through the ledger: the books hold what the node holds, and the next day agrees.
   for (const [e] of differences) expect((await ops.post(`/v0/reconciliation/exceptions/${e.id}/resolve`, { action: 'write_off', reason: 'sent to the treasury by someone outside' })).status).toBe(200);
@@ -401,16 +410,23 @@ test("the chain treasuries: each token's holdings against the books at a recorde
   await expectLedgerBalanced();
 }, 420_000);
 
-/** USDC minted straight into the solana treasury's token account: money the books never saw. */
-async function mintToSolanaTreasury(amountMinor: bigint) {
+/** A stray solana transfer: a wallet of someone outside, its USDC minted by the issuer, sends some to the treasury. Money the books never saw. */
+async function strayToSolanaTreasury(amountMinor: bigint) {
   const node = new SolanaNode(stack().processEnv.SOLANA_RPC_URL!, 'confirmed');
   const keys = new SolanaKeys(TEST_MNEMONIC);
   const mint = keys.sandboxMint('usdc')!.address;
-  const treasury = await keys.treasury.signer();
-  const token = await node.associatedTokenAccount(treasury.address, mint);
-  const signed = await signInstructions(node, treasury, [getMintToCheckedInstruction({ mint, token, mintAuthority: await keys.issuer.signer(), amount: amountMinor, decimals: 6 })]);
-  await node.broadcast(signed.wire);
-  await waitFor(async () => (await node.signatureStatus(signed.signature))?.confirmationStatus === 'finalized' || undefined, { what: 'the mint final' });
+  const outsider = await generateKeyPairSigner();
+  await node.airdrop(outsider.address, 1_000_000_000n);
+  const token = await node.associatedTokenAccount(outsider.address, mint);
+  const minted = await signInstructions(node, outsider, [
+    await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: outsider, owner: outsider.address, mint }),
+    getMintToCheckedInstruction({ mint, token, mintAuthority: await keys.issuer.signer(), amount: amountMinor, decimals: 6 }),
+  ]);
+  await node.broadcast(minted.wire);
+  await waitFor(async () => (await node.signatureStatus(minted.signature))?.confirmationStatus === 'finalized' || undefined, { what: 'the mint final' });
+  const sent = await signTokenTransfer(node, { feePayer: outsider, authority: outsider, mint, decimals: 6, to: (await keys.treasury.signer()).address, amountMinor, memo: 'stray' });
+  await node.broadcast(sent.wire);
+  await waitFor(async () => (await node.signatureStatus(sent.signature))?.confirmationStatus === 'finalized' || undefined, { what: 'the stray transfer final' });
 }
 
 test('a worker killed during the daily run, inside its transaction: the run is tried again and records each match and exception once, and its report once', async () => {

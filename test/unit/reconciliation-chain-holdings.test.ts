@@ -1,5 +1,6 @@
 import { breaksOf, reportJson, ReconciliationReportSchema } from '../../src/reconciliation/daily';
 import { holdingsCheck, type BooksHoldings } from '../../src/reconciliation/chain-holdings';
+import { nativeCheck } from '../../src/reconciliation/chain-native';
 
 // A chain treasury's holdings against the books (src/reconciliation/chain-holdings.ts): money in
 // flight is explained by whether its transaction had landed at the block the node was read at.
@@ -46,4 +47,14 @@ test('holdings that differ are a break named with chain and currency; the report
     { chain: 'base', currency: 'usdc', position: '812', difference: '7.000000' },
     { chain: 'solana', currency: 'usdc', position: '4410', difference: '0.000000' },
   ]);
+});
+
+test('a treasury\'s native asset: its balance plus all its own transactions ever cost it is the float an operator accepted; anything else that moved it is the difference', () => {
+  const float = 10_000n * 10n ** 18n;
+  // 0.3 spent on gas by the platform's own transactions: agrees.
+  expect(nativeCheck(float - 3n * 10n ** 17n, { spentMinor: 3n * 10n ** 17n, ledgerMinor: 0n, acceptedMinor: float }).differenceMinor).toBe(0n);
+  // A balance set on the node, 1 more than that: a difference of 1.
+  expect(nativeCheck(float + 10n ** 18n - 3n * 10n ** 17n, { spentMinor: 3n * 10n ** 17n, ledgerMinor: 0n, acceptedMinor: float }).differenceMinor).toBe(10n ** 18n);
+  // Written off, the books hold it.
+  expect(nativeCheck(float + 10n ** 18n, { spentMinor: 0n, ledgerMinor: 10n ** 18n, acceptedMinor: float })).toEqual({ booksMinor: 10n ** 18n, explainedMinor: float, differenceMinor: 0n });
 });

@@ -6,7 +6,7 @@ import type { Database } from '../../db/schema';
 import type { EvmChain } from '../../domain/rails';
 import {
   ChainUnavailableError, type AssetBalance, type ChainAdapter, type ChainMovement, type SandboxChainFunding, type PayoutRequest, type PayoutStatus, type SweepRequest,
-  type SweepStatus, type TokenTransferPage, type TreasuryHoldings, type TransferScan, type WalletSendRequest, type WalletTransactionRequest, type PreparedWalletTransaction,
+  type SweepStatus, type TokenTransferPage, type TreasuryHoldings, type TreasuryNative, type TransferScan, type WalletSendRequest, type WalletTransactionRequest, type PreparedWalletTransaction,
 } from '../chain-adapter';
 import type { ChainKeys } from './keys';
 import { EvmNode, STABLECOIN_ABI, TOKEN_TRANSFER_GAS } from './node';
@@ -164,13 +164,32 @@ export class EvmChainAdapter implements ChainAdapter, SandboxChainFunding {
     });
     const landed: string[] = [];
     for (const hash of q.txHashes) {
-      const receipt = await this.node.client.getTransactionReceipt({ hash: hash as Hex }).catch((err: unknown) => {
-        if (err instanceof TransactionReceiptNotFoundError) return null;
-        throw err;
-      });
+      const receipt = await this.receiptIfAny(hash);
       if (receipt?.status === 'success' && receipt.blockNumber <= confirmed) landed.push(hash);
     }
     return { position: confirmed.toString(), minor, landed };
+  }
+
+  async treasuryNative(txHashes: string[]): Promise<TreasuryNative> {
+    const { confirmed } = await this.tips();
+    const treasury = this.deps.keys.treasury.address;
+    const minor = await this.node.client.getBalance({ address: treasury, blockNumber: confirmed });
+    const costs: TreasuryNative['costs'] = [];
+    for (const hash of txHashes) {
+      const receipt = await this.receiptIfAny(hash);
+      if (!receipt || receipt.blockNumber > confirmed || getAddress(receipt.from) !== getAddress(treasury)) continue;
+      // Gas is paid whether or not the call succeeded; value moves only if it did.
+      const value = receipt.status === 'success' ? (await this.node.client.getTransaction({ hash: hash as Hex })).value : 0n;
+      costs.push({ txHash: hash, costMinor: receipt.gasUsed * receipt.effectiveGasPrice + value });
+    }
+    return { position: confirmed.toString(), minor, costs };
+  }
+
+  private receiptIfAny(hash: string) {
+    return this.node.client.getTransactionReceipt({ hash: hash as Hex }).catch((err: unknown) => {
+      if (err instanceof TransactionReceiptNotFoundError) return null;
+      throw err;
+    });
   }
 
   /** The token contracts of the chain's currencies that are set up here, by lower-cased address. */
