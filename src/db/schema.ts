@@ -1,10 +1,19 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { Environment, Numeric } from './column-types';
 import type { ReconciliationTables } from './schema-reconciliation';
+import type { BankFileTables } from './schema-bank-files';
+import type { ChainTables } from './schema-chains';
+import type { WalletTables } from './schema-wallets';
+import type { RouteTables } from './schema-routes';
 
 export type { Environment, Numeric } from './column-types';
+export type * from './schema-bank-files';
+export type * from './schema-chains';
+export type * from './schema-wallets';
+export type * from './schema-routes';
 
-// Table types for kysely; the reconciliation's in schema-reconciliation.ts.
+// Table types for kysely; the bank files', the chains', the wallets', the routes' and the
+// reconciliation's in schema-*.ts beside this file (re-exported here).
 
 export interface DevelopersTable {
   id: string;
@@ -320,23 +329,6 @@ export interface PaymentsTable {
   updated_at: Date;
 }
 
-export interface ChainNoncesTable {
-  chain: string;
-  address: string;
-  next_nonce: number;
-}
-
-export interface SimulatedChainTransactionsTable {
-  hash: string;
-  chain: string;
-  currency: string;
-  from_address: string;
-  to_address: string;
-  amount_minor: Numeric;
-  idempotency_key: string | null;
-  created_at: Date;
-}
-
 export type LedgerPurpose =
   | 'customer_funds' | 'rail_clearing' | 'chain_treasury' | 'platform_fees' | 'developer_fees' | 'fx_conversion' | 'unapplied_deposits' | 'account_reserved'
   | 'reconciliation_suspense';
@@ -371,160 +363,6 @@ export interface LedgerEntriesTable {
   account_id: string;
   currency: string;
   amount_minor: ColumnType<string, string, never>;
-  created_at: Date;
-}
-
-export interface ChainSweepsTable {
-  /** The transfer id for the transfer's own deposit; the stray's payment key for a stray deposit returned. */
-  sweep_key: string;
-  transfer_id: string;
-  chain: string;
-  currency: string;
-  from_address: string;
-  amount_minor: string;
-  gas_signed_transaction: string | null;
-  gas_tx_hash: string | null;
-  sweep_signed_transaction: string | null;
-  sweep_tx_hash: string | null;
-  status: 'pending' | 'swept';
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** A customer's wallet (migration 0019). */
-export interface WalletsTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  customer_id: string;
-  type: 'custodial' | 'mpc';
-  label: string | null;
-  chains: ColumnType<string[], string, string>;
-  /** The wallet's address on each of its chains. */
-  addresses: ColumnType<Record<string, string>, string, string>;
-  /**
-   * The private key (custodial) or the platform's key share (mpc), sealed by the KeyVault
-   * (src/keys/key-vault.ts), bound to the wallet id; null while an MPC wallet's key is being generated.
-   */
-  key_sealed: string | null;
-  kek_id: string | null;
-  /** `key_generation` and `failed`: MPC wallets only (their key generation runs, or ended without a key). */
-  status: 'active' | 'key_generation' | 'failed';
-  mpc_config: ColumnType<MpcConfig | null, string | null, string | null>;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface MpcConfig {
-  threshold: number;
-  total_shares: number;
-  key_type: 'ecdsa';
-}
-
-/** One run of the MPC protocol (migration 0023): a key generation or one signing. */
-export interface MpcSessionsTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  wallet_id: string;
-  kind: 'key_generation' | 'signing';
-  status: 'awaiting_customer' | 'completed' | 'failed' | 'expired' | 'canceled';
-  /** The library's session (or signing) id: fresh, 64 hex characters. */
-  protocol_session: string;
-  /** The customer's rounds the platform has answered. */
-  rounds_done: Generated<number>;
-  /** Signing: the customer's share that signs with the platform's (2 the device, 3 the backup). */
-  customer_party: number | null;
-  platform_public_key: string | null;
-  customer_public_key: string | null;
-  transfer_id: string | null;
-  chain: string | null;
-  /** Signing: the unsigned transaction (viem's serialization, hex) and what it pays. */
-  transaction: ColumnType<MpcTransaction | null, string | null, string | null>;
-  signing_hash: string | null;
-  signature: ColumnType<{ r: string; s: string; yParity: number } | null, string | null, string | null>;
-  failure_reason: string | null;
-  expires_at: Date;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface MpcTransaction {
-  serialized: string;
-  chain_id: number;
-  nonce: number;
-  token: string;
-  currency: string;
-  to: string;
-  amount_minor: string;
-}
-
-/** A customer round as posted (migration 0023). */
-export interface MpcCustomerRoundsTable {
-  session_id: string;
-  round: number;
-  submission: ColumnType<unknown, string, string>;
-  created_at: Date;
-}
-
-/** The platform party's state and messages after each round (migration 0023). */
-export interface MpcPlatformRoundsTable {
-  session_id: string;
-  round: number;
-  state_sealed: string | null;
-  messages: ColumnType<unknown[], string, string>;
-  created_at: Date;
-}
-
-/** A wallet's address on one chain (migration 0020): what the chain's watcher matches transfers against. */
-export interface WalletAddressesTable {
-  chain: string;
-  /** Lower-cased on EVM chains. */
-  address: string;
-  wallet_id: string;
-}
-
-/** Where a chain's wallet watcher reads on from (migration 0020). */
-export interface ChainWatchCursorsTable {
-  chain: string;
-  position: string;
-  updated_at: Date;
-}
-
-export type WalletTransactionState = 'pending' | 'confirmed' | 'dropped';
-
-/** A token transfer into or out of a wallet, as the chain's watcher saw it (migration 0020). */
-export interface WalletTransactionsTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  wallet_id: string;
-  chain: string;
-  currency: string;
-  direction: 'incoming' | 'outgoing';
-  amount_minor: string;
-  tx_hash: string;
-  /** The transfer's id on its chain: `{txHash}:{logIndex}` on EVM chains. */
-  transfer_ref: string;
-  counterparty: string;
-  /** The block (or time, on the simulators) it was seen in. */
-  position: string;
-  confirmations: number;
-  state: WalletTransactionState;
-  /** The platform transfer it is a leg of, where there is one. */
-  transfer_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** A transaction a wallet's key signed (migration 0021), stored before it was broadcast. */
-export interface WalletSignedTransactionsTable {
-  idempotency_key: string;
-  wallet_id: string;
-  transfer_id: string | null;
-  chain: string;
-  signed_transaction: string | null;
-  tx_hash: string | null;
   created_at: Date;
 }
 
@@ -603,105 +441,7 @@ export interface RailEventsTable {
   sender_encrypted: string | null;
 }
 
-export interface BankFilesTable {
-  id: string;
-  rail: string;
-  direction: 'outbound' | 'inbound';
-  name: string;
-  file_id_modifier: string | null;
-  sha256: string;
-  contents_encrypted: string;
-  entry_count: number;
-  total_debit_minor: Numeric;
-  total_credit_minor: Numeric;
-  status: 'recorded' | 'uploaded' | 'processed' | 'rejected';
-  created_at: Date;
-  uploaded_at: Date | null;
-  /** The file window that built it (outbound; migration 0028). */
-  window_id: Generated<string | null>;
-  /** Why the bank rejected it, or what it carried (inbound). */
-  detail: Generated<string | null>;
-}
-
-/** A block the Bitcoin output index has read (migration 0029). */
-export interface BitcoinBlocksTable {
-  height: number;
-  hash: string;
-}
-
-/** An output the Bitcoin output index keeps (migration 0029, src/chains/bitcoin/output-index.ts). */
-export interface BitcoinOutputsTable {
-  txid: string;
-  vout: number;
-  address: string;
-  amount_sats: string;
-  height: number;
-  owner: 'platform' | 'faucet' | 'wallet' | 'external';
-  wallet_id: string | null;
-  key_index: number | null;
-  from_address: string | null;
-  coinbase: boolean;
-  own_change: boolean;
-  reserved_by: string | null;
-  spent_txid: string | null;
-  spent_height: number | null;
-}
-
-/** The change of a signed transaction of the platform's or a wallet's before a block holds it (migration 0035). */
-export interface BitcoinUnconfirmedChangeTable {
-  txid: string;
-  vout: number;
-  address: string;
-  amount_sats: string;
-  owner: 'platform' | 'faucet' | 'wallet';
-  wallet_id: string | null;
-  key_index: number | null;
-  depth: number;
-  made_by: string;
-  reserved_by: string | null;
-}
-
-/** A payment the bank-file rail holds (migration 0028). */
-export interface BankPaymentsTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  rail: string;
-  direction: 'credit' | 'debit';
-  amount_minor: Numeric;
-  currency: string;
-  external_account_id: string | null;
-  purpose: string;
-  idempotency_key: string;
-  reference: string | null;
-  /** The entry's individual id number in the file (15 digits): how a return names it. */
-  entry_ref: Generated<string>;
-  status: 'queued' | 'filed' | 'rejected' | 'returned';
-  code: string | null;
-  file_id: string | null;
-  /** YYYY-MM-DD: the settlement date the file asks for. */
-  effective_date: string | null;
-  settles_at: Date | null;
-  created_at: Date;
-  returned_at: Date | null;
-  /** ACH: the trace number the entry went out with (migration 0036). */
-  trace_number: string | null;
-  /** Why the payment was set aside instead of filed: the field and what is wrong with it. */
-  reason: string | null;
-}
-
-/** The next ACH trace counter of each ODFI (7 digits, from 1). */
-export interface AchTraceCountersTable {
-  odfi: string;
-  next_trace: number;
-}
-
-export interface BankFilePaymentsTable {
-  file_id: string;
-  payment_id: string;
-}
-
-export interface Database extends ReconciliationTables {
+export interface Database extends ReconciliationTables, BankFileTables, ChainTables, WalletTables, RouteTables {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
   customers: CustomersTable;
@@ -719,31 +459,11 @@ export interface Database extends ReconciliationTables {
   transfers: TransfersTable;
   transfer_volumes: TransferVolumesTable;
   payments: PaymentsTable;
-  chain_nonces: ChainNoncesTable;
-  simulated_chain_transactions: SimulatedChainTransactionsTable;
-  chain_sweeps: ChainSweepsTable;
   rail_events: RailEventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
-  wallets: WalletsTable;
-  wallet_addresses: WalletAddressesTable;
-  chain_watch_cursors: ChainWatchCursorsTable;
-  wallet_transactions: WalletTransactionsTable;
-  wallet_signed_transactions: WalletSignedTransactionsTable;
   platform_accounts: PlatformAccountsTable;
-  mpc_sessions: MpcSessionsTable;
-  mpc_platform_rounds: MpcPlatformRoundsTable;
-  mpc_customer_rounds: MpcCustomerRoundsTable;
-  bank_files: BankFilesTable;
-  bank_file_payments: BankFilePaymentsTable;
-  bank_payments: BankPaymentsTable;
-  ach_trace_counters: AchTraceCountersTable;
-  bitcoin_blocks: BitcoinBlocksTable;
-  bitcoin_outputs: BitcoinOutputsTable;
-  bitcoin_unconfirmed_change: BitcoinUnconfirmedChangeTable;
-  payment_routes: PaymentRoutesTable;
-  route_deposits: RouteDepositsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;
@@ -760,69 +480,5 @@ export type CustomerUpdate = Updateable<CustomersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type EventRow = Selectable<EventsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
-export type WalletRow = Selectable<WalletsTable>;
-export type MpcSessionRow = Selectable<MpcSessionsTable>;
-export type WalletTransactionRow = Selectable<WalletTransactionsTable>;
 export type PlatformAccountRow = Selectable<PlatformAccountsTable>;
 
-/** Where a route's deposits go: a transfer's destination leg (POST /v0/transfers' `destination`). */
-export interface RouteDestination {
-  payment_rail: string;
-  currency: string;
-  to_address?: string;
-  external_account_id?: string;
-  wallet_id?: string;
-  account_id?: string;
-}
-
-/** A standing route: a liquidation address or a virtual account (migration 0030, src/routes/). */
-export interface PaymentRoutesTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  customer_id: string;
-  kind: 'liquidation_address' | 'virtual_account';
-  status: 'active' | 'deactivated';
-  source_rail: string;
-  source_currency: string;
-  /** The address as the watcher compares it (walletAddressKey), and as it is shown. */
-  address: string | null;
-  display_address: string | null;
-  deposit_index: string | null;
-  deposit_reference: string | null;
-  destination: ColumnType<RouteDestination, string, string>;
-  developer_fee_percent: Numeric;
-  return_address: string | null;
-  /** The route's own limits in minor units of its source currency (migration 0031); null: none. */
-  limit_per_deposit_minor: Numeric | null;
-  limit_per_day_minor: Numeric | null;
-  created_at: Date;
-  updated_at: Date;
-}
-export type PaymentRouteRow = Selectable<PaymentRoutesTable>;
-
-export type RouteDepositState = 'confirming' | 'confirmed' | 'transferred' | 'dropped' | 'held';
-
-/** A deposit a route received, once, and what became of it (migration 0030). */
-export interface RouteDepositsTable {
-  id: string;
-  route_id: string;
-  developer_id: string;
-  environment: Environment;
-  deposit_key: string;
-  rail: string;
-  currency: string;
-  amount_minor: Numeric;
-  tx_hash: string | null;
-  position: string | null;
-  sender: string | null;
-  /** A virtual account's deposit: the provider's payment id (migration 0031). */
-  provider_payment_id: string | null;
-  confirmations: number;
-  state: RouteDepositState;
-  transfer_id: string | null;
-  reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-export type RouteDepositRow = Selectable<RouteDepositsTable>;
