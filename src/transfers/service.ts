@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { PlatformDeps } from '../deps';
 import { tenantRows, type Tenant } from '../db/tenant-scope';
@@ -7,16 +7,12 @@ import { ApiError, invalidField, invalidStateField } from '../errors';
 import type { CustomerRow, Database, ExternalAccountRow, TransferRow } from '../db/schema';
 import { burnAddressError, cryptoAddressError } from '../domain/bank-validation';
 import { ASSET_SCALE, CANONICAL_DECIMAL, formatAmount, parseAmount } from '../domain/money';
-import { QuoteError, RateUnavailableError, convertMinor, quoteReceipt, samePeg, swiftChargesSplit } from '../domain/quote';
+import { RateUnavailableError, convertMinor, samePeg } from '../domain/quote';
 import { PAYMENT_RAILS, RAILS, isChainRail, railBoundsMinor, type CryptoChain, type FiatRailProfile, type PaymentRail } from '../domain/rails';
-import { recordChangeWithEvent } from '../domain/events';
 import { oneOfShapes, transferLegVariants } from '../domain/documented-variants';
-import { bankCollectionAccount } from '../providers/bank-files/settings';
-import { newId, randomBase62 } from '../ids';
 import { findBodyCustomer, unknownBodyCustomer } from '../customers/customer';
-import { serializeTransfer, type StoredReceipt } from './transfer';
 import type { RefundDestination } from '../domain/transfers';
-import { reserveFromAccount, resolveTransferAccounts } from './account-legs';
+import { resolveTransferAccounts } from './account-legs';
 import { resolveTransferWallets } from './wallet-legs';
 
 // What a transfer is created from (POST /v0/transfers validates its body against this).
@@ -256,156 +252,4 @@ export async function resolveTransferParties(trx: Kysely<Database>, deps: Pick<P
   const toAddress = wallets.destinationAddress
     ?? (accounts.destinationAccountId ? null : (await checkPayeeAccount(trx, tenant, customer.id, input.destination, 'destination.', payeeAccount)).toAddress);
   return { customer, wallets, accounts, toAddress };
-}
-
-/**
- * A deposit that arrived on a standing route: its transfer carries the route's id and shows where
- * the money was sent (a liquidation address's chain address, a virtual account's bank details).
- */
-export interface StandingDeposit {
-  routeId: string;
-  depositAddress: string | null;
-  depositIndex: string | null;
-  instructions?: Record<string, string>;
-}
-
-/** A transfer checked and quoted, not yet written: its row, and how to write it. */
-export interface PreparedTransfer {
-  row: TransferRow;
-  /** Its source wallet signs with the customer (the workflow waits for the co-signature). */
-  sourceWalletIsMpc: boolean;
-  /** Writes the row with its `transfer.created` event (one statement), and reserves the amount in a source account (then in a transaction). */
-  write(db: Kysely<Database>): Promise<void>;
-}
-
-/** Creates a transfer in the caller's transaction: its row, its event and any reservation. */
-export async function createTransfer(
-  trx: Transaction<Database>, deps: PlatformDeps, tenant: Tenant, input: TransferCreateInput,
-  prepared: { amountMinor: bigint; developerFeeMinor: bigint; sourcePosition: string | null; gasFeeMinor: bigint },
-  standing?: StandingDeposit,
-): Promise<TransferRow> {
-  const transfer = await prepareTransfer(trx, deps, tenant, input, prepared, standing);
-  await transfer.write(trx);
-  return transfer.row;
-}
-
-/**
- * Checks who the transfer is for and who it pays, quotes it and builds its row and deposit
- * instructions, reading only: what `write` then writes.
- */
-export async function prepareTransfer(
-  db: Kysely<Database>, deps: PlatformDeps, tenant: Tenant, input: TransferCreateInput,
-  prepared: { amountMinor: bigint; developerFeeMinor: bigint; sourcePosition: string | null; gasFeeMinor: bigint },
-  standing?: StandingDeposit,
-): Promise<PreparedTransfer> {
-  const { customer, wallets, accounts, toAddress } = await resolveTransferParties(db, deps, tenant, input, prepared.amountMinor);
-  const fromAddress = wallets.sourceAddress ?? input.source.from_address ?? null;
-
-  const rate = await deps.rates[tenant.environment].rate(input.source.currency, input.destination.currency);
-  const swift = input.destination.payment_rail === 'swift' ? swiftChargesSplit(input.destination.swift_charges ?? 'sha') : undefined;
-  let receipt;
-  try {
-    receipt = quoteReceipt({
-      amountMinor: prepared.amountMinor, developerFeeMinor: prepared.developerFeeMinor, from: input.source.currency, to: input.destination.currency,
-      rate, gasFeeMinor: prepared.gasFeeMinor, swiftFeeMinor: swift?.senderFeeMinor,
-    });
-    if (swift && receipt.finalMinor <= swift.beneficiaryDeductionsMinor) throw new QuoteError('After the SWIFT fees nothing would arrive: the amount is too small');
-  } catch (err) {
-    if (err instanceof QuoteError) throw body('amount', err.message);
-    throw err;
-  }
-  if (receipt.finalMinor > railBoundsMinor(input.destination.payment_rail, input.destination.currency).max) {
-    throw body('amount', `the final amount exceeds what ${input.destination.payment_rail} carries in one payment`);
-  }
-
-  const now = new Date();
-  const id = newId('transfer', now.getTime());
-  const depositReference = `FP${randomBase62(12).toUpperCase()}`;
-  let depositAddress: string | null = null;
-  let depositIndex: string | null = null;
-  let instructions: Record<string, string>;
-  const amount = formatAmount(prepared.amountMinor, ASSET_SCALE[input.source.currency]);
-  if (standing) {
-    // Arrived already, at the route's permanent address: nothing is awaited there.
-    depositAddress = standing.depositAddress;
-    depositIndex = standing.depositIndex;
-    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, ...standing.instructions };
-    if (depositAddress) Object.assign(instructions, { to_address: depositAddress, from_address: fromAddress! });
-  } else if (isChainRail(input.source.payment_rail)) {
-    const { index } = (await sql<{ index: string }>`select nextval('deposit_address_index')::text as index`.execute(db)).rows[0];
-    depositAddress = deps.chains[input.source.payment_rail].depositAddress(Number(index));
-    depositIndex = index;
-    instructions = {
-      payment_rail: input.source.payment_rail, currency: input.source.currency, amount, to_address: depositAddress, from_address: fromAddress!,
-      // The platform sends it from the wallet: nothing for the customer to do.
-      ...(wallets.sourceWalletId ? { wallet_id: wallets.sourceWalletId } : {}),
-    };
-  } else if (accounts.sourceAccountId) {
-    // Taken from the account: nothing for the customer to send.
-    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, account_id: accounts.sourceAccountId };
-  } else {
-    // The bank's own account where the rail runs on its files; else the sandbox's collection account.
-    const collection = bankCollectionAccount(deps.config, tenant.environment, input.source.payment_rail) ?? (RAILS[input.source.payment_rail] as FiatRailProfile).collectionAccount;
-    instructions = { payment_rail: input.source.payment_rail, currency: input.source.currency, amount, deposit_reference: depositReference, ...collection };
-  }
-  const stored: StoredReceipt = {
-    initial_minor: receipt.initialMinor.toString(),
-    developer_fee_minor: receipt.developerFeeMinor.toString(),
-    exchange_fee_minor: receipt.exchangeFeeMinor.toString(),
-    subtotal_minor: receipt.subtotalMinor.toString(),
-    gas_fee_minor: receipt.gasFeeMinor.toString(),
-    ...(swift ? { swift_fee_minor: swift.senderFeeMinor.toString(), beneficiary_deductions_minor: swift.beneficiaryDeductionsMinor.toString() } : {}),
-    final_minor: receipt.finalMinor.toString(),
-    exchange_rate: receipt.exchangeRate,
-    source_tx_hash: null,
-    destination_tx_hash: null,
-  };
-  const row: TransferRow = {
-    id,
-    developer_id: tenant.developerId,
-    environment: tenant.environment,
-    customer_id: customer.id,
-    state: 'awaiting_funds',
-    state_reason: null,
-    client_reference_id: input.client_reference_id ?? null,
-    amount_minor: prepared.amountMinor.toString(),
-    developer_fee_minor: prepared.developerFeeMinor.toString(),
-    source_rail: input.source.payment_rail,
-    source_currency: input.source.currency,
-    source_from_address: fromAddress,
-    source_wallet_id: wallets.sourceWalletId,
-    destination_wallet_id: wallets.destinationWalletId,
-    source_account_id: accounts.sourceAccountId,
-    destination_account_id: accounts.destinationAccountId,
-    destination_rail: input.destination.payment_rail,
-    destination_currency: input.destination.currency,
-    destination_external_account_id: input.destination.external_account_id ?? null,
-    destination_to_address: toAddress,
-    swift_charges: input.destination.payment_rail === 'swift' ? (input.destination.swift_charges ?? 'sha') : null,
-    receipt: { ...stored },
-    deposit_instructions: instructions,
-    deposit_reference: depositReference,
-    deposit_address: depositAddress,
-    deposit_index: depositIndex,
-    // A route's transfer is not watched for its deposit, nor its address for strays (src/transfers/stray-chain-scan.ts).
-    source_position: standing ? null : prepared.sourcePosition,
-    stray_scan_position: null,
-    return_code: null,
-    review_reasons: null,
-    review_decision: null,
-    route_id: standing?.routeId ?? null,
-    created_at: now,
-    updated_at: now,
-  };
-  const write = async (trx: Kysely<Database>) => {
-    // The row and its event in one statement.
-    const insert = trx.insertInto('transfers').values({
-      ...row, receipt: JSON.stringify(stored), deposit_instructions: JSON.stringify(instructions), review_reasons: null, review_decision: null,
-    });
-    await recordChangeWithEvent(trx, tenant, insert, { type: 'transfer.created', objectId: id, data: serializeTransfer(row) }, now);
-    if (!accounts.sourceAccountId) return;
-    if (!trx.isTransaction) throw new Error('a reservation from an account is written in the transaction of its transfer');
-    await reserveFromAccount(trx as Transaction<Database>, tenant, id, accounts.sourceAccountId, input.source.currency, prepared.amountMinor);
-  };
-  return { row, sourceWalletIsMpc: wallets.sourceWalletIsMpc, write };
 }

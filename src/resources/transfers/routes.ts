@@ -12,7 +12,8 @@ import { handleRailEvent } from '../../transfers/rail-events';
 import { findPayment, findTenantPayment, latestPayment, tenantPayments } from '../../payments/store';
 import { findTransfer, PaymentSchema, serializePayment, serializeTransfer, TransferSchema } from '../../transfers/transfer';
 import { PaymentListQuery, PaymentListSchema, TransferListQuery, TransferListSchema } from './schemas';
-import { checkProvidersServe, checkTransferShape, prepareChainLegs, prepareTransfer, resolveRefundDestination, TransferCreate } from '../../transfers/service';
+import { prepareTransfer } from '../../transfers/prepare';
+import { checkProvidersServe, checkTransferShape, prepareChainLegs, resolveRefundDestination, TransferCreate } from '../../transfers/service';
 import { bankFileRailFor } from '../../providers/bank-files/settings';
 import { requestCredit } from '../../sandbox-bank/credits';
 import {
