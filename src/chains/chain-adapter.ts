@@ -159,6 +159,11 @@ export interface ChainAdapter {
   walletNonceUsedElsewhere?(address: string, nonce: number): Promise<boolean>;
   /** Whether a wallet pays its own transactions' fees in the native asset (false on the simulators). */
   readonly walletsPayGas: boolean;
+  /**
+   * Whether a wallet's confirmed balance counts its own sends as soon as they are signed and stored
+   * (bitcoin: its spent coins out, its change in), rather than once their block is deep enough.
+   */
+  readonly balanceCountsOwnSends?: boolean;
   /** `pending` until the payout's transaction is mined and deep enough (confirmed or reverted alike); then final. */
   payoutStatus(idempotencyKey: string): Promise<PayoutStatus>;
   /**

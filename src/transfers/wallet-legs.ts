@@ -42,9 +42,10 @@ async function legWallet(
 async function checkSpendable(trx: Kysely<Database>, chains: ChainAdapters, wallet: WalletRow, rail: ChainRail, currency: string, amountMinor: bigint) {
   const chain = chains[rail];
   const address = wallet.addresses[rail]!;
-  // Reservations first, then the chain: a send that commits in between (its coins spent, the
-  // reservation still held until its deposit is seen) can only make the wallet look poorer, never richer.
-  const open = await walletReservations(trx, wallet.id);
+  // Under the wallet's row lock no send of its commits meanwhile (a bitcoin send takes the row
+  // shared): both reads see the same sends. Reservations first, then the chain: where a send could
+  // still commit between them, it can only make the wallet look poorer, never richer.
+  const open = await walletReservations(trx, wallet.id, chain.balanceCountsOwnSends ? [rail] : []);
   const [token, native] = await chain.balancesOf(address, [currency, chain.nativeAsset], trx.isTransaction ? trx as Transaction<Database> : undefined);
   const fee = chain.walletsPayGas ? await chain.estimatePayoutFee(currency) : 0n;
   const feesHeld = fee * BigInt(open.sends.get(rail) ?? 0);

@@ -158,12 +158,21 @@ export interface WalletReservations {
 
 /**
  * What the wallet's open transfers have reserved (those still awaiting the deposit the wallet sends):
- * no longer spendable, not yet gone on chain as far as a confirmed balance shows.
+ * no longer spendable, not yet gone on chain as far as a confirmed balance shows. On the chains of
+ * `sentCounted`, whose balance counts a wallet's send once it is signed and stored, a transfer whose
+ * send is stored reserves nothing more: its coins are spent and its change counted already.
  */
-export async function walletReservations(db: Executor, walletId: string): Promise<WalletReservations> {
-  const rows = await db.selectFrom('transfers')
+export async function walletReservations(db: Executor, walletId: string, sentCounted: readonly string[] = []): Promise<WalletReservations> {
+  let query = db.selectFrom('transfers')
     .select(['source_rail', 'source_currency', sql<string>`sum(amount_minor)::text`.as('reserved'), sql<string>`count(*)::text`.as('sends')])
-    .where('source_wallet_id', '=', walletId).where('state', '=', 'awaiting_funds').groupBy(['source_rail', 'source_currency']).execute();
+    .where('source_wallet_id', '=', walletId).where('state', '=', 'awaiting_funds');
+  if (sentCounted.length > 0) {
+    query = query.where((eb) => eb.or([
+      eb('source_rail', 'not in', sentCounted),
+      eb.not(eb.exists(eb.selectFrom('wallet_signed_transactions as s').select('s.transfer_id').whereRef('s.transfer_id', '=', 'transfers.id'))),
+    ]));
+  }
+  const rows = await query.groupBy(['source_rail', 'source_currency']).execute();
   const sends = new Map<string, number>();
   for (const r of rows) sends.set(r.source_rail, (sends.get(r.source_rail) ?? 0) + Number(r.sends));
   return { amounts: new Map(rows.map((r) => [`${r.source_rail}|${r.source_currency}`, BigInt(r.reserved)])), sends };

@@ -46,6 +46,7 @@ export class BitcoinChainAdapter implements ChainAdapter, SandboxChainFunding {
   readonly nativeAsset = 'btc';
   readonly sweepsDeposits = false;
   readonly walletsPayGas = true;
+  readonly balanceCountsOwnSends = true;
   readonly rpc: BitcoinRpc;
   private readonly index: BitcoinOutputIndex;
   private readonly sends: BitcoinPaymentSends;

@@ -143,6 +143,9 @@ export async function walletSendOnce(
 ): Promise<{ txHash: string }> {
   const stored = await storedWalletTransaction(deps.db, q.key);
   const signed = stored ? { raw: stored, fresh: false } : await deps.db.transaction().execute(async (trx) => {
+    // The wallet's row, shared: a transfer's creation, which checks what the wallet can spend under
+    // the row's exclusive lock, sees this send either not yet made or made and stored, never between.
+    await trx.selectFrom('wallets').select('id').where('id', '=', q.walletId).forShare().execute();
     const claimed = await claimWalletTransaction(trx, q.key, { walletId: q.walletId, transferId: q.transferId, chain: 'bitcoin' });
     if (claimed) return { raw: claimed, fresh: false };
     const s = await sign(trx);
