@@ -1,18 +1,27 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Environment, Numeric } from './column-types';
 import type { ReconciliationTables } from './schema-reconciliation';
 import type { BankFileTables } from './schema-bank-files';
 import type { ChainTables } from './schema-chains';
 import type { WalletTables } from './schema-wallets';
 import type { RouteTables } from './schema-routes';
+import type { CustomerTables } from './schema-customers';
+import type { SanctionsTables } from './schema-sanctions';
+import type { LedgerTables } from './schema-ledger';
+import type { WebhookTables } from './schema-webhooks';
 
 export type { Environment, Numeric } from './column-types';
 export type * from './schema-bank-files';
 export type * from './schema-chains';
 export type * from './schema-wallets';
 export type * from './schema-routes';
+export type * from './schema-customers';
+export type * from './schema-sanctions';
+export type * from './schema-ledger';
+export type * from './schema-webhooks';
 
-// Table types for kysely; the bank files', the chains', the wallets', the routes' and the
+// Table types for kysely: developers, keys, events, transfers, payments and what the API shares;
+// the customers', sanctions', ledger's, webhooks', bank files', chains', wallets', routes' and
 // reconciliation's in schema-*.ts beside this file (re-exported here).
 
 export interface DevelopersTable {
@@ -43,68 +52,6 @@ export interface ApiKeysTable {
   revoked_at: Date | null;
 }
 
-export interface Address {
-  line1: string;
-  line2?: string;
-  city: string;
-  state?: string;
-  postal_code?: string;
-  country: string;
-}
-
-export interface CustomersTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  type: 'individual' | 'business';
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  business_name: string | null;
-  phone: string | null;
-  date_of_birth: string | null;
-  address: ColumnType<Address | null, string | null, string | null>;
-  tax_id_encrypted: string | null;
-  status: 'pending' | 'active' | 'suspended' | 'deleted';
-  kyc_status: string;
-  risk_rating: 'low' | 'medium' | 'high' | null;
-  endorsements: string[];
-  rejection_reasons: ColumnType<string[] | null, string | null, string | null>;
-  incomplete_reasons: ColumnType<string[] | null, string | null, string | null>;
-  review_reasons: ColumnType<string[] | null, string | null, string | null>;
-  /** Who decided a manual review, what and when: kept for audit, not returned by the API. */
-  kyc_decision: ColumnType<{ decision: 'approve' | 'reject'; reasons: string[] | null; operator: string; decided_at: string } | null, string | null, string | null>;
-  kyc_link_token_hash: string | null;
-  kyc_link_expires_at: Date | null;
-  /** A compliance freeze while status is suspended (migration 0025); the operator is kept for audit, not returned. */
-  suspension: ColumnType<CustomerSuspension | null, string | null | undefined, string | null>;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-}
-
-export interface CustomerSuspension {
-  reason: string;
-  operator: string;
-  suspended_at: string;
-  /** The status a reactivation goes back to (KYC may have approved the customer meanwhile). */
-  previous_status: 'pending' | 'active';
-}
-
-export interface KycSubmissionsTable {
-  id: string;
-  customer_id: string;
-  developer_id: string;
-  environment: Environment;
-  document_type: string | null;
-  document_front_encrypted: string | null;
-  selfie_encrypted: string | null;
-  beneficial_owners_encrypted: string | null;
-  beneficial_owner_count: number;
-  channel: 'api' | 'hosted_page';
-  created_at: Date;
-}
-
 export interface EventsTable {
   id: string;
   developer_id: string;
@@ -129,47 +76,6 @@ export interface IdempotencyKeysTable {
   locked_at: Date;
   created_at: Date;
   seq: Generated<number>;
-}
-
-export interface SanctionsListVersionsTable {
-  id: Generated<number>;
-  source: string;
-  sha256: string;
-  published_on: string | null;
-  entity_count: number;
-  first_loaded_at: Date;
-}
-
-export interface ScreeningBatchesTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  status: 'processing' | 'completed' | 'failed';
-  total: number;
-  processed: number;
-  potential_matches: number;
-  entities_encrypted: string;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-}
-
-export interface ScreeningsTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  customer_id: string | null;
-  batch_id: string | null;
-  batch_index: number | null;
-  status: 'clear' | 'potential_match';
-  match_count: number;
-  matches: ColumnType<unknown[], string, string>;
-  query_encrypted: string;
-  entity_type: string | null;
-  data_sources_checked: number;
-  list_version_ids: number[];
-  screened_at: Date;
-  created_at: Date;
 }
 
 export interface ExternalAccountsTable {
@@ -329,99 +235,6 @@ export interface PaymentsTable {
   updated_at: Date;
 }
 
-export type LedgerPurpose =
-  | 'customer_funds' | 'rail_clearing' | 'chain_treasury' | 'platform_fees' | 'developer_fees' | 'fx_conversion' | 'unapplied_deposits' | 'account_reserved'
-  | 'reconciliation_suspense';
-
-export interface LedgerAccountsTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  owner_type: 'customer' | 'developer' | 'platform' | 'account';
-  owner_id: string;
-  purpose: LedgerPurpose;
-  currency: string;
-  allow_negative: boolean;
-  /** numeric(78,0): read as a string, handled as bigint. */
-  balance_minor: ColumnType<string, string | undefined, string>;
-  created_at: Date;
-}
-
-export interface LedgerTransactionsTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  idempotency_key: string;
-  description: string;
-  reference_id: string | null;
-  created_at: Date;
-}
-
-export interface LedgerEntriesTable {
-  id: Generated<number>;
-  transaction_id: string;
-  account_id: string;
-  currency: string;
-  amount_minor: ColumnType<string, string, never>;
-  created_at: Date;
-}
-
-/** A customer's platform account (migration 0022): its balance is in the ledger. */
-export interface PlatformAccountsTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  customer_id: string;
-  currency: string;
-  status: 'active';
-  created_at: Date;
-  updated_at: Date;
-}
-
-export type WebhookEndpointStatus = 'enabled' | 'disabled' | 'failing';
-
-/** A developer's webhook endpoint (migration 0018). */
-export interface WebhookEndpointsTable {
-  id: string;
-  developer_id: string;
-  environment: Environment;
-  url: string;
-  description: string | null;
-  enabled_events: ColumnType<string[], string, string>;
-  status: WebhookEndpointStatus;
-  /** Why it is failing: the last error of the delivery that gave up. */
-  status_reason: string | null;
-  secret_encrypted: string;
-  previous_secret_encrypted: string | null;
-  previous_secret_expires_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-}
-
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-export interface WebhookDeliveriesTable {
-  id: Generated<number>;
-  event_id: string;
-  endpoint_id: string;
-  status: WebhookDeliveryStatus;
-  attempts: Generated<number>;
-  next_attempt_at: Date;
-  last_error: string | null;
-  created_at: Date;
-  delivered_at: Date | null;
-}
-
-export interface WebhookAttemptsTable {
-  id: Generated<number>;
-  delivery_id: number;
-  attempted_at: Date;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-}
-
 /** An event a fiat-rail provider sent to its webhook (migration 0015): handled once, kept with its outcome. */
 export interface RailEventsTable {
   id: string;
@@ -441,29 +254,17 @@ export interface RailEventsTable {
   sender_encrypted: string | null;
 }
 
-export interface Database extends ReconciliationTables, BankFileTables, ChainTables, WalletTables, RouteTables {
+export interface Database extends ReconciliationTables, BankFileTables, ChainTables, WalletTables, RouteTables, CustomerTables, SanctionsTables, LedgerTables, WebhookTables {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
-  customers: CustomersTable;
-  kyc_submissions: KycSubmissionsTable;
   events: EventsTable;
   idempotency_keys: IdempotencyKeysTable;
-  sanctions_list_versions: SanctionsListVersionsTable;
-  screening_batches: ScreeningBatchesTable;
-  screenings: ScreeningsTable;
   external_accounts: ExternalAccountsTable;
   rail_payments: RailPaymentsTable;
-  ledger_accounts: LedgerAccountsTable;
-  ledger_transactions: LedgerTransactionsTable;
-  ledger_entries: LedgerEntriesTable;
   transfers: TransfersTable;
   transfer_volumes: TransferVolumesTable;
   payments: PaymentsTable;
   rail_events: RailEventsTable;
-  webhook_endpoints: WebhookEndpointsTable;
-  webhook_deliveries: WebhookDeliveriesTable;
-  webhook_attempts: WebhookAttemptsTable;
-  platform_accounts: PlatformAccountsTable;
 }
 
 export type TransferRow = Selectable<TransfersTable>;
@@ -471,14 +272,6 @@ export type PaymentRow = Selectable<PaymentsTable>;
 
 export type ExternalAccountRow = Selectable<ExternalAccountsTable>;
 
-export type ScreeningRow = Selectable<ScreeningsTable>;
-export type ScreeningBatchRow = Selectable<ScreeningBatchesTable>;
-
-export type CustomerRow = Selectable<CustomersTable>;
-export type NewCustomer = Insertable<CustomersTable>;
-export type CustomerUpdate = Updateable<CustomersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type EventRow = Selectable<EventsTable>;
-export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
-export type PlatformAccountRow = Selectable<PlatformAccountsTable>;
 
