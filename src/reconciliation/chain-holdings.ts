@@ -58,17 +58,23 @@ export function holdingsCheck(nodeMinor: bigint, b: BooksHoldings, landed: Reado
 /** The account a chain treasury's holdings of a currency are reconciled as: `base:usdc`. */
 export const holdingsAccount = (chain: string, currency: string) => `${chain}:${currency}`;
 
-const IN_FLIGHT = ['pending', 'submitted'] as const;
+/** Payment statuses of money still on its way. */
+export const IN_FLIGHT = ['pending', 'submitted'] as const;
 const inFlight = (rows: { amount_minor: string; tx_hash: string | null }[]): InFlight[] =>
   rows.map((r) => ({ amountMinor: BigInt(r.amount_minor), txHash: r.tx_hash }));
+
+/** The chain's `chain_treasury` accounts in `currency`, every tenant's in both environments, summed. */
+export async function treasuryAccounts(trx: Transaction<Database>, chain: string, currency: string): Promise<bigint> {
+  const row = await trx.selectFrom('ledger_accounts').select((eb) => eb.fn.sum<string>('balance_minor').as('total'))
+    .where('owner_type', '=', 'platform').where('owner_id', '=', chain).where('purpose', '=', 'chain_treasury').where('currency', '=', currency)
+    .executeTakeFirst();
+  return BigInt(row?.total ?? 0);
+}
 
 /** The books' side, in the caller's snapshot. */
 export async function booksHoldings(
   trx: Transaction<Database>, q: { chain: string; currency: string; environment: Environment },
 ): Promise<BooksHoldings> {
-  const accounts = await trx.selectFrom('ledger_accounts').select((eb) => eb.fn.sum<string>('balance_minor').as('total'))
-    .where('owner_type', '=', 'platform').where('owner_id', '=', q.chain).where('purpose', '=', 'chain_treasury').where('currency', '=', q.currency)
-    .executeTakeFirst();
   const payments = trx.selectFrom('payments').where('payments.rail', '=', q.chain).where('payments.currency', '=', q.currency);
   // A transfer's own deposit is swept under the transfer's id.
   const deposits = await payments.leftJoin('chain_sweeps as s', 's.sweep_key', 'payments.transfer_id')
@@ -84,7 +90,7 @@ export async function booksHoldings(
     .execute();
   const out = await payments.select(['amount_minor', 'tx_hash']).where('kind', 'in', ['payout', 'refund']).where('status', 'in', IN_FLIGHT).execute();
   return {
-    treasuryAccountsMinor: BigInt(accounts?.total ?? 0),
+    treasuryAccountsMinor: await treasuryAccounts(trx, q.chain, q.currency),
     notSwept: [
       ...inFlight(deposits),
       ...inFlight(strays.filter((s) => s.sweep_status !== 'swept').map((s) => ({ amount_minor: s.amount_minor, tx_hash: s.sweep_tx_hash }))),
@@ -119,39 +125,52 @@ export async function reconcileChainHoldings(
   const days: HoldingsDay[] = [];
   for (const { chain, currencies } of read.holdings) {
     for (const currency of currencies) {
-      const account = holdingsAccount(chain, currency);
-      const done = await db.selectFrom('reconciliation_runs').select(['chain_position', 'balance_difference_minor'])
-        .where('kind', '=', 'holdings').where('day_run_key', '=', opts.runKey).where('account', '=', account).executeTakeFirst();
+      const done = await recordedHoldingsDay(db, opts.runKey, chain, currency);
       if (done) {
-        days.push({ chain, currency, position: done.chain_position ?? '', differenceMinor: String(done.balance_difference_minor ?? '0') });
+        days.push(done);
         continue;
       }
       // The books first, in one snapshot; the node after: what the books call final is in the node's block.
       const books = await db.transaction().setIsolationLevel('repeatable read').execute((trx) => booksHoldings(trx, { chain, currency, environment: opts.environment }));
       const node = await read.holdingsOf(chain, { currency, txHashes: askedAbout(books) });
       const check = holdingsCheck(node.minor, books, new Set(node.landed));
-      await recordHoldingsRun(db, { chain, currency, account, ...opts }, node, check, now);
+      await recordHoldingsRun(db, { chain, currency, ...opts, periodFrom: now }, node, check, now);
       days.push({ chain, currency, position: node.position, differenceMinor: check.differenceMinor.toString() });
     }
   }
   return days;
 }
 
-async function recordHoldingsRun(
-  db: Db, run: { chain: string; currency: string; account: string; runKey: string; environment: Environment }, node: TreasuryHoldings, check: HoldingsCheck, now: Date,
+/** The holdings run this daily run recorded already for the chain and currency, as its day shows it. */
+export async function recordedHoldingsDay(db: Db, runKey: string, chain: string, currency: string): Promise<HoldingsDay | undefined> {
+  const done = await db.selectFrom('reconciliation_runs').select(['chain_position', 'balance_difference_minor'])
+    .where('kind', '=', 'holdings').where('day_run_key', '=', runKey).where('account', '=', holdingsAccount(chain, currency)).executeTakeFirst();
+  return done && { chain, currency, position: done.chain_position ?? '', differenceMinor: String(done.balance_difference_minor ?? '0') };
+}
+
+/**
+ * A holdings run, once per daily run and account (a retry that finds it records nothing), with its
+ * difference as an exception; `alongside` writes what else belongs to it in the same transaction.
+ */
+export async function recordHoldingsRun(
+  db: Db, run: { chain: string; currency: string; runKey: string; environment: Environment; periodFrom: Date },
+  node: { position: string; minor: bigint }, check: HoldingsCheck, now: Date,
+  extra: { matched?: number; spentMinor?: bigint; alongside?: (trx: Transaction<Database>, runId: string) => Promise<void> } = {},
 ): Promise<void> {
+  const account = holdingsAccount(run.chain, run.currency);
   await db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtext(${`reconciliation:${run.account}`}))`.execute(trx);
+    await sql`select pg_advisory_xact_lock(hashtext(${`reconciliation:${account}`}))`.execute(trx);
     const done = await trx.selectFrom('reconciliation_runs').select('id')
-      .where('kind', '=', 'holdings').where('day_run_key', '=', run.runKey).where('account', '=', run.account).executeTakeFirst();
+      .where('kind', '=', 'holdings').where('day_run_key', '=', run.runKey).where('account', '=', account).executeTakeFirst();
     if (done) return;
     const id = newId('reconciliationRun', now.getTime());
     await trx.insertInto('reconciliation_runs').values({
-      id, kind: 'holdings', day_run_key: run.runKey, statement_file_id: null, account: run.account, rail: run.chain, environment: run.environment,
-      period_from: now, period_to: now, statement_closing_minor: node.minor.toString(), chain_position: node.position, matched: 0,
-      exceptions_opened: check.differenceMinor === 0n ? 0 : 1, created_at: now,
+      id, kind: 'holdings', day_run_key: run.runKey, statement_file_id: null, account, rail: run.chain, environment: run.environment,
+      period_from: run.periodFrom, period_to: now, statement_closing_minor: node.minor.toString(), chain_position: node.position, matched: extra.matched ?? 0,
+      exceptions_opened: check.differenceMinor === 0n ? 0 : 1, created_at: now, spent_minor: extra.spentMinor?.toString() ?? null,
       books_minor: check.booksMinor.toString(), explained_minor: check.explainedMinor.toString(), balance_difference_minor: check.differenceMinor.toString(),
     }).execute();
-    await recordBalanceDifference(trx, { id, account: run.account, rail: run.chain, currency: run.currency, environment: run.environment, what: `holdings at ${node.position}` }, check.differenceMinor, now);
+    await extra.alongside?.(trx, id);
+    await recordBalanceDifference(trx, { id, account, rail: run.chain, currency: run.currency, environment: run.environment, what: `holdings at ${node.position}` }, check.differenceMinor, now);
   });
 }

@@ -1,10 +1,9 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { TreasuryNative } from '../chains/chain-adapter';
 import type { Db } from '../db';
 import type { Database, Environment } from '../db/schema';
-import { exceptionsExcess, recordBalanceDifference } from './closing-balance';
-import { holdingsAccount, type HoldingsDay } from './chain-holdings';
-import { newId } from '../ids';
+import { exceptionsExcess } from './closing-balance';
+import { holdingsAccount, IN_FLIGHT, recordedHoldingsDay, recordHoldingsRun, treasuryAccounts, type HoldingsDay } from './chain-holdings';
 
 // A chain treasury's native asset (ETH on the EVM chains) against what the platform's own
 // transactions spent of it (docs/RECONCILIATION.md, "The chain treasuries"). The books carry no
@@ -35,7 +34,6 @@ export function nativeCheck(nodeMinor: bigint, q: { spentMinor: bigint; ledgerMi
   return { booksMinor, explainedMinor: q.acceptedMinor, differenceMinor: nodeMinor - booksMinor - q.acceptedMinor };
 }
 
-const IN_FLIGHT = ['pending', 'submitted'] as const;
 const LOOK_BACK_MS = 10 * 60_000;
 
 /**
@@ -60,10 +58,8 @@ export async function reconcileChainNative(
   db: Db, q: { chain: string; nativeAsset: string; read: NativeReader }, opts: { runKey: string; environment: Environment }, now = new Date(),
 ): Promise<HoldingsDay> {
   const account = holdingsAccount(q.chain, q.nativeAsset);
-  const day = (position: string, difference: unknown): HoldingsDay => ({ chain: q.chain, currency: q.nativeAsset, position, differenceMinor: String(difference ?? '0') });
-  const done = await db.selectFrom('reconciliation_runs').select(['chain_position', 'balance_difference_minor'])
-    .where('kind', '=', 'holdings').where('day_run_key', '=', opts.runKey).where('account', '=', account).executeTakeFirst();
-  if (done) return day(done.chain_position ?? '', done.balance_difference_minor);
+  const done = await recordedHoldingsDay(db, opts.runKey, q.chain, q.nativeAsset);
+  if (done) return done;
   // The records first, in one snapshot; the node after. A transaction's time is taken before the
   // snapshot, and the next run looks 10 minutes further back: a payment made final by a transaction
   // that committed after this snapshot began, with an earlier clock, is still looked at.
@@ -71,11 +67,8 @@ export async function reconcileChainNative(
   const snapshot = await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
     const last = await trx.selectFrom('reconciliation_runs').select(['period_from', 'spent_minor'])
       .where('kind', '=', 'holdings').where('account', '=', account).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
-    const ledger = await trx.selectFrom('ledger_accounts').select((eb) => eb.fn.sum<string>('balance_minor').as('total'))
-      .where('owner_type', '=', 'platform').where('owner_id', '=', q.chain).where('purpose', '=', 'chain_treasury').where('currency', '=', q.nativeAsset)
-      .executeTakeFirst();
     return {
-      ledgerMinor: -BigInt(ledger?.total ?? 0),
+      ledgerMinor: -(await treasuryAccounts(trx, q.chain, q.nativeAsset)),
       spentBefore: last ? BigInt(String(last.spent_minor ?? 0)) : 0n,
       hashes: await candidates(trx, q.chain, new Date((last?.period_from.getTime() ?? LOOK_BACK_MS) - LOOK_BACK_MS)),
       acceptedMinor: await exceptionsExcess(trx, { account, environment: opts.environment }),
@@ -84,24 +77,13 @@ export async function reconcileChainNative(
   const node = await q.read(q.chain, snapshot.hashes);
   const spent = snapshot.spentBefore + node.costs.reduce((s, c) => s + c.costMinor, 0n);
   const check = nativeCheck(node.minor, { spentMinor: spent, ledgerMinor: snapshot.ledgerMinor, acceptedMinor: snapshot.acceptedMinor });
-  await db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtext(${`reconciliation:${account}`}))`.execute(trx);
-    const again = await trx.selectFrom('reconciliation_runs').select('id')
-      .where('kind', '=', 'holdings').where('day_run_key', '=', opts.runKey).where('account', '=', account).executeTakeFirst();
-    if (again) return;
-    const id = newId('reconciliationRun', now.getTime());
-    await trx.insertInto('reconciliation_runs').values({
-      id, kind: 'holdings', day_run_key: opts.runKey, statement_file_id: null, account, rail: q.chain, environment: opts.environment,
-      period_from: at, period_to: now, statement_closing_minor: node.minor.toString(), chain_position: node.position, matched: node.costs.length,
-      exceptions_opened: check.differenceMinor === 0n ? 0 : 1, created_at: now,
-      books_minor: check.booksMinor.toString(), explained_minor: check.explainedMinor.toString(), balance_difference_minor: check.differenceMinor.toString(),
-      spent_minor: spent.toString(),
-    }).execute();
-    if (node.costs.length > 0) {
-      await trx.insertInto('reconciliation_chain_costs').values(node.costs.map((c) => ({ chain: q.chain, tx_hash: c.txHash, cost_minor: c.costMinor.toString(), run_id: id, created_at: now })))
+  await recordHoldingsRun(db, { chain: q.chain, currency: q.nativeAsset, ...opts, periodFrom: at }, node, check, now, {
+    matched: node.costs.length, spentMinor: spent,
+    alongside: async (trx, runId) => {
+      if (node.costs.length === 0) return;
+      await trx.insertInto('reconciliation_chain_costs').values(node.costs.map((c) => ({ chain: q.chain, tx_hash: c.txHash, cost_minor: c.costMinor.toString(), run_id: runId, created_at: now })))
         .onConflict((oc) => oc.columns(['chain', 'tx_hash']).doNothing()).execute();
-    }
-    await recordBalanceDifference(trx, { id, account, rail: q.chain, currency: q.nativeAsset, environment: opts.environment, what: `holdings at ${node.position}` }, check.differenceMinor, now);
+    },
   });
-  return day(node.position, check.differenceMinor);
+  return { chain: q.chain, currency: q.nativeAsset, position: node.position, differenceMinor: check.differenceMinor.toString() };
 }
